@@ -1,0 +1,60 @@
+import type { Kysely } from 'kysely';
+import type { Account } from '../../../domain/account.ts';
+import type { ApiKey } from '../../../domain/api-key.ts';
+import type { ApiKeyStore, NewApiKey } from '../../../app/ports.ts';
+import { toAccount } from './accounts.ts';
+import type { Database } from './tables.ts';
+
+export class SqlApiKeyStore implements ApiKeyStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(key: NewApiKey): Promise<void> {
+    await this.db
+      .insertInto('api_keys')
+      .values({
+        id: key.id,
+        account_id: key.accountId,
+        key_hash: key.hash,
+        prefix: key.prefix,
+        created_at: key.createdAt,
+        last_used_at: null,
+      })
+      .execute();
+  }
+
+  async findByHash(hash: string): Promise<{ key: ApiKey; account: Account } | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys as k')
+      .innerJoin('accounts as a', 'a.id', 'k.account_id')
+      .select([
+        'k.id as key_id',
+        'k.prefix',
+        'k.created_at as key_created_at',
+        'k.last_used_at',
+        'a.id',
+        'a.email',
+        'a.password_hash',
+        'a.verified',
+        'a.deleted_at',
+        'a.password_changed_at',
+        'a.created_at',
+      ])
+      .where('k.key_hash', '=', hash)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      key: {
+        id: row.key_id,
+        accountId: row.id,
+        prefix: row.prefix,
+        createdAt: Number(row.key_created_at),
+        lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+      },
+      account: toAccount(row),
+    };
+  }
+
+  async touch(id: string, at: number): Promise<void> {
+    await this.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+  }
+}

@@ -1,0 +1,81 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Lock } from '../../../domain/lock.ts';
+import type { LockStore } from '../../../app/ports.ts';
+import { bool, type Database, type LocksTable } from './tables.ts';
+
+function toLock(row: Selectable<LocksTable>): Lock {
+  return {
+    deviceId: row.device_id,
+    serial: row.serial,
+    nickname: row.nickname,
+    ownerId: row.owner_id,
+    locked: row.locked === 1,
+    battery: row.battery,
+    responsive: row.responsive === 1,
+    integration: row.integration === 1,
+    accessPoint: row.access_point === 1,
+    appOpen: row.app_open === 1,
+    createdAt: Number(row.created_at),
+  };
+}
+
+export class SqlLockStore implements LockStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(lock: Lock): Promise<void> {
+    await this.db
+      .insertInto('locks')
+      .values({
+        device_id: lock.deviceId,
+        serial: lock.serial,
+        nickname: lock.nickname,
+        owner_id: lock.ownerId,
+        locked: bool(lock.locked),
+        battery: lock.battery,
+        responsive: bool(lock.responsive),
+        integration: bool(lock.integration),
+        access_point: bool(lock.accessPoint),
+        app_open: bool(lock.appOpen),
+        created_at: lock.createdAt,
+      })
+      .execute();
+  }
+
+  async get(deviceId: string): Promise<Lock | undefined> {
+    const row = await this.db.selectFrom('locks').selectAll().where('device_id', '=', deviceId).executeTakeFirst();
+    return row && toLock(row);
+  }
+
+  async listOwnedBy(accountId: string): Promise<Lock[]> {
+    const rows = await this.db
+      .selectFrom('locks')
+      .selectAll()
+      .where('owner_id', '=', accountId)
+      .orderBy('created_at')
+      .orderBy('device_id')
+      .execute();
+    return rows.map(toLock);
+  }
+
+  async update(deviceId: string, patch: Partial<Omit<Lock, 'deviceId' | 'ownerId' | 'createdAt'>>): Promise<void> {
+    const values: Partial<LocksTable> = {};
+    if (patch.serial !== undefined) values.serial = patch.serial;
+    if (patch.nickname !== undefined) values.nickname = patch.nickname;
+    if (patch.locked !== undefined) values.locked = bool(patch.locked);
+    if (patch.battery !== undefined) values.battery = patch.battery;
+    if (patch.responsive !== undefined) values.responsive = bool(patch.responsive);
+    if (patch.integration !== undefined) values.integration = bool(patch.integration);
+    if (patch.accessPoint !== undefined) values.access_point = bool(patch.accessPoint);
+    if (patch.appOpen !== undefined) values.app_open = bool(patch.appOpen);
+    if (Object.keys(values).length === 0) return;
+    await this.db.updateTable('locks').set(values).where('device_id', '=', deviceId).execute();
+  }
+
+  async share(deviceId: string, accountId: string): Promise<void> {
+    await this.db
+      .insertInto('lock_shares')
+      .values({ device_id: deviceId, account_id: accountId })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+}

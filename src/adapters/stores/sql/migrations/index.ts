@@ -1,0 +1,11 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as initial from './001-initial.ts';
+
+/** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
+const MIGRATIONS: Record<string, Migration> = {
+  '001-initial': initial,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};

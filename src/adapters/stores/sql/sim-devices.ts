@@ -1,0 +1,39 @@
+import type { Kysely } from 'kysely';
+import { isTaskFailure } from '../../../domain/task.ts';
+import type { SimDeviceState, SimDeviceStore } from '../../../app/ports.ts';
+import { bool, type Database } from './tables.ts';
+
+export class SqlSimDeviceStore implements SimDeviceStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async list(): Promise<SimDeviceState[]> {
+    const rows = await this.db.selectFrom('sim_devices').selectAll().orderBy('device_id').execute();
+    return rows.map((row) => ({
+      deviceId: row.device_id,
+      locked: row.locked === 1,
+      battery: row.battery,
+      responsive: row.responsive === 1,
+      accessPoint: row.access_point === 1,
+      appOpen: row.app_open === 1,
+      latencyMs: row.latency_ms,
+      failNext: isTaskFailure(row.fail_next) ? row.fail_next : null,
+    }));
+  }
+
+  async save(s: SimDeviceState): Promise<void> {
+    const values = {
+      locked: bool(s.locked),
+      battery: s.battery,
+      responsive: bool(s.responsive),
+      access_point: bool(s.accessPoint),
+      app_open: bool(s.appOpen),
+      latency_ms: s.latencyMs,
+      fail_next: s.failNext,
+    };
+    await this.db
+      .insertInto('sim_devices')
+      .values({ device_id: s.deviceId, ...values })
+      .onConflict((oc) => oc.column('device_id').doUpdateSet(values))
+      .execute();
+  }
+}

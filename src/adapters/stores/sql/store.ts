@@ -1,0 +1,73 @@
+import type { Kysely } from 'kysely';
+import type { Store, StoreSnapshot } from '../../../app/ports.ts';
+import { SqlAccountStore } from './accounts.ts';
+import { SqlApiKeyStore } from './api-keys.ts';
+import { SqlLockStore } from './locks.ts';
+import { SqlSimDeviceStore } from './sim-devices.ts';
+import { DATA_TABLES, type Database } from './tables.ts';
+import { SqlTaskStore } from './tasks.ts';
+import { SqlWebhookStore } from './webhooks.ts';
+
+/** The store over any Kysely dialect; backends differ only in how they open the connection. */
+export class SqlStore implements Store {
+  readonly accounts: SqlAccountStore;
+  readonly apiKeys: SqlApiKeyStore;
+  readonly locks: SqlLockStore;
+  readonly tasks: SqlTaskStore;
+  readonly webhooks: SqlWebhookStore;
+  readonly simDevices: SqlSimDeviceStore;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly onClose: () => Promise<void> = () => db.destroy(),
+  ) {
+    this.accounts = new SqlAccountStore(db);
+    this.apiKeys = new SqlApiKeyStore(db);
+    this.locks = new SqlLockStore(db);
+    this.tasks = new SqlTaskStore(db);
+    this.webhooks = new SqlWebhookStore(db);
+    this.simDevices = new SqlSimDeviceStore(db);
+  }
+
+  async getMeta(key: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('meta').select('value').where('key', '=', key).executeTakeFirst();
+    return row?.value;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    await this.db
+      .insertInto('meta')
+      .values({ key, value })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+      .execute();
+  }
+
+  async isEmpty(): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('accounts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n) === 0;
+  }
+
+  async snapshot(): Promise<StoreSnapshot> {
+    const snapshot: Record<string, Record<string, unknown>[]> = {};
+    for (const table of DATA_TABLES) snapshot[table] = await this.db.selectFrom(table).selectAll().execute();
+    return snapshot;
+  }
+
+  async restore(snapshot: StoreSnapshot): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      for (const table of [...DATA_TABLES].reverse()) await trx.deleteFrom(table).execute();
+      for (const table of DATA_TABLES) {
+        const rows = snapshot[table] ?? [];
+        // Rows come from our own snapshot of the same tables, so their shape is the table's.
+        if (rows.length > 0) await trx.insertInto(table).values(rows as never).execute();
+      }
+    });
+  }
+
+  close(): Promise<void> {
+    return this.onClose();
+  }
+}

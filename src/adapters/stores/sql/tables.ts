@@ -1,0 +1,100 @@
+/**
+ * Row shapes, shared by every SQL backend. Booleans are 0/1 integers and instants are epoch
+ * milliseconds so one set of queries runs unchanged on SQLite and PostgreSQL.
+ */
+export interface AccountsTable {
+  id: string;
+  email: string;
+  password_hash: string | null;
+  verified: number;
+  deleted_at: number | null;
+  password_changed_at: number | null;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  key_hash: string;
+  prefix: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface LocksTable {
+  device_id: string;
+  serial: string;
+  nickname: string;
+  owner_id: string;
+  locked: number;
+  battery: number;
+  responsive: number;
+  integration: number;
+  access_point: number;
+  app_open: number;
+  created_at: number;
+}
+
+export interface LockSharesTable {
+  device_id: string;
+  account_id: string;
+}
+
+export interface TasksTable {
+  id: string;
+  account_id: string;
+  device_id: string;
+  command: string;
+  status: string;
+  successful: number | null;
+  error: string | null;
+  created_at: number;
+  deadline: number;
+  ended_at: number | null;
+}
+
+export interface WebhooksTable {
+  account_id: string;
+  url: string;
+  method: string;
+}
+
+export interface SimDevicesTable {
+  device_id: string;
+  locked: number;
+  battery: number;
+  responsive: number;
+  access_point: number;
+  app_open: number;
+  latency_ms: number;
+  fail_next: string | null;
+}
+
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  locks: LocksTable;
+  lock_shares: LockSharesTable;
+  tasks: TasksTable;
+  webhooks: WebhooksTable;
+  sim_devices: SimDevicesTable;
+  meta: MetaTable;
+}
+
+/** The tables a sandbox snapshot copies, parents before children. */
+export const DATA_TABLES = [
+  'accounts',
+  'api_keys',
+  'locks',
+  'lock_shares',
+  'tasks',
+  'webhooks',
+  'sim_devices',
+] as const satisfies readonly (keyof Database)[];
+
+export const bool = (value: boolean): number => (value ? 1 : 0);

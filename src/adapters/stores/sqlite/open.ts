@@ -1,0 +1,48 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { migrateToLatest } from '../sql/migrate.ts';
+import { SqlStore } from '../sql/store.ts';
+import type { Database } from '../sql/tables.ts';
+
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * Kysely prepares every query anew; preparing is most of the cost of a point read on SQLite, and our
+ * queries are a small fixed set, so prepared statements are kept by their SQL text.
+ */
+function withStatementCache(db: BetterSqlite3.Database): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
+  return {
+    close: () => db.close(),
+    prepare(sql: string): SqliteStatement {
+      let statement = cache.get(sql);
+      if (!statement) {
+        statement = db.prepare(sql) as unknown as SqliteStatement;
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+        cache.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
+
+export const SQLITE_FILE_NAME = 'lockcloud.sqlite';
+
+/**
+ * Opens (creating if needed) the embedded store in `dataDir`. WAL with synchronous=NORMAL: a write is
+ * in the WAL file before the call returns, so it survives the process being killed (kill -9); only an
+ * operating-system crash or power loss can take the last transactions.
+ */
+export async function openSqliteStore(dataDir: string): Promise<SqlStore> {
+  mkdirSync(dataDir, { recursive: true });
+  const raw = new BetterSqlite3(join(dataDir, SQLITE_FILE_NAME));
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = NORMAL');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+  await migrateToLatest(db as unknown as Kysely<unknown>);
+  return new SqlStore(db);
+}

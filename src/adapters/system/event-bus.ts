@@ -1,0 +1,44 @@
+import { EventEmitter } from 'node:events';
+import type { Task } from '../../domain/task.ts';
+import type { Cancel, EventBus, LockStateChanged } from '../../app/ports.ts';
+
+/** In-process events. A listener that throws must not break the use case that emitted. */
+export class LocalEventBus implements EventBus {
+  private readonly emitter = new EventEmitter();
+
+  constructor(private readonly onListenerError: (error: unknown) => void) {
+    // v1 waits register one listener per request in flight.
+    this.emitter.setMaxListeners(0);
+  }
+
+  lockStateChanged(event: LockStateChanged): void {
+    this.emit('lock', event);
+  }
+
+  taskEnded(task: Task): void {
+    this.emit('task', task);
+  }
+
+  onLockStateChanged(listener: (event: LockStateChanged) => void): Cancel {
+    return this.on('lock', listener);
+  }
+
+  onTaskEnded(listener: (task: Task) => void): Cancel {
+    return this.on('task', listener);
+  }
+
+  private emit(name: string, payload: unknown): void {
+    for (const listener of this.emitter.listeners(name)) {
+      try {
+        (listener as (p: unknown) => void)(payload);
+      } catch (error) {
+        this.onListenerError(error);
+      }
+    }
+  }
+
+  private on<T>(name: string, listener: (payload: T) => void): Cancel {
+    this.emitter.on(name, listener);
+    return () => this.emitter.off(name, listener);
+  }
+}

@@ -1,0 +1,135 @@
+import { DomainError } from '../domain/errors.ts';
+import { checkCommandAllowed, type LockCommand } from '../domain/lock.ts';
+import { busyWaitSeconds, isExpired, TASK_RETENTION_MS, type Task, type TaskOutcome } from '../domain/task.ts';
+import type { DeviceReports } from './device-reports.ts';
+import type { LockQueries } from './locks.ts';
+import type { Cancel, Clock, DeviceGateway, DeviceResult, EventBus, Logger, RandomSource, TaskStore } from './ports.ts';
+
+export interface CommandPolicy {
+  readonly commandTimeoutMs: number;
+  readonly lowBatteryThreshold: number;
+}
+
+export interface CommandDeps {
+  readonly tasks: TaskStore;
+  readonly locks: LockQueries;
+  readonly reports: DeviceReports;
+  readonly gateway: DeviceGateway;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  readonly events: EventBus;
+  readonly logger: Logger;
+  readonly policy: CommandPolicy;
+}
+
+const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+
+/**
+ * The one command path. v3 answers with the task id at once; v1 waits for the same task to end.
+ * A task ends exactly once: by the device's answer, by the deadline timer, or by recovery at start.
+ */
+export class Commands {
+  private readonly deadlines = new Map<string, Cancel>();
+  private cancelPurge: Cancel | undefined;
+
+  constructor(private readonly deps: CommandDeps) {}
+
+  async send(accountId: string, deviceId: string, command: LockCommand): Promise<Task> {
+    const { clock, policy, tasks } = this.deps;
+    const lock = await this.deps.locks.getOwned(accountId, deviceId);
+    checkCommandAllowed(lock, command, policy);
+    const now = clock.now();
+    const task: Task & { status: 'processing' } = {
+      id: this.deps.random.uuid(),
+      accountId,
+      deviceId,
+      command,
+      status: 'processing',
+      createdAt: now,
+      deadline: now + policy.commandTimeoutMs,
+    };
+    const created = await tasks.createProcessing(task);
+    if (!created.created) {
+      throw new DomainError('BUSY', 'another command is running on this lock', {
+        retryAfterSeconds: busyWaitSeconds(created.running.deadline, now),
+      });
+    }
+    this.dispatch(task);
+    return task;
+  }
+
+  /** The task as its account may see it; a task past its deadline is ended here even if no timer fired. */
+  async result(accountId: string, taskId: string): Promise<Task> {
+    const task = await this.deps.tasks.get(taskId);
+    const now = this.deps.clock.now();
+    if (!task || task.accountId !== accountId || isExpired(task, now)) throw new DomainError('TASK_NOT_FOUND');
+    if (task.status === 'processing' && now >= task.deadline) {
+      return (await this.finish(task.id, { successful: false, error: 'TIMEOUT' })) ?? this.reread(taskId);
+    }
+    return task;
+  }
+
+  /**
+   * At start-up of the only process, tasks left processing by a crash can no longer hear from their
+   * device through us: they end as TIMEOUT (no confirmation came) instead of hanging.
+   */
+  async recover(): Promise<number> {
+    const ended = await this.deps.tasks.terminateAllProcessing(this.deps.clock.now(), 'TIMEOUT');
+    for (const task of ended) this.deps.events.taskEnded(task);
+    return ended.length;
+  }
+
+  start(): void {
+    const schedule = (): void => {
+      this.cancelPurge = this.deps.clock.at(this.deps.clock.now() + PURGE_INTERVAL_MS, () => {
+        void this.deps.tasks.purgeEndedBefore(this.deps.clock.now() - TASK_RETENTION_MS).finally(schedule);
+      });
+    };
+    schedule();
+  }
+
+  /** Forgets running timers (shutdown, sandbox reset). Tasks in the store are left as they are. */
+  stop(): void {
+    this.cancelPurge?.();
+    for (const cancel of this.deadlines.values()) cancel();
+    this.deadlines.clear();
+  }
+
+  private dispatch(task: Task & { status: 'processing' }): void {
+    const { clock, gateway, logger } = this.deps;
+    this.deadlines.set(
+      task.id,
+      clock.at(task.deadline, () => void this.finish(task.id, { successful: false, error: 'TIMEOUT' })),
+    );
+    gateway
+      .execute({ taskId: task.id, deviceId: task.deviceId, command: task.command, deadline: task.deadline })
+      .then(
+        (result) => this.onDeviceResult(task, result),
+        (error: unknown) => {
+          logger.error({ err: error, taskId: task.id }, 'device gateway failed');
+          return this.finish(task.id, { successful: false, error: 'INTERNAL_ERROR' });
+        },
+      )
+      .catch((error: unknown) => logger.error({ err: error, taskId: task.id }, 'ending a task failed'));
+  }
+
+  private async onDeviceResult(task: Task, result: DeviceResult): Promise<void> {
+    // The device is the truth about the lock even when its answer comes after the deadline.
+    if (result.report) await this.deps.reports.apply(task.deviceId, result.report);
+    await this.finish(task.id, result.ok ? { successful: true } : { successful: false, error: result.error });
+  }
+
+  private async finish(taskId: string, outcome: TaskOutcome): Promise<Task | undefined> {
+    const ended = await this.deps.tasks.terminate(taskId, outcome, this.deps.clock.now());
+    this.deadlines.get(taskId)?.();
+    this.deadlines.delete(taskId);
+    if (ended) this.deps.events.taskEnded(ended);
+    return ended;
+  }
+
+  private async reread(taskId: string): Promise<Task> {
+    const task = await this.deps.tasks.get(taskId);
+    if (!task) throw new DomainError('TASK_NOT_FOUND');
+    return task;
+  }
+}

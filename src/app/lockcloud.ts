@@ -1,0 +1,126 @@
+import { ApiKeyAuth } from './auth.ts';
+import { type CommandPolicy, Commands } from './commands.ts';
+import { type Demo, DEMO_META_KEY, demoSeed } from './demo.ts';
+import { DeviceReports } from './device-reports.ts';
+import { LockQueries } from './locks.ts';
+import type {
+  Clock,
+  ClockControl,
+  DeviceGateway,
+  EventBus,
+  Logger,
+  Mailbox,
+  PasswordHasher,
+  RandomSource,
+  SecretHasher,
+  Simulator,
+  Store,
+} from './ports.ts';
+import { Sandbox } from './sandbox.ts';
+import { loadSeed } from './seed/load.ts';
+import type { Seed } from './seed/schema.ts';
+
+export interface LockcloudDeps {
+  readonly store: Store;
+  readonly gateway: DeviceGateway;
+  readonly simulator: Simulator;
+  readonly clock: Clock;
+  readonly clockControl: ClockControl;
+  readonly random: RandomSource;
+  readonly secrets: SecretHasher;
+  readonly passwords: PasswordHasher;
+  readonly events: EventBus;
+  readonly mailbox: Mailbox;
+  readonly logger: Logger;
+  readonly policy: CommandPolicy;
+}
+
+export interface StartOptions {
+  /** A validated seed to load into an empty store. */
+  readonly seed?: Seed;
+  /** Create the demo account when the store is empty and no seed is given. */
+  readonly demo: boolean;
+  /** Keep a snapshot of the initial data so the sandbox can reset to it. */
+  readonly sandbox: boolean;
+}
+
+export type StartReport =
+  | { readonly kind: 'seeded' }
+  | { readonly kind: 'demo'; readonly demo: Demo }
+  | { readonly kind: 'existing'; readonly seedIgnored: boolean; readonly demoData: boolean }
+  | { readonly kind: 'empty' };
+
+/** The application: every use case, built once over the chosen adapters. */
+export class Lockcloud {
+  readonly auth: ApiKeyAuth;
+  readonly locks: LockQueries;
+  readonly commands: Commands;
+  readonly reports: DeviceReports;
+  readonly sandbox: Sandbox;
+
+  constructor(readonly deps: LockcloudDeps) {
+    this.auth = new ApiKeyAuth(deps.store.apiKeys, deps.secrets, deps.clock);
+    this.locks = new LockQueries(deps.store.locks);
+    this.reports = new DeviceReports(deps.store.locks, deps.events, deps.clock);
+    deps.gateway.onReport((deviceId, report) => this.reports.apply(deviceId, report));
+    this.commands = new Commands({
+      tasks: deps.store.tasks,
+      locks: this.locks,
+      reports: this.reports,
+      gateway: deps.gateway,
+      clock: deps.clock,
+      random: deps.random,
+      events: deps.events,
+      logger: deps.logger,
+      policy: deps.policy,
+    });
+    this.sandbox = new Sandbox({
+      store: deps.store,
+      simulator: deps.simulator,
+      clock: deps.clock,
+      clockControl: deps.clockControl,
+      commands: this.commands,
+      passwords: deps.passwords,
+      mailbox: deps.mailbox,
+    });
+  }
+
+  /** Fills an empty store (seed or demo), ends tasks a crash left running, and starts the timers. */
+  async start(options: StartOptions): Promise<StartReport> {
+    const { store } = this.deps;
+    let report: StartReport;
+    if (!(await store.isEmpty())) {
+      report = {
+        kind: 'existing',
+        seedIgnored: options.seed !== undefined,
+        demoData: (await store.getMeta(DEMO_META_KEY)) === 'true',
+      };
+    } else if (options.seed) {
+      await this.load(options.seed);
+      report = { kind: 'seeded' };
+    } else if (options.demo) {
+      const demo = demoSeed(this.deps.random);
+      await this.load(demo.seed);
+      await store.setMeta(DEMO_META_KEY, 'true');
+      report = { kind: 'demo', demo };
+    } else {
+      report = { kind: 'empty' };
+    }
+    if (options.sandbox && report.kind !== 'existing') await this.sandbox.saveSnapshot();
+    const ended = await this.commands.recover();
+    if (ended > 0) this.deps.logger.warn({ tasks: ended }, 'ended tasks left processing by an earlier run as TIMEOUT');
+    this.commands.start();
+    return report;
+  }
+
+  async stop(): Promise<void> {
+    this.commands.stop();
+    await this.deps.gateway.close();
+    await this.deps.store.close();
+  }
+
+  private load(seed: Seed): Promise<void> {
+    const { store, simulator, secrets, passwords, clock } = this.deps;
+    return loadSeed(seed, { store, simulator, secrets, passwords, now: clock.now() });
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * Every side effect the use cases need, as interfaces. Adapters implement them; tests and the
+ * composition root choose which. Nothing here names a driver, a framework or a protocol.
+ */
+import type { Account } from '../domain/account.ts';
+import type { ApiKey } from '../domain/api-key.ts';
+import type { Lock, LockCommand, LockReport } from '../domain/lock.ts';
+import type { Task, TaskFailure, TaskOutcome } from '../domain/task.ts';
+
+export type Cancel = () => void;
+
+/** Time, always read through here so tests and the sandbox can move it. */
+export interface Clock {
+  now(): number;
+  /** Runs fn once the clock reads `when` or later, even if the clock is moved forward past it. */
+  at(when: number, fn: () => void): Cancel;
+}
+
+export interface RandomSource {
+  uuid(): string;
+  /** `bytes` random bytes, base64url encoded. */
+  secret(bytes: number): string;
+}
+
+/** For high-entropy secrets (API keys, tokens): a fast one-way hash, the same every time. */
+export interface SecretHasher {
+  hash(secret: string): string;
+}
+
+/** For passwords, which are guessable: a slow salted hash. */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(password: string, hash: string): Promise<boolean>;
+}
+
+export interface AccountStore {
+  insert(account: Account): Promise<void>;
+  findByEmail(normalizedEmail: string): Promise<Account | undefined>;
+  findById(id: string): Promise<Account | undefined>;
+  update(id: string, patch: Partial<Pick<Account, 'passwordHash' | 'verified' | 'deletedAt' | 'passwordChangedAt'>>): Promise<void>;
+}
+
+export interface NewApiKey {
+  readonly id: string;
+  readonly accountId: string;
+  readonly hash: string;
+  readonly prefix: string;
+  readonly createdAt: number;
+}
+
+export interface ApiKeyStore {
+  insert(key: NewApiKey): Promise<void>;
+  /** The key with this hash and its account, if both exist; one indexed lookup. */
+  findByHash(hash: string): Promise<{ key: ApiKey; account: Account } | undefined>;
+  touch(id: string, at: number): Promise<void>;
+}
+
+export interface LockStore {
+  insert(lock: Lock): Promise<void>;
+  get(deviceId: string): Promise<Lock | undefined>;
+  listOwnedBy(accountId: string): Promise<Lock[]>;
+  update(deviceId: string, patch: Partial<Omit<Lock, 'deviceId' | 'ownerId' | 'createdAt'>>): Promise<void>;
+  share(deviceId: string, accountId: string): Promise<void>;
+}
+
+export type CreateTaskResult = { readonly created: true } | { readonly created: false; readonly running: Task };
+
+export interface TaskStore {
+  /**
+   * Creates a processing task unless one is already processing on the same lock. Atomic across
+   * every process sharing the store: this is what makes "one command at a time" true.
+   */
+  createProcessing(task: Task & { status: 'processing' }): Promise<CreateTaskResult>;
+  get(id: string): Promise<Task | undefined>;
+  /** Ends a processing task; undefined when it had already ended (a late result or a second timeout). */
+  terminate(id: string, outcome: TaskOutcome, at: number): Promise<Task | undefined>;
+  /** Ends every processing task whose deadline is at or before `now`; returns them. */
+  terminateOverdue(now: number, error: TaskFailure): Promise<Task[]>;
+  /** Ends every processing task (at start-up of the only process: nobody else can finish them). */
+  terminateAllProcessing(now: number, error: TaskFailure): Promise<Task[]>;
+  purgeEndedBefore(cutoff: number): Promise<number>;
+}
+
+export type WebhookMethod = 'GET' | 'POST';
+export interface WebhookConfig {
+  readonly accountId: string;
+  readonly url: string;
+  readonly method: WebhookMethod;
+}
+
+export interface WebhookStore {
+  set(config: WebhookConfig): Promise<void>;
+  get(accountId: string): Promise<WebhookConfig | undefined>;
+}
+
+/** The simulated device world, persisted so a restart keeps the simulated locks as they were. */
+export interface SimDeviceState {
+  readonly deviceId: string;
+  readonly locked: boolean;
+  readonly battery: number;
+  readonly responsive: boolean;
+  readonly accessPoint: boolean;
+  readonly appOpen: boolean;
+  readonly latencyMs: number;
+  readonly failNext: TaskFailure | null;
+}
+
+export interface SimDeviceStore {
+  list(): Promise<SimDeviceState[]>;
+  save(state: SimDeviceState): Promise<void>;
+}
+
+/** An opaque copy of everything stored, for the sandbox's reset. Holds hashes, never secrets. */
+export type StoreSnapshot = Readonly<Record<string, readonly Record<string, unknown>[]>>;
+
+export interface Store {
+  readonly accounts: AccountStore;
+  readonly apiKeys: ApiKeyStore;
+  readonly locks: LockStore;
+  readonly tasks: TaskStore;
+  readonly webhooks: WebhookStore;
+  readonly simDevices: SimDeviceStore;
+  getMeta(key: string): Promise<string | undefined>;
+  setMeta(key: string, value: string): Promise<void>;
+  isEmpty(): Promise<boolean>;
+  snapshot(): Promise<StoreSnapshot>;
+  restore(snapshot: StoreSnapshot): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DeviceCommand {
+  readonly taskId: string;
+  readonly deviceId: string;
+  readonly command: LockCommand;
+  /** The device need not answer after this instant: the task has timed out by then. */
+  readonly deadline: number;
+}
+
+export type DeviceResult =
+  | { readonly ok: true; readonly report: LockReport }
+  | { readonly ok: false; readonly error: TaskFailure; readonly report?: LockReport };
+
+/** How listeners hear unsolicited device news (a manual turn, a battery reading, going offline). */
+export type ReportListener = (deviceId: string, report: LockReport) => Promise<void>;
+
+/**
+ * The way to the locks. Asynchronous, it can fail and it can never answer: callers bound every
+ * call by the task's deadline.
+ */
+export interface DeviceGateway {
+  execute(command: DeviceCommand): Promise<DeviceResult>;
+  onReport(listener: ReportListener): void;
+  close(): Promise<void>;
+}
+
+/** Changes to the simulated world that the sandbox can make, as the lock, the app or the access point would. */
+export interface SimulatedLockChange {
+  readonly locked?: boolean;
+  readonly battery?: number;
+  readonly responsive?: boolean;
+  readonly accessPoint?: boolean;
+  readonly appOpen?: boolean;
+  readonly latencyMs?: number;
+  readonly failNext?: TaskFailure | null;
+}
+
+export interface Simulator {
+  add(state: SimDeviceState): Promise<void>;
+  get(deviceId: string): SimDeviceState | undefined;
+  change(deviceId: string, change: SimulatedLockChange): Promise<SimDeviceState>;
+  /** Forgets every device and loads these instead (sandbox reset). */
+  replaceAll(states: readonly SimDeviceState[]): Promise<void>;
+}
+
+export interface LockStateChanged {
+  readonly deviceId: string;
+  readonly ownerId: string;
+  readonly locked: boolean;
+  readonly at: number;
+}
+
+/** In-process notifications between use cases (webhooks and v1's waits listen here). */
+export interface EventBus {
+  lockStateChanged(event: LockStateChanged): void;
+  taskEnded(task: Task): void;
+  onLockStateChanged(listener: (event: LockStateChanged) => void): Cancel;
+  onTaskEnded(listener: (task: Task) => void): Cancel;
+}
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** The sandbox's hold on time. */
+export interface ClockControl {
+  advance(ms: number): number;
+  reset(): void;
+}
+
+export interface Mail {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+  readonly sentAt: number;
+}
+
+export interface Mailbox {
+  /** Mails sent to this address, newest first. */
+  listFor(normalizedEmail: string): Promise<Mail[]>;
+}

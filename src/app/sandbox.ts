@@ -1,0 +1,103 @@
+import { normalizeEmail } from '../domain/account.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { TaskFailure } from '../domain/task.ts';
+import type { Commands } from './commands.ts';
+import type {
+  Clock,
+  ClockControl,
+  Mail,
+  Mailbox,
+  PasswordHasher,
+  SimDeviceState,
+  Simulator,
+  Store,
+  StoreSnapshot,
+} from './ports.ts';
+
+export const SNAPSHOT_META_KEY = 'sandbox.snapshot';
+
+export interface SimLockChange {
+  readonly locked?: boolean;
+  readonly battery?: number;
+  readonly responsive?: boolean;
+  readonly integration?: boolean;
+  readonly accessPoint?: boolean;
+  readonly appOpen?: boolean;
+  readonly latencyMs?: number;
+  readonly failNext?: TaskFailure | null;
+}
+
+export interface SimLockView extends SimDeviceState {
+  readonly integration: boolean;
+}
+
+export interface SandboxDeps {
+  readonly store: Store;
+  readonly simulator: Simulator;
+  readonly clock: Clock;
+  readonly clockControl: ClockControl;
+  readonly commands: Commands;
+  readonly passwords: PasswordHasher;
+  readonly mailbox: Mailbox;
+}
+
+/** What SANDBOX.md lets tests and integrators do to the simulated world. */
+export class Sandbox {
+  constructor(private readonly deps: SandboxDeps) {}
+
+  async changeLock(deviceId: string, change: SimLockChange): Promise<SimLockView> {
+    const { store, simulator } = this.deps;
+    const lock = await store.locks.get(deviceId);
+    if (!lock || !simulator.get(deviceId)) throw new DomainError('LOCK_NOT_FOUND');
+    // Integration and pairing are the owner's settings, kept by the cloud; the rest is the device's.
+    if (change.integration !== undefined || change.accessPoint !== undefined) {
+      await store.locks.update(deviceId, { integration: change.integration, accessPoint: change.accessPoint });
+    }
+    const device = await simulator.change(deviceId, change);
+    return { ...device, integration: change.integration ?? lock.integration };
+  }
+
+  advanceClock(seconds: number): number {
+    return this.deps.clockControl.advance(seconds * 1000);
+  }
+
+  now(): number {
+    return this.deps.clock.now();
+  }
+
+  async changeAccount(email: string, change: { password?: string; deleted?: boolean }): Promise<void> {
+    const { store, clock, passwords } = this.deps;
+    const account = await store.accounts.findByEmail(normalizeEmail(email));
+    if (!account) throw new DomainError('ACCOUNT_NOT_FOUND');
+    const now = clock.now();
+    if (change.password !== undefined) {
+      await store.accounts.update(account.id, {
+        passwordHash: await passwords.hash(change.password),
+        passwordChangedAt: now,
+      });
+    }
+    if (change.deleted === true && account.deletedAt === null) {
+      await store.accounts.update(account.id, { deletedAt: now });
+    }
+  }
+
+  mailbox(email: string): Promise<Mail[]> {
+    return this.deps.mailbox.listFor(normalizeEmail(email));
+  }
+
+  /** Saves the state the seed (or the demo) left, for reset to return to. */
+  async saveSnapshot(): Promise<void> {
+    await this.deps.store.setMeta(SNAPSHOT_META_KEY, JSON.stringify(await this.deps.store.snapshot()));
+  }
+
+  async reset(): Promise<void> {
+    const { store, simulator, clockControl, commands } = this.deps;
+    const saved = await store.getMeta(SNAPSHOT_META_KEY);
+    const snapshot: StoreSnapshot = saved === undefined ? {} : (JSON.parse(saved) as StoreSnapshot);
+    commands.stop();
+    clockControl.reset();
+    await store.restore(snapshot);
+    await simulator.replaceAll(await store.simDevices.list());
+    commands.start();
+  }
+}

@@ -1,0 +1,107 @@
+import { normalizeEmail } from '../../domain/account.ts';
+import { displayPrefix } from '../../domain/api-key.ts';
+import type { Lock } from '../../domain/lock.ts';
+import type { PasswordHasher, SecretHasher, SimDeviceState, Simulator, Store } from '../ports.ts';
+import type { Seed, SeedLock } from './schema.ts';
+
+export interface SeedDeps {
+  readonly store: Store;
+  readonly simulator: Simulator;
+  readonly secrets: SecretHasher;
+  readonly passwords: PasswordHasher;
+  readonly now: number;
+}
+
+/** Ids derived from the seed's own names, so the same seed gives the same rows every time. */
+function seededId(secrets: SecretHasher, namespace: string, name: string): string {
+  const hex = secrets.hash(`lockcloud-seed:${namespace}:${name}`).replace(/[^0-9a-f]/g, '').padEnd(32, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+export function seedLockDefaults(lock: SeedLock): Required<Omit<SeedLock, 'owner'>> {
+  const deviceId = lock.device_id.toLowerCase();
+  const serial = lock.serial ?? deviceId.replace(/-/g, '').slice(-10).toUpperCase();
+  return {
+    device_id: deviceId,
+    serial,
+    nickname: lock.nickname ?? `Lock ${serial}`,
+    shared_with: lock.shared_with ?? [],
+    locked: lock.locked ?? true,
+    battery: lock.battery ?? 100,
+    responsive: lock.responsive ?? true,
+    integration: lock.integration ?? true,
+    access_point: lock.access_point ?? true,
+    app_open: lock.app_open ?? false,
+    latency_ms: lock.latency_ms ?? 0,
+  };
+}
+
+/** Loads a validated seed into an empty store and the simulator; see SANDBOX.md for the defaults. */
+export async function loadSeed(seed: Seed, deps: SeedDeps): Promise<void> {
+  const { store, secrets, now } = deps;
+  const accountIds = new Map<string, string>();
+  for (const account of seed.accounts ?? []) {
+    const email = normalizeEmail(account.email);
+    const id = seededId(secrets, 'account', email);
+    accountIds.set(email, id);
+    const password = account.password ?? null;
+    await store.accounts.insert({
+      id,
+      email,
+      passwordHash: password === null ? null : await deps.passwords.hash(password),
+      verified: account.verified ?? true,
+      deletedAt: null,
+      passwordChangedAt: null,
+      createdAt: now,
+    });
+  }
+  const accountId = (email: string): string => {
+    const id = accountIds.get(normalizeEmail(email));
+    if (id === undefined) throw new Error(`seed names an unknown account ${email}`); // validateSeed rules this out
+    return id;
+  };
+  for (const key of seed.api_keys ?? []) {
+    const hash = secrets.hash(key.key);
+    await store.apiKeys.insert({
+      id: seededId(secrets, 'api-key', hash),
+      accountId: accountId(key.account),
+      hash,
+      prefix: displayPrefix(key.key),
+      createdAt: now,
+    });
+  }
+  // Creation times one millisecond apart keep the file's order as the listing order.
+  let order = 0;
+  for (const entry of seed.locks ?? []) {
+    const lock = seedLockDefaults(entry);
+    const stored: Lock = {
+      deviceId: lock.device_id,
+      serial: lock.serial,
+      nickname: lock.nickname,
+      ownerId: accountId(entry.owner),
+      locked: lock.locked,
+      battery: lock.battery,
+      responsive: lock.responsive && lock.access_point,
+      integration: lock.integration,
+      accessPoint: lock.access_point,
+      appOpen: lock.app_open,
+      createdAt: now + order++,
+    };
+    await store.locks.insert(stored);
+    for (const email of lock.shared_with) await store.locks.share(lock.device_id, accountId(email));
+    const device: SimDeviceState = {
+      deviceId: lock.device_id,
+      locked: lock.locked,
+      battery: lock.battery,
+      responsive: lock.responsive,
+      accessPoint: lock.access_point,
+      appOpen: lock.app_open,
+      latencyMs: lock.latency_ms,
+      failNext: null,
+    };
+    await deps.simulator.add(device);
+  }
+  for (const hook of seed.webhooks ?? []) {
+    await store.webhooks.set({ accountId: accountId(hook.account), url: hook.url, method: hook.method ?? 'POST' });
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * `npm start` / `lockcloud serve`: reads the configuration, starts the server, prints where it is
+ * (and, on the first start of the sandbox, the demo credentials, which are never shown again).
+ */
+import { SeedError } from '../app/seed/validate.ts';
+import { ConfigError, describeConfig, loadConfig } from '../config/config.ts';
+import { createServer, StartupError } from '../main.ts';
+
+export async function serve(argv: readonly string[]): Promise<void> {
+  let server: Awaited<ReturnType<typeof createServer>>;
+  try {
+    const config = loadConfig(process.env, argv);
+    server = await createServer(config);
+    const baseUrl = await server.listen();
+    server.logger.info({ config: describeConfig(config), baseUrl }, 'lockcloud started');
+    const lines = [``, `lockcloud is listening on ${baseUrl}  (${config.mode} mode)`, `  API docs: ${baseUrl}/docs`];
+    if (server.report.kind === 'demo') {
+      const { demo } = server.report;
+      lines.push(
+        `  Demo account created (shown once, stored only hashed):`,
+        `    login:    ${demo.email} / ${demo.password}`,
+        `    API key:  ${demo.apiKey}`,
+        `  Try:  curl -H "Authorization: ${demo.apiKey}" ${baseUrl}/public/locks`,
+      );
+    }
+    process.stdout.write(`${lines.join('\n')}\n\n`);
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof SeedError || error instanceof StartupError) {
+      process.stderr.write(`lockcloud: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    server.logger.info({ signal }, 'shutting down');
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        server.logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+await serve(process.argv.slice(2));

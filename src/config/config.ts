@@ -1,0 +1,125 @@
+import { parseArgs } from 'node:util';
+
+export type Mode = 'sandbox' | 'production';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly seedFile: string | undefined;
+  readonly mode: Mode;
+  readonly rateLimit: boolean;
+  readonly commandTimeoutMs: number;
+  readonly lowBatteryThreshold: number;
+  readonly logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Every setting, its flag and its environment variable: one place to read them all. */
+export const SETTINGS = {
+  port: { flag: '--port', env: 'LOCKCLOUD_PORT', default: '8080' },
+  host: { flag: '--host', env: 'LOCKCLOUD_HOST', default: '127.0.0.1' },
+  dataDir: { flag: '--data', env: 'LOCKCLOUD_DATA', default: './data' },
+  seedFile: { flag: '--seed', env: 'LOCKCLOUD_SEED', default: undefined },
+  mode: { flag: '--sandbox | --production', env: 'LOCKCLOUD_MODE', default: 'sandbox' },
+  rateLimit: { flag: '--no-rate-limit', env: 'LOCKCLOUD_RATE_LIMIT', default: 'on' },
+  commandTimeoutMs: { flag: '--command-timeout-ms', env: 'LOCKCLOUD_COMMAND_TIMEOUT_MS', default: '15000' },
+  lowBatteryThreshold: { flag: '--low-battery', env: 'LOCKCLOUD_LOW_BATTERY_THRESHOLD', default: '10' },
+  logLevel: { flag: '--log-level', env: 'LOG_LEVEL', default: 'info' },
+} as const;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function integer(problems: string[], name: string, raw: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
+    problems.push(`${name}: "${raw}" is not a whole number from ${min} to ${max}`);
+    return min;
+  }
+  return value;
+}
+
+/**
+ * Reads the configuration from flags (which win) and environment variables. Pure: it reads nothing
+ * but its arguments, reports every bad setting at once, and returns a frozen object.
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>, argv: readonly string[]): Config {
+  const problems: string[] = [];
+  let flags: Record<string, string | boolean | undefined> = {};
+  try {
+    flags = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        data: { type: 'string' },
+        seed: { type: 'string' },
+        sandbox: { type: 'boolean' },
+        production: { type: 'boolean' },
+        'no-rate-limit': { type: 'boolean' },
+        'command-timeout-ms': { type: 'string' },
+        'low-battery': { type: 'string' },
+        'log-level': { type: 'string' },
+      },
+    }).values;
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
+  const pick = (flag: string, key: keyof typeof SETTINGS): string | undefined => {
+    const fromFlag = flags[flag];
+    if (typeof fromFlag === 'string') return fromFlag;
+    const fromEnv = env[SETTINGS[key].env];
+    return fromEnv === undefined || fromEnv === '' ? SETTINGS[key].default : fromEnv;
+  };
+
+  if (flags.sandbox === true && flags.production === true) problems.push('mode: --sandbox and --production exclude each other');
+  let mode: Mode = flags.production === true ? 'production' : flags.sandbox === true ? 'sandbox' : 'sandbox';
+  if (flags.production !== true && flags.sandbox !== true) {
+    const fromEnv = env[SETTINGS.mode.env] ?? SETTINGS.mode.default;
+    if (fromEnv === 'sandbox' || fromEnv === 'production') mode = fromEnv;
+    else problems.push(`mode: ${SETTINGS.mode.env}="${fromEnv}" is neither sandbox nor production`);
+  }
+
+  let rateLimit = true;
+  if (flags['no-rate-limit'] === true) rateLimit = false;
+  else {
+    const raw = env[SETTINGS.rateLimit.env] ?? 'on';
+    if (['off', 'false', '0'].includes(raw)) rateLimit = false;
+    else if (!['on', 'true', '1', ''].includes(raw)) problems.push(`rateLimit: ${SETTINGS.rateLimit.env}="${raw}" is not on or off`);
+  }
+
+  const logLevel = pick('log-level', 'logLevel') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`logLevel: "${logLevel}" is not one of ${LOG_LEVELS.join(', ')}`);
+  const host = pick('host', 'host') ?? '';
+  if (host.trim() === '') problems.push('host: must not be empty');
+  const dataDir = pick('data', 'dataDir') ?? '';
+  if (dataDir.trim() === '') problems.push('dataDir: must not be empty');
+
+  const config: Config = {
+    port: integer(problems, 'port', pick('port', 'port') ?? '', 0, 65535),
+    host,
+    dataDir,
+    seedFile: pick('seed', 'seedFile'),
+    mode,
+    rateLimit,
+    commandTimeoutMs: integer(problems, 'commandTimeoutMs', pick('command-timeout-ms', 'commandTimeoutMs') ?? '', 100, 600_000),
+    lowBatteryThreshold: integer(problems, 'lowBatteryThreshold', pick('low-battery', 'lowBatteryThreshold') ?? '', 0, 100),
+    logLevel,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}
+
+/** What the server prints at start: every setting, no secrets (none of these is one). */
+export function describeConfig(config: Config): Record<string, unknown> {
+  return { ...config, seedFile: config.seedFile ?? null };
+}

@@ -1,0 +1,86 @@
+import { DomainError } from './errors.ts';
+
+export type LockCommand = 'lock' | 'unlock' | 'sync';
+export const LOCK_COMMANDS: readonly LockCommand[] = ['lock', 'unlock', 'sync'];
+
+/** The cloud's view of a lock: what the devices last reported plus the owner's settings. */
+export interface Lock {
+  readonly deviceId: string;
+  readonly serial: string;
+  readonly nickname: string;
+  readonly ownerId: string;
+  readonly locked: boolean;
+  readonly battery: number;
+  /** The access point is connected and the lock is within its reach. */
+  readonly responsive: boolean;
+  /** The owner switched cloud integration on in the mobile app. */
+  readonly integration: boolean;
+  /** The lock is paired with a Wi-Fi access point. */
+  readonly accessPoint: boolean;
+  /** The owner's mobile app holds the lock's one connection. */
+  readonly appOpen: boolean;
+  readonly createdAt: number;
+}
+
+/** What a device reports about itself; any field may be absent. */
+export interface LockReport {
+  readonly locked?: boolean;
+  readonly battery?: number;
+  readonly responsive?: boolean;
+  readonly appOpen?: boolean;
+}
+
+export interface CommandPolicy {
+  /** Percent under which lock and unlock are refused (sync is not: it moves nothing). */
+  readonly lowBatteryThreshold: number;
+}
+
+/** v1's api_enabled, and the v3 integration precondition: both need the switch and a paired access point. */
+export function apiEnabled(lock: Pick<Lock, 'integration' | 'accessPoint'>): boolean {
+  return lock.integration && lock.accessPoint;
+}
+
+export function isLockCommand(value: unknown): value is LockCommand {
+  return typeof value === 'string' && (LOCK_COMMANDS as readonly string[]).includes(value);
+}
+
+/**
+ * The preconditions a command must pass before a task is created, in the documented order:
+ * integration, battery, then the app holding the connection. A task already running on the lock is
+ * checked atomically by the task store, since only it can see other processes' tasks.
+ */
+export function checkCommandAllowed(lock: Lock, command: LockCommand, policy: CommandPolicy): void {
+  if (!apiEnabled(lock)) throw new DomainError('INTEGRATION_DISABLED');
+  if (command !== 'sync' && lock.battery < policy.lowBatteryThreshold) throw new DomainError('LOW_BATTERY');
+  // The app's connection has no known end, so no wait can be promised.
+  if (lock.appOpen) throw new DomainError('BUSY', 'the mobile app holds the lock');
+}
+
+/** The lock state a successful command leaves behind; sync leaves it to the device's report. */
+export function stateAfter(command: LockCommand, current: boolean): boolean {
+  if (command === 'lock') return true;
+  if (command === 'unlock') return false;
+  return current;
+}
+
+/** Applies a device report to the stored lock; says which fields changed so callers can react. */
+export function applyReport(lock: Lock, report: LockReport): { lock: Lock; stateChanged: boolean; changed: boolean } {
+  const next: Lock = {
+    ...lock,
+    locked: report.locked ?? lock.locked,
+    battery: report.battery ?? lock.battery,
+    responsive: report.responsive ?? lock.responsive,
+    appOpen: report.appOpen ?? lock.appOpen,
+  };
+  const stateChanged = next.locked !== lock.locked;
+  const changed =
+    stateChanged ||
+    next.battery !== lock.battery ||
+    next.responsive !== lock.responsive ||
+    next.appOpen !== lock.appOpen;
+  return { lock: next, stateChanged, changed };
+}
+
+export function isValidBattery(value: number): boolean {
+  return Number.isInteger(value) && value >= 0 && value <= 100;
+}

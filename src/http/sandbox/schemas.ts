@@ -1,0 +1,64 @@
+import { Type } from 'typebox';
+import { UUID_PATTERN } from '../../app/seed/schema.ts';
+
+export const SimLockParams = Type.Object({ device_id: Type.String({ pattern: UUID_PATTERN }) });
+
+export const SimLockChange = Type.Object(
+  {
+    locked: Type.Optional(Type.Boolean({ description: 'the lock turned by hand (a change fires the webhook)' })),
+    battery: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+    responsive: Type.Optional(Type.Boolean({ description: 'the lock within reach of its access point' })),
+    integration: Type.Optional(Type.Boolean({ description: 'the owner\'s integration switch in the app' })),
+    access_point: Type.Optional(Type.Boolean({ description: 'the lock paired with an access point' })),
+    app_open: Type.Optional(Type.Boolean({ description: 'the mobile app holds the lock\'s one connection' })),
+    latency_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
+    fail_next: Type.Optional(
+      Type.Union([Type.Literal('JAMMED'), Type.Literal('TIMEOUT'), Type.Literal('DEVICE_UNREACHABLE'), Type.Null()], {
+        description: 'make the next command fail this way (null clears it)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const SimLockState = Type.Object({
+  device_id: Type.String(),
+  locked: Type.Boolean(),
+  battery: Type.Integer(),
+  responsive: Type.Boolean(),
+  integration: Type.Boolean(),
+  access_point: Type.Boolean(),
+  app_open: Type.Boolean(),
+  latency_ms: Type.Integer(),
+  fail_next: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const ClockAdvance = Type.Object(
+  { advance_seconds: Type.Integer({ minimum: 0, maximum: 10 * 365 * 24 * 3600 }) },
+  { additionalProperties: false },
+);
+
+export const ClockState = Type.Object({
+  now: Type.String({ description: 'the server clock, ISO 8601 UTC' }),
+  epoch_ms: Type.Integer(),
+});
+
+export const AccountParams = Type.Object({ email: Type.String({ minLength: 3, maxLength: 254 }) });
+
+export const AccountChange = Type.Object(
+  {
+    password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    deleted: Type.Optional(Type.Literal(true)),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const AccountChanged = Type.Object({ email: Type.String(), password_changed: Type.Boolean(), deleted: Type.Boolean() });
+
+export const MailboxQuery = Type.Object({ to: Type.String({ minLength: 3, maxLength: 254 }) });
+
+export const MailList = Type.Array(
+  Type.Object({ to: Type.String(), subject: Type.String(), text: Type.String(), sent_at: Type.String() }),
+);
+
+export const SimError = Type.Object({ error: Type.String(), message: Type.Optional(Type.String()) });

@@ -1,0 +1,60 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Lockcloud } from '../app/lockcloud.ts';
+import { requestFault } from './fastify-errors.ts';
+import { registerOpenApi, registerOpenApiJson } from './openapi.ts';
+import { requestIdFrom } from './request-id.ts';
+import { sandboxPlugin } from './sandbox/plugin.ts';
+import { v3Plugin } from './v3/plugin.ts';
+import './principal.ts';
+
+/** DECISIONS.md: a body over 16 KiB is a bad request. */
+export const BODY_LIMIT_BYTES = 16 * 1024;
+
+export interface HttpOptions {
+  readonly lockcloud: Lockcloud;
+  readonly logger: FastifyBaseLogger;
+  readonly sandbox: boolean;
+  readonly version: string;
+}
+
+/** Builds the HTTP application over the use cases. It does not listen: the caller decides where. */
+export async function buildHttp(options: HttpOptions): Promise<FastifyInstance> {
+  const { lockcloud } = options;
+  const app = Fastify({
+    loggerInstance: options.logger,
+    genReqId: requestIdFrom,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // One log line a request (below) instead of Fastify's two.
+    disableRequestLogging: true,
+    return503OnClosing: true,
+    // Wrong types are errors, not coerced; unknown fields are kept so the schema can refuse them.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorateRequest('principal', undefined);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+  });
+
+  await registerOpenApi(app, options.version);
+  registerOpenApiJson(app);
+  await app.register(v3Plugin, { prefix: '/public', lockcloud });
+  if (options.sandbox) await app.register(sandboxPlugin, { prefix: '/_sim', lockcloud });
+
+  // Outside the versioned prefixes: the v3 shapes, the newer of the two.
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'NOT_FOUND' }));
+  app.setErrorHandler((error, request, reply) => {
+    const fault = requestFault(error);
+    if (fault !== undefined) return reply.code(fault === 'too-large' ? 413 : 400).send({ error: 'BAD_PARAMS' });
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send({ error: 'INTERNAL_ERROR' });
+  });
+  return app;
+}

@@ -1,0 +1,27 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { V3Options } from '../plugin.ts';
+import { requirePrincipal } from '../../principal.ts';
+import { ActionResult, ActionResultQuery, V3Error } from '../schemas.ts';
+
+export const actionResultRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, { lockcloud }) => {
+  app.get(
+    '/action-result',
+    {
+      schema: {
+        summary: 'Read the result of a command',
+        tags: ['v3'],
+        security: [{ apiKey: [] }],
+        querystring: ActionResultQuery,
+        response: { 200: ActionResult, 400: V3Error, 401: V3Error },
+      },
+    },
+    async (request) => {
+      const { accountId } = requirePrincipal(request.principal);
+      const task = await lockcloud.commands.result(accountId, request.query.task_id);
+      if (task.status === 'processing') return { status: 'processing' as const };
+      return task.outcome.successful
+        ? { status: 'terminated' as const, successful: true }
+        : { status: 'terminated' as const, successful: false, error: task.outcome.error };
+    },
+  );
+};

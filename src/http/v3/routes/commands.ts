@@ -1,0 +1,27 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { V3Options } from '../plugin.ts';
+import { requirePrincipal } from '../../principal.ts';
+import { CommandBody, DeviceIdParams, TaskCreated, V3Error } from '../schemas.ts';
+
+export const commandRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, { lockcloud }) => {
+  app.post(
+    '/lock/:device_id',
+    {
+      schema: {
+        summary: 'Send lock, unlock or sync; answers a task id at once',
+        description:
+          'The task id only confirms receipt: read the outcome from /action-result. Checks run in this order: key, body, lock, integration, battery, busy.',
+        tags: ['v3'],
+        security: [{ apiKey: [] }],
+        params: DeviceIdParams,
+        body: CommandBody,
+        response: { 200: TaskCreated, 400: V3Error, 401: V3Error, 413: V3Error },
+      },
+    },
+    async (request) => {
+      const { accountId } = requirePrincipal(request.principal);
+      const task = await lockcloud.commands.send(accountId, request.params.device_id.toLowerCase(), request.body.command);
+      return { task_id: task.id };
+    },
+  );
+};

@@ -1,0 +1,43 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { V3Options } from '../plugin.ts';
+import { requirePrincipal } from '../../principal.ts';
+import { DeviceIdParams, LockList, LockStatus, V3Error } from '../schemas.ts';
+
+const security = [{ apiKey: [] }];
+
+export const lockRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, { lockcloud }) => {
+  app.get(
+    '/locks',
+    {
+      schema: {
+        summary: 'List the locks the account owns',
+        tags: ['v3'],
+        security,
+        response: { 200: LockList, 401: V3Error },
+      },
+    },
+    async (request) => {
+      const locks = await lockcloud.locks.listOwned(requirePrincipal(request.principal).accountId);
+      return locks.map((lock) => ({ device_id: lock.deviceId, serial: lock.serial, nickname: lock.nickname }));
+    },
+  );
+
+  app.get(
+    '/lock/:device_id',
+    {
+      schema: {
+        summary: 'Read lock, battery and responsiveness status',
+        description: 'Answers from the stored status whatever the integration setting.',
+        tags: ['v3'],
+        security,
+        params: DeviceIdParams,
+        response: { 200: LockStatus, 400: V3Error, 401: V3Error },
+      },
+    },
+    async (request) => {
+      const { accountId } = requirePrincipal(request.principal);
+      const lock = await lockcloud.locks.getOwned(accountId, request.params.device_id.toLowerCase());
+      return { locked: lock.locked, battery: lock.battery, responsive: lock.responsive };
+    },
+  );
+};

@@ -1,0 +1,37 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { DomainError } from '../../../domain/errors.ts';
+import type { V3Options } from '../plugin.ts';
+import { requirePrincipal } from '../../principal.ts';
+import { PartnerBody, TaskCreated, V3Error } from '../schemas.ts';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export const partnerRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, { lockcloud }) => {
+  app.post(
+    '/partners/automation',
+    {
+      schema: {
+        summary: 'Lock or unlock for a partner, with the key in the body',
+        description:
+          'No Authorization header: `apikey` is checked like it (401) before the other fields. A body that is not a JSON object has no key to check and answers BAD_PARAMS.',
+        tags: ['v3'],
+        body: PartnerBody,
+        response: { 200: TaskCreated, 400: V3Error, 401: V3Error, 413: V3Error },
+      },
+      // preValidation runs after the body is parsed and before the schema is checked: the key is
+      // checked first, as the header is on the other endpoints.
+      preValidation: async (request) => {
+        if (!isObject(request.body)) throw new DomainError('INVALID_INPUT', 'the body must be a JSON object');
+        const { apikey } = request.body;
+        request.principal = await lockcloud.auth.fromKey(typeof apikey === 'string' ? apikey : undefined);
+      },
+    },
+    async (request) => {
+      const { accountId } = requirePrincipal(request.principal);
+      const task = await lockcloud.commands.send(accountId, request.body.device_id.toLowerCase(), request.body.command);
+      return { task_id: task.id };
+    },
+  );
+};

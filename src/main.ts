@@ -1,0 +1,110 @@
+/**
+ * The composition root: the only file that picks backends, builds the application and its HTTP
+ * front, and knows how to start and stop them. `bin/serve.ts` and the tests both come through here.
+ */
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { Lockcloud, type StartReport } from './app/lockcloud.ts';
+import type { PasswordHasher } from './app/ports.ts';
+import type { Seed } from './app/seed/schema.ts';
+import { parseSeed } from './app/seed/validate.ts';
+import { InProcessSimulator } from './adapters/devices/in-process-simulator.ts';
+import { openSqliteStore } from './adapters/stores/sqlite/open.ts';
+import { AdjustableClock } from './adapters/system/clock.ts';
+import { cryptoRandom, scryptHasher, sha256Hasher } from './adapters/system/crypto.ts';
+import { LocalEventBus } from './adapters/system/event-bus.ts';
+import { MemoryMailbox } from './adapters/system/mailbox.ts';
+import type { Config } from './config/config.ts';
+import { buildHttp } from './http/server.ts';
+
+export const VERSION = '0.1.0';
+
+export interface ServerOverrides {
+  /** Tests pass a cheaper password hash; production keeps the default cost. */
+  readonly passwords?: PasswordHasher;
+  readonly logger?: Logger;
+}
+
+export interface LockcloudServer {
+  readonly lockcloud: Lockcloud;
+  readonly http: FastifyInstance;
+  readonly clock: AdjustableClock;
+  readonly report: StartReport;
+  readonly logger: Logger;
+  /** Listens on the configured host and port (0: any free port); resolves to the base URL. */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+export function readSeedFile(path: string): Seed {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new StartupError(`cannot read the seed file ${path}: ${(error as Error).message}`);
+  }
+  return parseSeed(text);
+}
+
+export async function createServer(config: Config, overrides: ServerOverrides = {}): Promise<LockcloudServer> {
+  const logger =
+    overrides.logger ??
+    pino({ level: config.logLevel, redact: { paths: ['req.headers.authorization', 'req.headers["x-authorization"]'], remove: true } });
+  const sandbox = config.mode === 'sandbox';
+  const seed = config.seedFile === undefined ? undefined : readSeedFile(config.seedFile);
+
+  const store = await openSqliteStore(config.dataDir);
+  const clock = new AdjustableClock();
+  const simulator = new InProcessSimulator(store.simDevices, clock, config.lowBatteryThreshold);
+  await simulator.load();
+  const lockcloud = new Lockcloud({
+    store,
+    gateway: simulator,
+    simulator,
+    clock,
+    clockControl: clock,
+    random: cryptoRandom,
+    secrets: sha256Hasher,
+    passwords: overrides.passwords ?? scryptHasher(),
+    events: new LocalEventBus((error) => logger.error({ err: error }, 'event listener failed')),
+    mailbox: new MemoryMailbox(),
+    logger,
+    policy: { commandTimeoutMs: config.commandTimeoutMs, lowBatteryThreshold: config.lowBatteryThreshold },
+  });
+
+  const report = await lockcloud.start({ seed, demo: sandbox, sandbox });
+  if (report.kind === 'existing' && report.seedIgnored) {
+    logger.warn({ dataDir: config.dataDir }, 'the data directory already holds data: the seed file was not loaded');
+  }
+  if (!sandbox && report.kind === 'existing' && report.demoData) {
+    await lockcloud.stop();
+    throw new StartupError(
+      `--production refuses to start with demo data: ${config.dataDir} holds the sandbox demo. Use another --data directory.`,
+    );
+  }
+
+  const http = await buildHttp({ lockcloud, logger, sandbox, version: VERSION });
+  return {
+    lockcloud,
+    http,
+    clock,
+    report,
+    logger,
+    async listen() {
+      await http.listen({ port: config.port, host: config.host });
+      const address = http.server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : config.port;
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      return `http://${host}:${port}`;
+    },
+    async close() {
+      await http.close();
+      await lockcloud.stop();
+    },
+  };
+}
