@@ -5,16 +5,16 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
-import { Lockcloud, type StartReport } from './app/lockcloud.ts';
-import type { PasswordHasher } from './app/ports.ts';
-import type { Seed } from './app/seed/schema.ts';
-import { parseSeed } from './app/seed/validate.ts';
 import { InProcessSimulator } from './adapters/devices/in-process-simulator.ts';
 import { openSqliteStore } from './adapters/stores/sqlite/open.ts';
 import { AdjustableClock } from './adapters/system/clock.ts';
 import { cryptoRandom, scryptHasher, sha256Hasher } from './adapters/system/crypto.ts';
 import { LocalEventBus } from './adapters/system/event-bus.ts';
 import { MemoryMailbox } from './adapters/system/mailbox.ts';
+import { Lockcloud, type StartReport } from './app/lockcloud.ts';
+import type { PasswordHasher } from './app/ports.ts';
+import type { Seed } from './app/seed/schema.ts';
+import { parseSeed } from './app/seed/validate.ts';
 import type { Config } from './config/config.ts';
 import { buildHttp } from './http/server.ts';
 
@@ -51,10 +51,16 @@ export function readSeedFile(path: string): Seed {
   return parseSeed(text);
 }
 
-export async function createServer(config: Config, overrides: ServerOverrides = {}): Promise<LockcloudServer> {
+export async function createServer(
+  config: Config,
+  overrides: ServerOverrides = {},
+): Promise<LockcloudServer> {
   const logger =
     overrides.logger ??
-    pino({ level: config.logLevel, redact: { paths: ['req.headers.authorization', 'req.headers["x-authorization"]'], remove: true } });
+    pino({
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-authorization"]'], remove: true },
+    });
   const sandbox = config.mode === 'sandbox';
   const seed = config.seedFile === undefined ? undefined : readSeedFile(config.seedFile);
 
@@ -79,7 +85,10 @@ export async function createServer(config: Config, overrides: ServerOverrides = 
 
   const report = await lockcloud.start({ seed, demo: sandbox, sandbox });
   if (report.kind === 'existing' && report.seedIgnored) {
-    logger.warn({ dataDir: config.dataDir }, 'the data directory already holds data: the seed file was not loaded');
+    logger.warn(
+      { dataDir: config.dataDir },
+      'the data directory already holds data: the seed file was not loaded',
+    );
   }
   if (!sandbox && report.kind === 'existing' && report.demoData) {
     await lockcloud.stop();

@@ -1,9 +1,24 @@
 import { DomainError } from '../domain/errors.ts';
 import { checkCommandAllowed, type LockCommand } from '../domain/lock.ts';
-import { busyWaitSeconds, isExpired, TASK_RETENTION_MS, type Task, type TaskOutcome } from '../domain/task.ts';
+import {
+  busyWaitSeconds,
+  isExpired,
+  TASK_RETENTION_MS,
+  type Task,
+  type TaskOutcome,
+} from '../domain/task.ts';
 import type { DeviceReports } from './device-reports.ts';
 import type { LockQueries } from './locks.ts';
-import type { Cancel, Clock, DeviceGateway, DeviceResult, EventBus, Logger, RandomSource, TaskStore } from './ports.ts';
+import type {
+  Cancel,
+  Clock,
+  DeviceGateway,
+  DeviceResult,
+  EventBus,
+  Logger,
+  RandomSource,
+  TaskStore,
+} from './ports.ts';
 
 export interface CommandPolicy {
   readonly commandTimeoutMs: number;
@@ -62,7 +77,8 @@ export class Commands {
   async result(accountId: string, taskId: string): Promise<Task> {
     const task = await this.deps.tasks.get(taskId);
     const now = this.deps.clock.now();
-    if (!task || task.accountId !== accountId || isExpired(task, now)) throw new DomainError('TASK_NOT_FOUND');
+    if (!task || task.accountId !== accountId || isExpired(task, now))
+      throw new DomainError('TASK_NOT_FOUND');
     if (task.status === 'processing' && now >= task.deadline) {
       return (await this.finish(task.id, { successful: false, error: 'TIMEOUT' })) ?? this.reread(taskId);
     }

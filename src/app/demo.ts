@@ -1,5 +1,5 @@
-import type { RandomSource } from './ports.ts';
 import { formatApiKey } from '../domain/api-key.ts';
+import type { RandomSource } from './ports.ts';
 import type { Seed } from './seed/schema.ts';
 
 export const DEMO_EMAIL = 'demo@lockcloud.example';

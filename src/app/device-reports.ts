@@ -25,7 +25,12 @@ export class DeviceReports {
         appOpen: next.appOpen,
       });
       if (stateChanged) {
-        this.events.lockStateChanged({ deviceId, ownerId: lock.ownerId, locked: next.locked, at: this.clock.now() });
+        this.events.lockStateChanged({
+          deviceId,
+          ownerId: lock.ownerId,
+          locked: next.locked,
+          at: this.clock.now(),
+        });
       }
     });
   }

@@ -1,6 +1,6 @@
 import { ApiKeyAuth } from './auth.ts';
 import { type CommandPolicy, Commands } from './commands.ts';
-import { type Demo, DEMO_META_KEY, demoSeed } from './demo.ts';
+import { DEMO_META_KEY, type Demo, demoSeed } from './demo.ts';
 import { DeviceReports } from './device-reports.ts';
 import { LockQueries } from './locks.ts';
 import type {
@@ -108,7 +108,8 @@ export class Lockcloud {
     }
     if (options.sandbox && report.kind !== 'existing') await this.sandbox.saveSnapshot();
     const ended = await this.commands.recover();
-    if (ended > 0) this.deps.logger.warn({ tasks: ended }, 'ended tasks left processing by an earlier run as TIMEOUT');
+    if (ended > 0)
+      this.deps.logger.warn({ tasks: ended }, 'ended tasks left processing by an earlier run as TIMEOUT');
     this.commands.start();
     return report;
   }

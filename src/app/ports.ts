@@ -37,7 +37,10 @@ export interface AccountStore {
   insert(account: Account): Promise<void>;
   findByEmail(normalizedEmail: string): Promise<Account | undefined>;
   findById(id: string): Promise<Account | undefined>;
-  update(id: string, patch: Partial<Pick<Account, 'passwordHash' | 'verified' | 'deletedAt' | 'passwordChangedAt'>>): Promise<void>;
+  update(
+    id: string,
+    patch: Partial<Pick<Account, 'passwordHash' | 'verified' | 'deletedAt' | 'passwordChangedAt'>>,
+  ): Promise<void>;
 }
 
 export interface NewApiKey {
@@ -63,7 +66,9 @@ export interface LockStore {
   share(deviceId: string, accountId: string): Promise<void>;
 }
 
-export type CreateTaskResult = { readonly created: true } | { readonly created: false; readonly running: Task };
+export type CreateTaskResult =
+  | { readonly created: true }
+  | { readonly created: false; readonly running: Task };
 
 export interface TaskStore {
   /**

@@ -51,7 +51,10 @@ export class Sandbox {
     if (!lock || !simulator.get(deviceId)) throw new DomainError('LOCK_NOT_FOUND');
     // Integration and pairing are the owner's settings, kept by the cloud; the rest is the device's.
     if (change.integration !== undefined || change.accessPoint !== undefined) {
-      await store.locks.update(deviceId, { integration: change.integration, accessPoint: change.accessPoint });
+      await store.locks.update(deviceId, {
+        integration: change.integration,
+        accessPoint: change.accessPoint,
+      });
     }
     const device = await simulator.change(deviceId, change);
     return { ...device, integration: change.integration ?? lock.integration };

@@ -13,7 +13,11 @@ export async function serve(argv: readonly string[]): Promise<void> {
     server = await createServer(config);
     const baseUrl = await server.listen();
     server.logger.info({ config: describeConfig(config), baseUrl }, 'lockcloud started');
-    const lines = [``, `lockcloud is listening on ${baseUrl}  (${config.mode} mode)`, `  API docs: ${baseUrl}/docs`];
+    const lines = [
+      ``,
+      `lockcloud is listening on ${baseUrl}  (${config.mode} mode)`,
+      `  API docs: ${baseUrl}/docs`,
+    ];
     if (server.report.kind === 'demo') {
       const { demo } = server.report;
       lines.push(

@@ -50,7 +50,10 @@ function integer(problems: string[], name: string, raw: string, min: number, max
  * Reads the configuration from flags (which win) and environment variables. Pure: it reads nothing
  * but its arguments, reports every bad setting at once, and returns a frozen object.
  */
-export function loadConfig(env: Readonly<Record<string, string | undefined>>, argv: readonly string[]): Config {
+export function loadConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  argv: readonly string[],
+): Config {
   const problems: string[] = [];
   let flags: Record<string, string | boolean | undefined> = {};
   try {
@@ -81,7 +84,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     return fromEnv === undefined || fromEnv === '' ? SETTINGS[key].default : fromEnv;
   };
 
-  if (flags.sandbox === true && flags.production === true) problems.push('mode: --sandbox and --production exclude each other');
+  if (flags.sandbox === true && flags.production === true)
+    problems.push('mode: --sandbox and --production exclude each other');
   let mode: Mode = flags.production === true ? 'production' : flags.sandbox === true ? 'sandbox' : 'sandbox';
   if (flags.production !== true && flags.sandbox !== true) {
     const fromEnv = env[SETTINGS.mode.env] ?? SETTINGS.mode.default;
@@ -94,11 +98,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
   else {
     const raw = env[SETTINGS.rateLimit.env] ?? 'on';
     if (['off', 'false', '0'].includes(raw)) rateLimit = false;
-    else if (!['on', 'true', '1', ''].includes(raw)) problems.push(`rateLimit: ${SETTINGS.rateLimit.env}="${raw}" is not on or off`);
+    else if (!['on', 'true', '1', ''].includes(raw))
+      problems.push(`rateLimit: ${SETTINGS.rateLimit.env}="${raw}" is not on or off`);
   }
 
   const logLevel = pick('log-level', 'logLevel') as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`logLevel: "${logLevel}" is not one of ${LOG_LEVELS.join(', ')}`);
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`logLevel: "${logLevel}" is not one of ${LOG_LEVELS.join(', ')}`);
   const host = pick('host', 'host') ?? '';
   if (host.trim() === '') problems.push('host: must not be empty');
   const dataDir = pick('data', 'dataDir') ?? '';
@@ -111,8 +117,20 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     seedFile: pick('seed', 'seedFile'),
     mode,
     rateLimit,
-    commandTimeoutMs: integer(problems, 'commandTimeoutMs', pick('command-timeout-ms', 'commandTimeoutMs') ?? '', 100, 600_000),
-    lowBatteryThreshold: integer(problems, 'lowBatteryThreshold', pick('low-battery', 'lowBatteryThreshold') ?? '', 0, 100),
+    commandTimeoutMs: integer(
+      problems,
+      'commandTimeoutMs',
+      pick('command-timeout-ms', 'commandTimeoutMs') ?? '',
+      100,
+      600_000,
+    ),
+    lowBatteryThreshold: integer(
+      problems,
+      'lowBatteryThreshold',
+      pick('low-battery', 'lowBatteryThreshold') ?? '',
+      0,
+      100,
+    ),
     logLevel,
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -64,7 +64,10 @@ export function stateAfter(command: LockCommand, current: boolean): boolean {
 }
 
 /** Applies a device report to the stored lock; says which fields changed so callers can react. */
-export function applyReport(lock: Lock, report: LockReport): { lock: Lock; stateChanged: boolean; changed: boolean } {
+export function applyReport(
+  lock: Lock,
+  report: LockReport,
+): { lock: Lock; stateChanged: boolean; changed: boolean } {
   const next: Lock = {
     ...lock,
     locked: report.locked ?? lock.locked,

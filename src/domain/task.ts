@@ -1,7 +1,13 @@
 import type { LockCommand } from './lock.ts';
 
 /** Why a terminated task failed; the exact strings v3 answers in `error`. */
-export type TaskFailure = 'TIMEOUT' | 'DEVICE_UNREACHABLE' | 'DEVICE_IS_BUSY' | 'JAMMED' | 'LOW_BATTERY' | 'INTERNAL_ERROR';
+export type TaskFailure =
+  | 'TIMEOUT'
+  | 'DEVICE_UNREACHABLE'
+  | 'DEVICE_IS_BUSY'
+  | 'JAMMED'
+  | 'LOW_BATTERY'
+  | 'INTERNAL_ERROR';
 export const TASK_FAILURES: readonly TaskFailure[] = [
   'TIMEOUT',
   'DEVICE_UNREACHABLE',
@@ -11,7 +17,9 @@ export const TASK_FAILURES: readonly TaskFailure[] = [
   'INTERNAL_ERROR',
 ];
 
-export type TaskOutcome = { readonly successful: true } | { readonly successful: false; readonly error: TaskFailure };
+export type TaskOutcome =
+  | { readonly successful: true }
+  | { readonly successful: false; readonly error: TaskFailure };
 
 interface TaskBase {
   readonly id: string;

@@ -18,7 +18,12 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       },
       components: {
         securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'the API key; `Bearer <key>` is also accepted' },
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: 'the API key; `Bearer <key>` is also accepted',
+          },
         },
       },
       tags: [

@@ -1,5 +1,3 @@
-import { DomainError } from '../../domain/errors.ts';
-import type { LockReport } from '../../domain/lock.ts';
 import type {
   Cancel,
   Clock,
@@ -12,6 +10,8 @@ import type {
   SimulatedLockChange,
   Simulator,
 } from '../../app/ports.ts';
+import { DomainError } from '../../domain/errors.ts';
+import type { LockReport } from '../../domain/lock.ts';
 import { carryOut, reachable } from './simulated-lock.ts';
 
 /**

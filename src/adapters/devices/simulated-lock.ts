@@ -1,5 +1,5 @@
-import { stateAfter } from '../../domain/lock.ts';
 import type { DeviceCommand, DeviceResult, SimDeviceState } from '../../app/ports.ts';
+import { stateAfter } from '../../domain/lock.ts';
 
 /** What a device answers once a command reaches it; `null` is a command it swallows (TIMEOUT). */
 export interface Execution {
@@ -15,13 +15,23 @@ export function reachable(device: SimDeviceState): boolean {
  * How a simulated lock carries out a command: the rules of a real lock, as a pure function of its
  * state. A planned failure (`failNext`) is used up by the command it hits.
  */
-export function carryOut(device: SimDeviceState, command: DeviceCommand, lowBatteryThreshold: number): Execution {
-  const report = { locked: device.locked, battery: device.battery, responsive: true, appOpen: device.appOpen };
+export function carryOut(
+  device: SimDeviceState,
+  command: DeviceCommand,
+  lowBatteryThreshold: number,
+): Execution {
+  const report = {
+    locked: device.locked,
+    battery: device.battery,
+    responsive: true,
+    appOpen: device.appOpen,
+  };
   if (!reachable(device)) return { next: device, result: { ok: false, error: 'DEVICE_UNREACHABLE' } };
   if (device.failNext !== null) {
     const next = { ...device, failNext: null };
     if (device.failNext === 'TIMEOUT') return { next, result: null };
-    if (device.failNext === 'DEVICE_UNREACHABLE') return { next, result: { ok: false, error: 'DEVICE_UNREACHABLE' } };
+    if (device.failNext === 'DEVICE_UNREACHABLE')
+      return { next, result: { ok: false, error: 'DEVICE_UNREACHABLE' } };
     return { next, result: { ok: false, error: device.failNext, report } };
   }
   if (device.appOpen) return { next: device, result: { ok: false, error: 'DEVICE_IS_BUSY', report } };

@@ -37,13 +37,19 @@ export function scryptHasher(cost: ScryptCost = DEFAULT_SCRYPT_COST): PasswordHa
     async hash(password) {
       const salt = randomBytes(16);
       const key = await derive(password, salt, cost);
-      return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+      return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64url'), key.toString('base64url')].join(
+        '$',
+      );
     },
     async verify(password, stored) {
       const [scheme, n, r, p, salt, expected] = stored.split('$');
       if (scheme !== 'scrypt' || !salt || !expected) return false;
       const want = Buffer.from(expected, 'base64url');
-      const got = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
+      const got = await derive(password, Buffer.from(salt, 'base64url'), {
+        N: Number(n),
+        r: Number(r),
+        p: Number(p),
+      });
       return got.length === want.length && timingSafeEqual(got, want);
     },
   };

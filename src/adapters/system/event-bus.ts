@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
-import type { Task } from '../../domain/task.ts';
 import type { Cancel, EventBus, LockStateChanged } from '../../app/ports.ts';
+import type { Task } from '../../domain/task.ts';
 
 /** In-process events. A listener that throws must not break the use case that emitted. */
 export class LocalEventBus implements EventBus {

@@ -14,7 +14,10 @@ export interface SeedDeps {
 
 /** Ids derived from the seed's own names, so the same seed gives the same rows every time. */
 function seededId(secrets: SecretHasher, namespace: string, name: string): string {
-  const hex = secrets.hash(`lockcloud-seed:${namespace}:${name}`).replace(/[^0-9a-f]/g, '').padEnd(32, '0');
+  const hex = secrets
+    .hash(`lockcloud-seed:${namespace}:${name}`)
+    .replace(/[^0-9a-f]/g, '')
+    .padEnd(32, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
@@ -102,6 +105,10 @@ export async function loadSeed(seed: Seed, deps: SeedDeps): Promise<void> {
     await deps.simulator.add(device);
   }
   for (const hook of seed.webhooks ?? []) {
-    await store.webhooks.set({ accountId: accountId(hook.account), url: hook.url, method: hook.method ?? 'POST' });
+    await store.webhooks.set({
+      accountId: accountId(hook.account),
+      url: hook.url,
+      method: hook.method ?? 'POST',
+    });
   }
 }

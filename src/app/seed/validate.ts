@@ -39,7 +39,8 @@ function referenceProblems(seed: Seed): string[] {
     emails.add(email);
   });
   const known = (list: string, i: number, field: string, email: string): void => {
-    if (!emails.has(normalizeEmail(email))) problems.push(`seed.${list}[${i}].${field}: no account ${email} in seed.accounts`);
+    if (!emails.has(normalizeEmail(email)))
+      problems.push(`seed.${list}[${i}].${field}: no account ${email} in seed.accounts`);
   };
   const keys = new Set<string>();
   (seed.api_keys ?? []).forEach((key, i) => {

@@ -20,9 +20,17 @@ import {
 
 /** The sandbox's errors: the v3 shape plus a message, since these callers are people writing tests. */
 export const SANDBOX_ERRORS = [
-  { status: 400, error: 'BAD_PARAMS', cause: 'a field is missing, unknown, or of the wrong type or range (the message names it)' },
+  {
+    status: 400,
+    error: 'BAD_PARAMS',
+    cause: 'a field is missing, unknown, or of the wrong type or range (the message names it)',
+  },
   { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
-  { status: 404, error: 'NOT_FOUND', cause: 'no such lock or account, no such route, or the server runs with --production' },
+  {
+    status: 404,
+    error: 'NOT_FOUND',
+    cause: 'no such lock or account, no such route, or the server runs with --production',
+  },
   { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
 ] as const;
 
@@ -41,7 +49,10 @@ const lockState = (s: SimDeviceState & { integration: boolean }) => ({
 });
 
 /** SANDBOX.md's control surface under /_sim; never registered in production. */
-export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = async (app, { lockcloud }) => {
+export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = async (
+  app,
+  { lockcloud },
+) => {
   const { sandbox } = lockcloud;
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'NOT_FOUND' }));
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -53,7 +64,9 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> 
     }
     const fault = requestFault(error);
     if (fault !== undefined) {
-      return reply.code(fault === 'too-large' ? 413 : 400).send({ error: 'BAD_PARAMS', message: error.message });
+      return reply
+        .code(fault === 'too-large' ? 413 : 400)
+        .send({ error: 'BAD_PARAMS', message: error.message });
     }
     request.log.error({ err: error }, 'sandbox request failed');
     return reply.code(500).send({ error: 'INTERNAL_ERROR' });
@@ -86,8 +99,10 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> 
     },
   );
 
-  app.get('/clock', { schema: { summary: 'Read the server clock', tags, response: { 200: ClockState } } }, async () =>
-    clockState(sandbox.now()),
+  app.get(
+    '/clock',
+    { schema: { summary: 'Read the server clock', tags, response: { 200: ClockState } } },
+    async () => clockState(sandbox.now()),
   );
 
   app.post(
@@ -108,7 +123,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> 
     '/accounts/:email',
     {
       schema: {
-        summary: 'Change an account\'s password or delete it, as the owner would in the app',
+        summary: "Change an account's password or delete it, as the owner would in the app",
         tags,
         params: AccountParams,
         body: AccountChange,
@@ -125,10 +140,14 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> 
     },
   );
 
-  app.post('/reset', { schema: { summary: 'Put everything back as the seed left it', tags } }, async (_request, reply) => {
-    await sandbox.reset();
-    return reply.code(204).send();
-  });
+  app.post(
+    '/reset',
+    { schema: { summary: 'Put everything back as the seed left it', tags } },
+    async (_request, reply) => {
+      await sandbox.reset();
+      return reply.code(204).send();
+    },
+  );
 
   app.get(
     '/mailbox',
@@ -142,7 +161,12 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> 
     },
     async (request) => {
       const mails = await sandbox.mailbox(request.query.to);
-      return mails.map((m) => ({ to: m.to, subject: m.subject, text: m.text, sent_at: new Date(m.sentAt).toISOString() }));
+      return mails.map((m) => ({
+        to: m.to,
+        subject: m.subject,
+        text: m.text,
+        sent_at: new Date(m.sentAt).toISOString(),
+      }));
     },
   );
 };

@@ -5,17 +5,22 @@ export const SimLockParams = Type.Object({ device_id: Type.String({ pattern: UUI
 
 export const SimLockChange = Type.Object(
   {
-    locked: Type.Optional(Type.Boolean({ description: 'the lock turned by hand (a change fires the webhook)' })),
+    locked: Type.Optional(
+      Type.Boolean({ description: 'the lock turned by hand (a change fires the webhook)' }),
+    ),
     battery: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
     responsive: Type.Optional(Type.Boolean({ description: 'the lock within reach of its access point' })),
-    integration: Type.Optional(Type.Boolean({ description: 'the owner\'s integration switch in the app' })),
+    integration: Type.Optional(Type.Boolean({ description: "the owner's integration switch in the app" })),
     access_point: Type.Optional(Type.Boolean({ description: 'the lock paired with an access point' })),
-    app_open: Type.Optional(Type.Boolean({ description: 'the mobile app holds the lock\'s one connection' })),
+    app_open: Type.Optional(Type.Boolean({ description: "the mobile app holds the lock's one connection" })),
     latency_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
     fail_next: Type.Optional(
-      Type.Union([Type.Literal('JAMMED'), Type.Literal('TIMEOUT'), Type.Literal('DEVICE_UNREACHABLE'), Type.Null()], {
-        description: 'make the next command fail this way (null clears it)',
-      }),
+      Type.Union(
+        [Type.Literal('JAMMED'), Type.Literal('TIMEOUT'), Type.Literal('DEVICE_UNREACHABLE'), Type.Null()],
+        {
+          description: 'make the next command fail this way (null clears it)',
+        },
+      ),
     ),
   },
   { additionalProperties: false },
@@ -53,7 +58,11 @@ export const AccountChange = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
-export const AccountChanged = Type.Object({ email: Type.String(), password_changed: Type.Boolean(), deleted: Type.Boolean() });
+export const AccountChanged = Type.Object({
+  email: Type.String(),
+  password_changed: Type.Boolean(),
+  deleted: Type.Boolean(),
+});
 
 export const MailboxQuery = Type.Object({ to: Type.String({ minLength: 3, maxLength: 254 }) });
 

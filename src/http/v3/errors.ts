@@ -2,13 +2,39 @@ import type { DomainError, DomainErrorCode } from '../../domain/errors.ts';
 
 /** Every answer v3 can give that is not a success. docs/errors.md is checked against this table. */
 export const V3_ERRORS = [
-  { status: 400, error: 'BAD_PARAMS', cause: 'a parameter is missing, of the wrong type or value, not valid JSON, not an object, has unknown fields; the lock or task is unknown, malformed, not the account\'s, or expired' },
+  {
+    status: 400,
+    error: 'BAD_PARAMS',
+    cause:
+      "a parameter is missing, of the wrong type or value, not valid JSON, not an object, has unknown fields; the lock or task is unknown, malformed, not the account's, or expired",
+  },
   { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
-  { status: 400, error: 'CLOUD_INTEGRATION_NOT_ENABLED', cause: 'integration is off in the app, or the lock is not paired with an access point' },
-  { status: 400, error: 'LOW_BATTERY', cause: 'lock or unlock while the battery is under the threshold (10 % by default)' },
-  { status: 400, error: 'DEVICE_IS_BUSY <n>', cause: 'a command is running on the lock; n whole seconds (at least 1) until it ends at the latest' },
-  { status: 400, error: 'DEVICE_IS_BUSY', cause: 'the mobile app holds the lock\'s one connection: no wait is known' },
-  { status: 401, error: 'UNAUTHORIZED', cause: 'the API key (header, or apikey for the partner endpoint) is missing, unknown, deleted, or its account is deleted' },
+  {
+    status: 400,
+    error: 'CLOUD_INTEGRATION_NOT_ENABLED',
+    cause: 'integration is off in the app, or the lock is not paired with an access point',
+  },
+  {
+    status: 400,
+    error: 'LOW_BATTERY',
+    cause: 'lock or unlock while the battery is under the threshold (10 % by default)',
+  },
+  {
+    status: 400,
+    error: 'DEVICE_IS_BUSY <n>',
+    cause: 'a command is running on the lock; n whole seconds (at least 1) until it ends at the latest',
+  },
+  {
+    status: 400,
+    error: 'DEVICE_IS_BUSY',
+    cause: "the mobile app holds the lock's one connection: no wait is known",
+  },
+  {
+    status: 401,
+    error: 'UNAUTHORIZED',
+    cause:
+      'the API key (header, or apikey for the partner endpoint) is missing, unknown, deleted, or its account is deleted',
+  },
   { status: 404, error: 'NOT_FOUND', cause: 'no such route or method (no credential check runs first)' },
   { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
 ] as const;

@@ -40,8 +40,8 @@ export const ActionResult = Type.Object({
   successful: Type.Optional(Type.Boolean({ description: 'present only when status is terminated' })),
   error: Type.Optional(
     Type.Union(
-      ['TIMEOUT', 'DEVICE_UNREACHABLE', 'DEVICE_IS_BUSY', 'JAMMED', 'LOW_BATTERY', 'INTERNAL_ERROR'].map((e) =>
-        Type.Literal(e),
+      ['TIMEOUT', 'DEVICE_UNREACHABLE', 'DEVICE_IS_BUSY', 'JAMMED', 'LOW_BATTERY', 'INTERNAL_ERROR'].map(
+        (e) => Type.Literal(e),
       ),
       { description: 'reason the execution failed' },
     ),

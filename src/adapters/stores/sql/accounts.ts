@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Account } from '../../../domain/account.ts';
 import type { AccountStore } from '../../../app/ports.ts';
+import type { Account } from '../../../domain/account.ts';
 import { type AccountsTable, bool, type Database } from './tables.ts';
 
 export function toAccount(row: Selectable<AccountsTable>): Account {
@@ -34,7 +34,11 @@ export class SqlAccountStore implements AccountStore {
   }
 
   async findByEmail(email: string): Promise<Account | undefined> {
-    const row = await this.db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('accounts')
+      .selectAll()
+      .where('email', '=', email)
+      .executeTakeFirst();
     return row && toAccount(row);
   }
 

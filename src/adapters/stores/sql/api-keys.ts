@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
+import type { ApiKeyStore, NewApiKey } from '../../../app/ports.ts';
 import type { Account } from '../../../domain/account.ts';
 import type { ApiKey } from '../../../domain/api-key.ts';
-import type { ApiKeyStore, NewApiKey } from '../../../app/ports.ts';
 import { toAccount } from './accounts.ts';
 import type { Database } from './tables.ts';
 

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Lock } from '../../../domain/lock.ts';
 import type { LockStore } from '../../../app/ports.ts';
+import type { Lock } from '../../../domain/lock.ts';
 import { bool, type Database, type LocksTable } from './tables.ts';
 
 function toLock(row: Selectable<LocksTable>): Lock {
@@ -42,7 +42,11 @@ export class SqlLockStore implements LockStore {
   }
 
   async get(deviceId: string): Promise<Lock | undefined> {
-    const row = await this.db.selectFrom('locks').selectAll().where('device_id', '=', deviceId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('locks')
+      .selectAll()
+      .where('device_id', '=', deviceId)
+      .executeTakeFirst();
     return row && toLock(row);
   }
 
@@ -57,7 +61,10 @@ export class SqlLockStore implements LockStore {
     return rows.map(toLock);
   }
 
-  async update(deviceId: string, patch: Partial<Omit<Lock, 'deviceId' | 'ownerId' | 'createdAt'>>): Promise<void> {
+  async update(
+    deviceId: string,
+    patch: Partial<Omit<Lock, 'deviceId' | 'ownerId' | 'createdAt'>>,
+  ): Promise<void> {
     const values: Partial<LocksTable> = {};
     if (patch.serial !== undefined) values.serial = patch.serial;
     if (patch.nickname !== undefined) values.nickname = patch.nickname;

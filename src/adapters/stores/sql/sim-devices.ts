@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { isTaskFailure } from '../../../domain/task.ts';
 import type { SimDeviceState, SimDeviceStore } from '../../../app/ports.ts';
+import { isTaskFailure } from '../../../domain/task.ts';
 import { bool, type Database } from './tables.ts';
 
 export class SqlSimDeviceStore implements SimDeviceStore {

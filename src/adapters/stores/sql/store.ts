@@ -62,7 +62,11 @@ export class SqlStore implements Store {
       for (const table of DATA_TABLES) {
         const rows = snapshot[table] ?? [];
         // Rows come from our own snapshot of the same tables, so their shape is the table's.
-        if (rows.length > 0) await trx.insertInto(table).values(rows as never).execute();
+        if (rows.length > 0)
+          await trx
+            .insertInto(table)
+            .values(rows as never)
+            .execute();
       }
     });
   }

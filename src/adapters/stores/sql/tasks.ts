@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { CreateTaskResult, TaskStore } from '../../../app/ports.ts';
 import { isLockCommand } from '../../../domain/lock.ts';
 import { isTaskFailure, type Task, type TaskFailure, type TaskOutcome } from '../../../domain/task.ts';
-import type { CreateTaskResult, TaskStore } from '../../../app/ports.ts';
 import type { Database, TasksTable } from './tables.ts';
 
 function toTask(row: Selectable<TasksTable>): Task {

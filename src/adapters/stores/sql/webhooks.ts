@@ -14,7 +14,11 @@ export class SqlWebhookStore implements WebhookStore {
   }
 
   async get(accountId: string): Promise<WebhookConfig | undefined> {
-    const row = await this.db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
     if (!row) return undefined;
     return { accountId: row.account_id, url: row.url, method: row.method === 'GET' ? 'GET' : 'POST' };
   }

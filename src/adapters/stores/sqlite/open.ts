@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, type SqliteDatabase, SqliteDialect, type SqliteStatement } from 'kysely';
 import { migrateToLatest } from '../sql/migrate.ts';
 import { SqlStore } from '../sql/store.ts';
 import type { Database } from '../sql/tables.ts';

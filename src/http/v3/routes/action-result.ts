@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { V3Options } from '../plugin.ts';
 import { requirePrincipal } from '../../principal.ts';
+import type { V3Options } from '../plugin.ts';
 import { ActionResult, ActionResultQuery, V3Error } from '../schemas.ts';
 
 export const actionResultRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, { lockcloud }) => {

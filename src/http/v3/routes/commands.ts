@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { V3Options } from '../plugin.ts';
 import { requirePrincipal } from '../../principal.ts';
+import type { V3Options } from '../plugin.ts';
 import { CommandBody, DeviceIdParams, TaskCreated, V3Error } from '../schemas.ts';
 
 export const commandRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, { lockcloud }) => {
@@ -20,7 +20,11 @@ export const commandRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, {
     },
     async (request) => {
       const { accountId } = requirePrincipal(request.principal);
-      const task = await lockcloud.commands.send(accountId, request.params.device_id.toLowerCase(), request.body.command);
+      const task = await lockcloud.commands.send(
+        accountId,
+        request.params.device_id.toLowerCase(),
+        request.body.command,
+      );
       return { task_id: task.id };
     },
   );

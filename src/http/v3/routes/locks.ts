@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { V3Options } from '../plugin.ts';
 import { requirePrincipal } from '../../principal.ts';
+import type { V3Options } from '../plugin.ts';
 import { DeviceIdParams, LockList, LockStatus, V3Error } from '../schemas.ts';
 
 const security = [{ apiKey: [] }];
@@ -18,7 +18,11 @@ export const lockRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, { lo
     },
     async (request) => {
       const locks = await lockcloud.locks.listOwned(requirePrincipal(request.principal).accountId);
-      return locks.map((lock) => ({ device_id: lock.deviceId, serial: lock.serial, nickname: lock.nickname }));
+      return locks.map((lock) => ({
+        device_id: lock.deviceId,
+        serial: lock.serial,
+        nickname: lock.nickname,
+      }));
     },
   );
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { DomainError } from '../../../domain/errors.ts';
-import type { V3Options } from '../plugin.ts';
 import { requirePrincipal } from '../../principal.ts';
+import type { V3Options } from '../plugin.ts';
 import { PartnerBody, TaskCreated, V3Error } from '../schemas.ts';
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -30,7 +30,11 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, {
     },
     async (request) => {
       const { accountId } = requirePrincipal(request.principal);
-      const task = await lockcloud.commands.send(accountId, request.body.device_id.toLowerCase(), request.body.command);
+      const task = await lockcloud.commands.send(
+        accountId,
+        request.body.device_id.toLowerCase(),
+        request.body.command,
+      );
       return { task_id: task.id };
     },
   );

@@ -1,0 +1,68 @@
+/**
+ * Runs lockcloud as a separate process, exactly as `npm start` does, for tests that must kill it
+ * (kill -9) or read what it prints.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+
+export interface ServerProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Everything written to stdout so far. */
+  stdout(): string;
+  kill9(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+export async function startProcess(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/serve.ts', '--port', '0', ...args], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start in 30 s:\n${out}\n${err}`)),
+      30_000,
+    );
+    const check = (): void => {
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${out}\n${err}`));
+    });
+  });
+  return {
+    url,
+    child,
+    stdout: () => out,
+    async kill9() {
+      child.kill('SIGKILL');
+      await exited(child);
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await exited(child);
+    },
+  };
+}
