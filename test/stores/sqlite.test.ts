@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
+import { openSqliteStore, SQLITE_FILE_NAME } from '../../src/adapters/stores/sqlite/open.ts';
+import type { Store } from '../../src/app/ports.ts';
+import { storeContract } from './store-contract.ts';
+
+const dirs = new Map<Store, string>();
+
+storeContract('SQLite', {
+  async open() {
+    const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
+    const store = await openSqliteStore(dir);
+    dirs.set(store, dir);
+    return store;
+  },
+  async cleanup(store) {
+    await store.close();
+    rmSync(dirs.get(store) ?? '', { recursive: true, force: true });
+  },
+});
+
+describe('SQLite store specifics', () => {
+  it('runs in WAL mode and migrates an existing file without loss', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
+    try {
+      const store = await openSqliteStore(dir);
+      await store.setMeta('kept', 'yes');
+      await store.close();
+      const again = await openSqliteStore(dir);
+      assert.equal(await again.getMeta('kept'), 'yes');
+      await again.close();
+      const raw = new BetterSqlite3(join(dir, SQLITE_FILE_NAME), { readonly: true });
+      assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
+      raw.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('looks API keys up through the unique index on their hash (O(1) in the number of keys)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
+    try {
+      const store = await openSqliteStore(dir);
+      await store.close();
+      const raw = new BetterSqlite3(join(dir, SQLITE_FILE_NAME), { readonly: true });
+      const plan = raw
+        .prepare(
+          'EXPLAIN QUERY PLAN SELECT * FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?',
+        )
+        .all('x') as { detail: string }[];
+      raw.close();
+      const details = plan.map((row) => row.detail).join(' | ');
+      assert.match(details, /SEARCH k USING INDEX \S+ \(key_hash=\?\)/);
+      assert.match(details, /SEARCH a USING INDEX \S+ \(id=\?\)/);
+      assert.doesNotMatch(details, /SCAN/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,213 @@
+/**
+ * The contract every Store backend must meet. Each backend's test file calls storeContract() with a
+ * way to open a fresh, empty store; the same assertions then run against SQLite, PostgreSQL, ...
+ */
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import type { Store } from '../../src/app/ports.ts';
+import type { Account } from '../../src/domain/account.ts';
+import type { Lock } from '../../src/domain/lock.ts';
+import type { Task } from '../../src/domain/task.ts';
+
+export interface StoreFactory {
+  open(): Promise<Store>;
+  /** Drop whatever open() created (files, databases). */
+  cleanup(store: Store): Promise<void>;
+}
+
+const account = (id: string, email: string): Account => ({
+  id,
+  email,
+  passwordHash: null,
+  verified: true,
+  deletedAt: null,
+  passwordChangedAt: null,
+  createdAt: 1_000,
+});
+
+const lock = (deviceId: string, ownerId: string, createdAt: number): Lock => ({
+  deviceId,
+  serial: `S-${deviceId.slice(-4)}`,
+  nickname: `Lock ${deviceId.slice(-4)}`,
+  ownerId,
+  locked: true,
+  battery: 90,
+  responsive: true,
+  integration: true,
+  accessPoint: true,
+  appOpen: false,
+  createdAt,
+});
+
+const processing = (id: string, deviceId: string, createdAt = 5_000): Task & { status: 'processing' } => ({
+  id,
+  accountId: 'acc-1',
+  deviceId,
+  command: 'lock',
+  status: 'processing',
+  createdAt,
+  deadline: createdAt + 15_000,
+});
+
+export function storeContract(backend: string, factory: StoreFactory): void {
+  describe(`Store contract: ${backend}`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await factory.open();
+      await store.accounts.insert(account('acc-1', 'one@example.com'));
+      await store.accounts.insert(account('acc-2', 'two@example.com'));
+    });
+    afterEach(() => factory.cleanup(store));
+
+    it('finds accounts by e-mail and id, and updates them', async () => {
+      assert.equal((await store.accounts.findByEmail('one@example.com'))?.id, 'acc-1');
+      assert.equal(await store.accounts.findByEmail('nobody@example.com'), undefined);
+      await store.accounts.update('acc-1', {
+        passwordHash: 'h',
+        deletedAt: 7,
+        passwordChangedAt: 6,
+        verified: false,
+      });
+      assert.deepEqual(await store.accounts.findById('acc-1'), {
+        ...account('acc-1', 'one@example.com'),
+        passwordHash: 'h',
+        deletedAt: 7,
+        passwordChangedAt: 6,
+        verified: false,
+      });
+    });
+
+    it('refuses a second account with the same e-mail', async () => {
+      await assert.rejects(store.accounts.insert(account('acc-3', 'one@example.com')));
+    });
+
+    it('finds an API key and its account by hash only, and records its use', async () => {
+      await store.apiKeys.insert({
+        id: 'k1',
+        accountId: 'acc-1',
+        hash: 'hash-1',
+        prefix: 'lck_abc',
+        createdAt: 10,
+      });
+      const found = await store.apiKeys.findByHash('hash-1');
+      assert.equal(found?.account.email, 'one@example.com');
+      assert.deepEqual(found?.key, {
+        id: 'k1',
+        accountId: 'acc-1',
+        prefix: 'lck_abc',
+        createdAt: 10,
+        lastUsedAt: null,
+      });
+      assert.equal(await store.apiKeys.findByHash('hash-2'), undefined);
+      await store.apiKeys.touch('k1', 99);
+      assert.equal((await store.apiKeys.findByHash('hash-1'))?.key.lastUsedAt, 99);
+    });
+
+    it("lists an owner's locks in creation order and applies partial updates", async () => {
+      await store.locks.insert(lock('dev-b', 'acc-1', 2));
+      await store.locks.insert(lock('dev-a', 'acc-1', 1));
+      await store.locks.insert(lock('dev-c', 'acc-2', 3));
+      assert.deepEqual(
+        (await store.locks.listOwnedBy('acc-1')).map((l) => l.deviceId),
+        ['dev-a', 'dev-b'],
+      );
+      await store.locks.update('dev-a', { locked: false, battery: 3, appOpen: true });
+      assert.deepEqual(await store.locks.get('dev-a'), {
+        ...lock('dev-a', 'acc-1', 1),
+        locked: false,
+        battery: 3,
+        appOpen: true,
+      });
+      await store.locks.share('dev-a', 'acc-2');
+      await store.locks.share('dev-a', 'acc-2'); // sharing twice is harmless
+      assert.equal(await store.locks.get('nope'), undefined);
+    });
+
+    it('allows one processing task per lock, reporting the one that runs', async () => {
+      assert.deepEqual(await store.tasks.createProcessing(processing('t1', 'dev-a')), { created: true });
+      const second = await store.tasks.createProcessing(processing('t2', 'dev-a', 6_000));
+      assert.equal(second.created, false);
+      assert.equal(second.created === false && second.running.id, 't1');
+      assert.deepEqual(await store.tasks.createProcessing(processing('t3', 'dev-b')), { created: true });
+      assert.equal(await store.tasks.get('t2'), undefined);
+    });
+
+    it('terminates a task exactly once, freeing its lock', async () => {
+      await store.tasks.createProcessing(processing('t1', 'dev-a'));
+      const ended = await store.tasks.terminate('t1', { successful: false, error: 'JAMMED' }, 7_000);
+      assert.deepEqual(ended, {
+        ...processing('t1', 'dev-a'),
+        status: 'terminated',
+        outcome: { successful: false, error: 'JAMMED' },
+        endedAt: 7_000,
+      });
+      assert.equal(await store.tasks.terminate('t1', { successful: true }, 8_000), undefined);
+      assert.deepEqual(await store.tasks.get('t1'), ended);
+      assert.deepEqual(await store.tasks.createProcessing(processing('t2', 'dev-a')), { created: true });
+    });
+
+    it('ends overdue or all processing tasks, and purges old ended ones', async () => {
+      await store.tasks.createProcessing(processing('early', 'dev-a', 1_000));
+      await store.tasks.createProcessing(processing('late', 'dev-b', 50_000));
+      const overdue = await store.tasks.terminateOverdue(20_000, 'TIMEOUT');
+      assert.deepEqual(
+        overdue.map((t) => t.id),
+        ['early'],
+      );
+      const rest = await store.tasks.terminateAllProcessing(21_000, 'TIMEOUT');
+      assert.deepEqual(
+        rest.map((t) => t.id),
+        ['late'],
+      );
+      assert.equal(await store.tasks.purgeEndedBefore(20_500), 1);
+      assert.equal(await store.tasks.get('early'), undefined);
+      assert.equal((await store.tasks.get('late'))?.status, 'terminated');
+    });
+
+    it('keeps one webhook per account', async () => {
+      await store.webhooks.set({ accountId: 'acc-1', url: 'http://a.example/1', method: 'GET' });
+      await store.webhooks.set({ accountId: 'acc-1', url: 'http://a.example/2', method: 'POST' });
+      assert.deepEqual(await store.webhooks.get('acc-1'), {
+        accountId: 'acc-1',
+        url: 'http://a.example/2',
+        method: 'POST',
+      });
+      assert.equal(await store.webhooks.get('acc-2'), undefined);
+    });
+
+    it('saves simulated devices and meta values', async () => {
+      const device = {
+        deviceId: 'dev-a',
+        locked: true,
+        battery: 50,
+        responsive: true,
+        accessPoint: false,
+        appOpen: false,
+        latencyMs: 10,
+        failNext: 'JAMMED' as const,
+      };
+      await store.simDevices.save(device);
+      await store.simDevices.save({ ...device, battery: 40 });
+      assert.deepEqual(await store.simDevices.list(), [{ ...device, battery: 40 }]);
+      assert.equal(await store.getMeta('x'), undefined);
+      await store.setMeta('x', '1');
+      await store.setMeta('x', '2');
+      assert.equal(await store.getMeta('x'), '2');
+    });
+
+    it('restores a snapshot exactly, and knows when it is empty', async () => {
+      assert.equal(await store.isEmpty(), false);
+      await store.locks.insert(lock('dev-a', 'acc-1', 1));
+      const snapshot = await store.snapshot();
+      await store.locks.update('dev-a', { locked: false });
+      await store.tasks.createProcessing(processing('t1', 'dev-a'));
+      await store.accounts.insert(account('acc-9', 'nine@example.com'));
+      await store.restore(snapshot);
+      assert.deepEqual(await store.snapshot(), snapshot);
+      assert.equal((await store.locks.get('dev-a'))?.locked, true);
+      assert.equal(await store.tasks.get('t1'), undefined);
+      await store.restore({});
+      assert.equal(await store.isEmpty(), true);
+    });
+  });
+}
