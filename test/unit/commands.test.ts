@@ -1,0 +1,205 @@
+/**
+ * The command use case against a real SQLite store, a clock that moves only when told, and a device
+ * gateway scripted by each test: the cases the simulator cannot produce (a gateway that throws, an
+ * answer that comes after the deadline).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { openSqliteStore } from '../../src/adapters/stores/sqlite/open.ts';
+import { LocalEventBus } from '../../src/adapters/system/event-bus.ts';
+import { Commands } from '../../src/app/commands.ts';
+import { DeviceReports } from '../../src/app/device-reports.ts';
+import { LockQueries } from '../../src/app/locks.ts';
+import type {
+  DeviceCommand,
+  DeviceGateway,
+  DeviceResult,
+  LockStateChanged,
+  Store,
+} from '../../src/app/ports.ts';
+import { DomainError } from '../../src/domain/errors.ts';
+import type { Task } from '../../src/domain/task.ts';
+import { ManualClock } from '../support/manual-clock.ts';
+
+class ScriptedGateway implements DeviceGateway {
+  readonly calls: { command: DeviceCommand; answer: (r: DeviceResult) => void; fail: (e: Error) => void }[] =
+    [];
+  execute(command: DeviceCommand): Promise<DeviceResult> {
+    return new Promise((answer, fail) => this.calls.push({ command, answer, fail }));
+  }
+  onReport(): void {}
+  async close(): Promise<void> {}
+}
+
+const settle = () => new Promise((r) => setImmediate(r));
+
+describe('Commands (use case)', () => {
+  let dir: string;
+  let store: Store;
+  let clock: ManualClock;
+  let gateway: ScriptedGateway;
+  let commands: Commands;
+  const ended: Task[] = [];
+  const changes: LockStateChanged[] = [];
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lockcloud-unit-'));
+    store = await openSqliteStore(dir);
+    clock = new ManualClock();
+    gateway = new ScriptedGateway();
+    ended.length = 0;
+    changes.length = 0;
+    const events = new LocalEventBus((e) => {
+      throw e;
+    });
+    events.onTaskEnded((t) => ended.push(t));
+    events.onLockStateChanged((c) => changes.push(c));
+    await store.accounts.insert({
+      id: 'acc',
+      email: 'a@example.com',
+      passwordHash: null,
+      verified: true,
+      deletedAt: null,
+      passwordChangedAt: null,
+      createdAt: 0,
+    });
+    await store.locks.insert({
+      deviceId: 'dev',
+      serial: 'S',
+      nickname: 'N',
+      ownerId: 'acc',
+      locked: true,
+      battery: 80,
+      responsive: true,
+      integration: true,
+      accessPoint: true,
+      appOpen: false,
+      createdAt: 0,
+    });
+    let n = 0;
+    const locks = new LockQueries(store.locks);
+    commands = new Commands({
+      tasks: store.tasks,
+      locks,
+      reports: new DeviceReports(store.locks, events, clock),
+      gateway,
+      clock,
+      random: { uuid: () => `task-${++n}`, secret: () => 'x' },
+      events,
+      logger: { info() {}, warn() {}, error() {} },
+      policy: { commandTimeoutMs: 15_000, lowBatteryThreshold: 10 },
+    });
+  });
+  afterEach(async () => {
+    commands.stop();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("hands the device the task id and deadline, and ends the task with the device's answer", async () => {
+    const task = await commands.send('acc', 'dev', 'unlock');
+    assert.deepEqual(gateway.calls[0]?.command, {
+      taskId: 'task-1',
+      deviceId: 'dev',
+      command: 'unlock',
+      deadline: task.deadline,
+    });
+    assert.equal(task.deadline - task.createdAt, 15_000);
+    gateway.calls[0]?.answer({ ok: true, report: { locked: false } });
+    await settle();
+    await settle();
+    const result = await commands.result('acc', task.id);
+    assert.deepEqual(result.status === 'terminated' && result.outcome, { successful: true });
+    assert.equal((await store.locks.get('dev'))?.locked, false);
+    assert.deepEqual(
+      changes.map((c) => c.locked),
+      [false],
+    );
+    assert.deepEqual(
+      ended.map((t) => t.id),
+      ['task-1'],
+    );
+  });
+
+  it('ends the task as TIMEOUT at the deadline; a later answer updates the lock but not the outcome', async () => {
+    const task = await commands.send('acc', 'dev', 'unlock');
+    clock.advance(15_000);
+    await settle();
+    const timedOut = await commands.result('acc', task.id);
+    assert.deepEqual(timedOut.status === 'terminated' && timedOut.outcome, {
+      successful: false,
+      error: 'TIMEOUT',
+    });
+    gateway.calls[0]?.answer({ ok: true, report: { locked: false } });
+    await settle();
+    await settle();
+    const still = await commands.result('acc', task.id);
+    assert.deepEqual(still.status === 'terminated' && still.outcome, { successful: false, error: 'TIMEOUT' });
+    assert.equal((await store.locks.get('dev'))?.locked, false, 'the device is the truth about the lock');
+    assert.equal(ended.length, 1, 'a task ends exactly once');
+  });
+
+  it('ends the task as INTERNAL_ERROR when the gateway itself fails', async () => {
+    const task = await commands.send('acc', 'dev', 'lock');
+    gateway.calls[0]?.fail(new Error('link down'));
+    await settle();
+    await settle();
+    const result = await commands.result('acc', task.id);
+    assert.deepEqual(result.status === 'terminated' && result.outcome, {
+      successful: false,
+      error: 'INTERNAL_ERROR',
+    });
+  });
+
+  it('ends an overdue task when it is read, even if no timer fired (a timer lost with a process)', async () => {
+    const task = await commands.send('acc', 'dev', 'lock');
+    commands.stop(); // the timers are gone, as after a crash of the process that owned them
+    clock.advance(20_000);
+    const result = await commands.result('acc', task.id);
+    assert.deepEqual(result.status === 'terminated' && result.outcome, {
+      successful: false,
+      error: 'TIMEOUT',
+    });
+  });
+
+  it('refuses a second command while one runs, with the whole seconds left until its deadline', async () => {
+    await commands.send('acc', 'dev', 'lock');
+    clock.advance(4_500);
+    await assert.rejects(commands.send('acc', 'dev', 'unlock'), (e: unknown) => {
+      assert.ok(e instanceof DomainError);
+      assert.equal(e.code, 'BUSY');
+      assert.equal(e.details.retryAfterSeconds, 11);
+      return true;
+    });
+  });
+
+  it('recover() ends every task left processing as TIMEOUT', async () => {
+    const task = await commands.send('acc', 'dev', 'lock');
+    commands.stop();
+    assert.equal(await commands.recover(), 1);
+    const result = await commands.result('acc', task.id);
+    assert.deepEqual(result.status === 'terminated' && result.outcome, {
+      successful: false,
+      error: 'TIMEOUT',
+    });
+  });
+
+  it('purges tasks ended more than 48 h ago, hourly', async () => {
+    commands.start();
+    const task = await commands.send('acc', 'dev', 'lock');
+    gateway.calls[0]?.answer({ ok: true, report: { locked: true } });
+    await settle();
+    await settle();
+    clock.advance(47 * 3600_000);
+    await settle();
+    assert.equal((await store.tasks.get(task.id))?.status, 'terminated');
+    clock.advance(2 * 3600_000);
+    await settle();
+    await settle();
+    assert.equal(await store.tasks.get(task.id), undefined);
+    await assert.rejects(commands.result('acc', task.id), /TASK_NOT_FOUND/);
+  });
+});
