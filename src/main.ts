@@ -83,14 +83,14 @@ export async function createServer(
     policy: { commandTimeoutMs: config.commandTimeoutMs, lowBatteryThreshold: config.lowBatteryThreshold },
   });
 
-  const report = await lockcloud.start({ seed, demo: sandbox, sandbox });
+  const report = await lockcloud.start({ seed, demo: sandbox, sandbox, refuseDemoData: !sandbox });
   if (report.kind === 'existing' && report.seedIgnored) {
     logger.warn(
       { dataDir: config.dataDir },
       'the data directory already holds data: the seed file was not loaded',
     );
   }
-  if (!sandbox && report.kind === 'existing' && report.demoData) {
+  if (report.kind === 'refused-demo-data') {
     await lockcloud.stop();
     throw new StartupError(
       `--production refuses to start with demo data: ${config.dataDir} holds the sandbox demo. Use another --data directory.`,

@@ -63,7 +63,13 @@ export class Commands {
       createdAt: now,
       deadline: now + policy.commandTimeoutMs,
     };
-    const created = await tasks.createProcessing(task);
+    let created = await tasks.createProcessing(task);
+    if (!created.created && created.running.deadline <= now) {
+      // The running task is past its deadline and nobody ended it (its timer died with a process):
+      // end it now rather than answer busy for a task that can no longer finish.
+      await this.finish(created.running.id, { successful: false, error: 'TIMEOUT' });
+      created = await tasks.createProcessing(task);
+    }
     if (!created.created) {
       throw new DomainError('BUSY', 'another command is running on this lock', {
         retryAfterSeconds: busyWaitSeconds(created.running.deadline, now),

@@ -17,7 +17,7 @@ import type {
   Store,
 } from './ports.ts';
 import { Sandbox } from './sandbox.ts';
-import { loadSeed } from './seed/load.ts';
+import { loadSeed, SEED_CREATED_AT } from './seed/load.ts';
 import type { Seed } from './seed/schema.ts';
 
 export interface LockcloudDeps {
@@ -42,12 +42,15 @@ export interface StartOptions {
   readonly demo: boolean;
   /** Keep a snapshot of the initial data so the sandbox can reset to it. */
   readonly sandbox: boolean;
+  /** Production: a store holding the demo is not started at all (nothing in it is touched). */
+  readonly refuseDemoData: boolean;
 }
 
 export type StartReport =
   | { readonly kind: 'seeded' }
   | { readonly kind: 'demo'; readonly demo: Demo }
   | { readonly kind: 'existing'; readonly seedIgnored: boolean; readonly demoData: boolean }
+  | { readonly kind: 'refused-demo-data' }
   | { readonly kind: 'empty' };
 
 /** The application: every use case, built once over the chosen adapters. */
@@ -90,17 +93,15 @@ export class Lockcloud {
     const { store } = this.deps;
     let report: StartReport;
     if (!(await store.isEmpty())) {
-      report = {
-        kind: 'existing',
-        seedIgnored: options.seed !== undefined,
-        demoData: (await store.getMeta(DEMO_META_KEY)) === 'true',
-      };
+      const demoData = (await store.getMeta(DEMO_META_KEY)) === 'true';
+      if (demoData && options.refuseDemoData) return { kind: 'refused-demo-data' };
+      report = { kind: 'existing', seedIgnored: options.seed !== undefined, demoData };
     } else if (options.seed) {
-      await this.load(options.seed);
+      await this.load(options.seed, SEED_CREATED_AT);
       report = { kind: 'seeded' };
     } else if (options.demo) {
       const demo = demoSeed(this.deps.random);
-      await this.load(demo.seed);
+      await this.load(demo.seed, this.deps.clock.now());
       await store.setMeta(DEMO_META_KEY, 'true');
       report = { kind: 'demo', demo };
     } else {
@@ -120,8 +121,8 @@ export class Lockcloud {
     await this.deps.store.close();
   }
 
-  private load(seed: Seed): Promise<void> {
-    const { store, simulator, secrets, passwords, clock } = this.deps;
-    return loadSeed(seed, { store, simulator, secrets, passwords, now: clock.now() });
+  private load(seed: Seed, now: number): Promise<void> {
+    const { store, simulator, secrets, passwords } = this.deps;
+    return loadSeed(seed, { store, simulator, secrets, passwords, now });
   }
 }

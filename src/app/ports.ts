@@ -200,7 +200,11 @@ export interface Logger {
 
 /** The sandbox's hold on time. */
 export interface ClockControl {
-  advance(ms: number): number;
+  /**
+   * Moves time forward as if it had really passed: resolves to the new time once every timer due on
+   * the way has fired, in time order, and what each set off has settled before the next fired.
+   */
+  advance(ms: number): Promise<number>;
   reset(): void;
 }
 

@@ -60,7 +60,8 @@ export class Sandbox {
     return { ...device, integration: change.integration ?? lock.integration };
   }
 
-  advanceClock(seconds: number): number {
+  advanceClock(seconds: number): Promise<number> {
+    // Stepwise: a device answer due before a task's deadline must end the task before the deadline does.
     return this.deps.clockControl.advance(seconds * 1000);
   }
 

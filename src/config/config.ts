@@ -88,7 +88,8 @@ export function loadConfig(
     problems.push('mode: --sandbox and --production exclude each other');
   let mode: Mode = flags.production === true ? 'production' : flags.sandbox === true ? 'sandbox' : 'sandbox';
   if (flags.production !== true && flags.sandbox !== true) {
-    const fromEnv = env[SETTINGS.mode.env] ?? SETTINGS.mode.default;
+    const raw = env[SETTINGS.mode.env];
+    const fromEnv = raw === undefined || raw === '' ? SETTINGS.mode.default : raw;
     if (fromEnv === 'sandbox' || fromEnv === 'production') mode = fromEnv;
     else problems.push(`mode: ${SETTINGS.mode.env}="${fromEnv}" is neither sandbox nor production`);
   }

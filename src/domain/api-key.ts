@@ -14,10 +14,10 @@ export function displayPrefix(key: string): string {
   return key.slice(0, Math.min(10, Math.max(1, Math.floor(key.length / 3))));
 }
 
-/** The header value to key: v3 sends the bare key; some clients prefix it with `Bearer `. */
+/** The header value to key: v3 sends the bare key; some clients prefix it with `Bearer ` (any case, as HTTP auth schemes are). */
 export function keyFromAuthorizationHeader(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
-  const value = header.startsWith('Bearer ') ? header.slice(7) : header;
+  const value = /^bearer /i.test(header) ? header.slice(7) : header;
   const trimmed = value.trim();
   return trimmed === '' ? undefined : trimmed;
 }

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Lockcloud } from '../app/lockcloud.ts';
+import { clientErrorHandler, frameworkErrorHandler } from './edge-errors.ts';
 import { requestFault } from './fastify-errors.ts';
 import { registerOpenApi, registerOpenApiJson } from './openapi.ts';
 import { requestIdFrom } from './request-id.ts';
@@ -26,6 +27,12 @@ export async function buildHttp(options: HttpOptions): Promise<FastifyInstance> 
     loggerInstance: options.logger,
     genReqId: requestIdFrom,
     bodyLimit: BODY_LIMIT_BYTES,
+    // Any path parameter that fits in Node's 16 KiB of request line and headers reaches the route
+    // and its schema (BAD_PARAMS for a malformed id), instead of the router's own 414.
+    routerOptions: { maxParamLength: 16 * 1024 },
+    // Requests that never reach a route still get their surface's error body and an X-Request-Id.
+    frameworkErrors: frameworkErrorHandler(options.sandbox),
+    clientErrorHandler: clientErrorHandler(options.sandbox, options.logger),
     logController: new RequestLog(),
     return503OnClosing: true,
     // Wrong types are errors, not coerced; unknown fields are kept so the schema can refuse them.
@@ -45,6 +52,8 @@ export async function buildHttp(options: HttpOptions): Promise<FastifyInstance> 
   // Outside the versioned prefixes: the v3 shapes, the newer of the two.
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'NOT_FOUND' }));
   app.setErrorHandler((error, request, reply) => {
+    // A body that cannot be read on a route that does not exist: the route's absence is the answer.
+    if (request.is404) return reply.code(404).send({ error: 'NOT_FOUND' });
     const fault = requestFault(error);
     if (fault !== undefined)
       return reply.code(fault === 'too-large' ? 413 : 400).send({ error: 'BAD_PARAMS' });

@@ -135,3 +135,62 @@ export async function advanceClock(t: TestServer, seconds: number): Promise<void
   const res = await t.request('/_sim/clock', { method: 'POST', json: { advance_seconds: seconds } });
   if (res.status !== 200) throw new Error(`clock advance failed: ${res.status}`);
 }
+
+// ---- helpers added for the v3 endpoint tests (append-only) ----
+
+/** Status and parsed JSON body together, so one deepEqual checks both and shows both on failure. */
+export async function answer(res: Response): Promise<{ status: number; body: unknown }> {
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text, the assertion will show it
+  }
+  return { status: res.status, body };
+}
+
+/** Sends a command that must be accepted (200 {"task_id"}); returns the task id. */
+export async function startTask(
+  t: TestServer,
+  deviceId: string,
+  command: string,
+  key = OWNER_KEY,
+): Promise<string> {
+  const { status, body } = await answer(await sendCommand(t, deviceId, command, key));
+  const taskId = (body as { task_id?: unknown } | null)?.task_id;
+  if (status !== 200 || typeof taskId !== 'string') {
+    throw new Error(`${command} on ${deviceId} was refused: ${status} ${JSON.stringify(body)}`);
+  }
+  return taskId;
+}
+
+export function actionResult(t: TestServer, taskId: string, key = OWNER_KEY): Promise<Response> {
+  return t.request(`/public/action-result?task_id=${encodeURIComponent(taskId)}`, { key });
+}
+
+export function getLock(t: TestServer, deviceId: string, key = OWNER_KEY): Promise<Response> {
+  return t.request(`/public/lock/${deviceId}`, { key });
+}
+
+/** simLock that must succeed: a sandbox refusal is a broken test setup, not a finding. */
+export async function simLockOk(
+  t: TestServer,
+  deviceId: string,
+  change: Record<string, unknown>,
+): Promise<void> {
+  const res = await simLock(t, deviceId, change);
+  if (res.status !== 200)
+    throw new Error(
+      `/_sim/locks/${deviceId} refused ${JSON.stringify(change)}: ${res.status} ${await res.text()}`,
+    );
+}
+
+/** Polls `probe` until it returns true; for effects the server makes on its own after a clock move. */
+export async function waitUntil(what: string, probe: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (await probe()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`still waiting for ${what} after 500 polls`);
+}

@@ -203,3 +203,67 @@ describe('Commands (use case)', () => {
     await assert.rejects(commands.result('acc', task.id), /TASK_NOT_FOUND/);
   });
 });
+
+describe('Commands (use case) with a task whose timer was lost', () => {
+  it('ends an overdue running task when a new command arrives, instead of answering busy', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lockcloud-unit-'));
+    const store = await openSqliteStore(dir);
+    try {
+      const clock = new ManualClock();
+      const events = new LocalEventBus((e) => {
+        throw e;
+      });
+      await store.accounts.insert({
+        id: 'acc',
+        email: 'a@example.com',
+        passwordHash: null,
+        verified: true,
+        deletedAt: null,
+        passwordChangedAt: null,
+        createdAt: 0,
+      });
+      await store.locks.insert({
+        deviceId: 'dev',
+        serial: 'S',
+        nickname: 'N',
+        ownerId: 'acc',
+        locked: true,
+        battery: 80,
+        responsive: true,
+        integration: true,
+        accessPoint: true,
+        appOpen: false,
+        createdAt: 0,
+      });
+      let n = 0;
+      const build = () =>
+        new Commands({
+          tasks: store.tasks,
+          locks: new LockQueries(store.locks),
+          reports: new DeviceReports(store.locks, events, clock),
+          gateway: new ScriptedGateway(),
+          clock,
+          random: { uuid: () => `task-${++n}`, secret: () => 'x' },
+          events,
+          logger: { info() {}, warn() {}, error() {} },
+          policy: { commandTimeoutMs: 15_000, lowBatteryThreshold: 10 },
+        });
+      const dead = build();
+      const orphan = await dead.send('acc', 'dev', 'lock');
+      dead.stop(); // the process that owned the timer is gone
+      clock.advance(16_000);
+      const alive = build();
+      const next = await alive.send('acc', 'dev', 'unlock');
+      assert.notEqual(next.id, orphan.id);
+      const ended = await store.tasks.get(orphan.id);
+      assert.deepEqual(ended?.status === 'terminated' && ended.outcome, {
+        successful: false,
+        error: 'TIMEOUT',
+      });
+      alive.stop();
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

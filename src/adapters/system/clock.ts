@@ -17,6 +17,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 export class AdjustableClock implements Clock, ClockControl {
   private offsetMs = 0;
   private readonly pending = new Set<Pending>();
+  private advancing: Promise<unknown> = Promise.resolve();
 
   now(): number {
     return Date.now() + this.offsetMs;
@@ -32,10 +33,17 @@ export class AdjustableClock implements Clock, ClockControl {
     };
   }
 
-  advance(ms: number): number {
-    this.offsetMs += ms;
-    this.fireDue();
-    return this.now();
+  /**
+   * Moves the clock forward as if the time had passed: the timers due on the way fire one by one in
+   * time order, the clock reading each one's time while it fires, and what each sets off (a device
+   * answer being stored, a task ending) settles before the next fires. So one jump past a device's
+   * answer at 10 s and a task's deadline at 15 s ends the task as the device answered, as it would
+   * have in real time; firing both at once would let the deadline win. Moves are serialized.
+   */
+  advance(ms: number): Promise<number> {
+    const run = this.advancing.then(() => this.step(ms));
+    this.advancing = run.catch(() => undefined);
+    return run;
   }
 
   reset(): void {
@@ -56,13 +64,27 @@ export class AdjustableClock implements Clock, ClockControl {
     timer.handle.unref();
   }
 
-  private fireDue(): void {
-    const now = this.now();
-    const due = [...this.pending].filter((t) => t.when <= now).sort((a, b) => a.when - b.when);
-    for (const timer of due) {
-      clearTimeout(timer.handle);
-      this.fire(timer);
+  private async step(ms: number): Promise<number> {
+    const targetOffset = this.offsetMs + ms;
+    for (let next = this.nextDue(targetOffset); next !== undefined; next = this.nextDue(targetOffset)) {
+      this.offsetMs = Math.max(this.offsetMs, Math.min(targetOffset, next.when - Date.now()));
+      clearTimeout(next.handle);
+      this.fire(next);
+      // Store writes and promise chains set off by the timer run as microtasks: let them finish.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    this.offsetMs = Math.max(this.offsetMs, targetOffset);
+    return this.now();
+  }
+
+  /** The earliest pending timer due once the offset reaches `targetOffset`, if any. */
+  private nextDue(targetOffset: number): Pending | undefined {
+    const limit = Date.now() + targetOffset;
+    let earliest: Pending | undefined;
+    for (const timer of this.pending) {
+      if (timer.when <= limit && (earliest === undefined || timer.when < earliest.when)) earliest = timer;
+    }
+    return earliest;
   }
 
   private fire(timer: Pending): void {

@@ -29,6 +29,37 @@ export interface ScryptCost {
 export const DEFAULT_SCRYPT_COST: ScryptCost = { N: 2 ** 17, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
+// Bounds on a stored hash's own cost: a corrupt row must not make one login take gigabytes of
+// memory or minutes of CPU, nor make node's scrypt throw (a 500) instead of answering false.
+const MAX_N = 2 ** 20;
+const MAX_R = 32;
+const MAX_P = 16;
+const MAX_MEMORY_BYTES = 2 ** 30;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+function wholeNumber(text: string | undefined, min: number, max: number): number | undefined {
+  if (text === undefined || !/^\d{1,10}$/.test(text)) return undefined;
+  const value = Number(text);
+  return value >= min && value <= max ? value : undefined;
+}
+
+/** Splits `scrypt$N$r$p$salt$hash`; undefined for anything else, so verify answers false. */
+function parseStoredHash(stored: string): { cost: ScryptCost; salt: Buffer; key: Buffer } | undefined {
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return undefined;
+  const [, n, r, p, salt, key] = parts;
+  const N = wholeNumber(n, 2, MAX_N);
+  const R = wholeNumber(r, 1, MAX_R);
+  const P = wholeNumber(p, 1, MAX_P);
+  if (N === undefined || R === undefined || P === undefined || (N & (N - 1)) !== 0) return undefined;
+  if (128 * N * R > MAX_MEMORY_BYTES) return undefined;
+  if (salt === undefined || key === undefined || !BASE64URL.test(salt) || !BASE64URL.test(key))
+    return undefined;
+  const keyBytes = Buffer.from(key, 'base64url');
+  if (keyBytes.length !== KEY_LENGTH) return undefined;
+  return { cost: { N, r: R, p: P }, salt: Buffer.from(salt, 'base64url'), key: keyBytes };
+}
+
 /** Format: `scrypt$N$r$p$salt$hash`, base64url parts, so the cost can be raised later per hash. */
 export function scryptHasher(cost: ScryptCost = DEFAULT_SCRYPT_COST): PasswordHasher {
   const derive = (password: string, salt: Buffer, c: ScryptCost): Promise<Buffer> =>
@@ -42,15 +73,15 @@ export function scryptHasher(cost: ScryptCost = DEFAULT_SCRYPT_COST): PasswordHa
       );
     },
     async verify(password, stored) {
-      const [scheme, n, r, p, salt, expected] = stored.split('$');
-      if (scheme !== 'scrypt' || !salt || !expected) return false;
-      const want = Buffer.from(expected, 'base64url');
-      const got = await derive(password, Buffer.from(salt, 'base64url'), {
-        N: Number(n),
-        r: Number(r),
-        p: Number(p),
-      });
-      return got.length === want.length && timingSafeEqual(got, want);
+      const parsed = parseStoredHash(stored);
+      if (parsed === undefined) return false;
+      let got: Buffer;
+      try {
+        got = await derive(password, parsed.salt, parsed.cost);
+      } catch {
+        return false; // parameters node refuses (e.g. over its memory limit): no password matches
+      }
+      return got.length === parsed.key.length && timingSafeEqual(got, parsed.key);
     },
   };
 }

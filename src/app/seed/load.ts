@@ -9,8 +9,15 @@ export interface SeedDeps {
   readonly simulator: Simulator;
   readonly secrets: SecretHasher;
   readonly passwords: PasswordHasher;
+  /** The creation time of every row the seed makes. */
   readonly now: number;
 }
+
+/**
+ * The creation time of rows loaded from a seed file. Fixed rather than the time of loading, so the
+ * same seed gives the same rows in every data directory, on every machine, at every start.
+ */
+export const SEED_CREATED_AT = Date.UTC(2024, 0, 1);
 
 /** Ids derived from the seed's own names, so the same seed gives the same rows every time. */
 function seededId(secrets: SecretHasher, namespace: string, name: string): string {

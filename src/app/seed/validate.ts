@@ -23,7 +23,17 @@ function schemaProblems(input: unknown): string[] {
   for (const error of Value.Errors(Seed, input)) {
     // The "schema is false" entries repeat the additionalProperties ones with the field named; keep those.
     if (error.keyword === 'additionalProperties') continue;
-    const message = error.keyword === 'boolean' ? 'is not a known field' : error.message;
+    if (error.keyword === 'required') {
+      const missing = (error.params as { requiredProperties?: string[] }).requiredProperties ?? [];
+      for (const field of missing) problems.push(`${fieldName(error.instancePath, field)}: is required`);
+      continue;
+    }
+    const message =
+      error.keyword === 'boolean'
+        ? 'is not a known field'
+        : error.keyword === 'pattern' && error.instancePath.endsWith('/device_id')
+          ? 'must be a UUID'
+          : error.message;
     problems.push(`${fieldName(error.instancePath)}: ${message}`);
   }
   return problems;

@@ -12,6 +12,8 @@ import {
   ClockState,
   MailboxQuery,
   MailList,
+  ResetBody,
+  ResetDone,
   SimError,
   SimLockChange,
   SimLockParams,
@@ -23,18 +25,25 @@ export const SANDBOX_ERRORS = [
   {
     status: 400,
     error: 'BAD_PARAMS',
-    cause: 'a field is missing, unknown, or of the wrong type or range (the message names it)',
+    cause:
+      'a field is missing, unknown, or of the wrong type or range (the message names it); the body is not valid JSON, not an object, or of another content type; the path cannot be decoded or the request is not valid HTTP',
   },
   { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
   {
-    status: 404,
-    error: 'NOT_FOUND',
-    cause: 'no such lock or account, no such route, or the server runs with --production',
+    status: 431,
+    error: 'BAD_PARAMS',
+    cause: 'the request line and headers are over 16 KiB (a very long path or query string)',
   },
+  { status: 408, error: 'BAD_PARAMS', cause: 'the request line and headers did not arrive in time' },
+  { status: 404, error: 'NOT_FOUND', cause: 'no such lock or account, or no such sandbox route or method' },
   { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
 ] as const;
 
 const tags = ['sandbox'];
+const noSuchRoute = (method: string) => ({
+  error: 'NOT_FOUND',
+  message: `no ${method} route here (SANDBOX.md)`,
+});
 const clockState = (epochMs: number) => ({ now: new Date(epochMs).toISOString(), epoch_ms: epochMs });
 const lockState = (s: SimDeviceState & { integration: boolean }) => ({
   device_id: s.deviceId,
@@ -54,8 +63,10 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> 
   { lockcloud },
 ) => {
   const { sandbox } = lockcloud;
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'NOT_FOUND' }));
+  app.setNotFoundHandler((request, reply) => reply.code(404).send(noSuchRoute(request.method)));
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // A body that cannot be read on a route that does not exist (or a wrong method): still 404.
+    if (request.is404) return reply.code(404).send(noSuchRoute(request.method));
     if (isDomainError(error)) {
       const notFound = error.code === 'LOCK_NOT_FOUND' || error.code === 'ACCOUNT_NOT_FOUND';
       return notFound
@@ -69,7 +80,9 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> 
         .send({ error: 'BAD_PARAMS', message: error.message });
     }
     request.log.error({ err: error }, 'sandbox request failed');
-    return reply.code(500).send({ error: 'INTERNAL_ERROR' });
+    return reply
+      .code(500)
+      .send({ error: 'INTERNAL_ERROR', message: 'unexpected failure, logged under this X-Request-Id' });
   });
 
   app.post(
@@ -116,7 +129,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> 
         response: { 200: ClockState, 400: SimError },
       },
     },
-    async (request) => clockState(sandbox.advanceClock(request.body.advance_seconds)),
+    async (request) => clockState(await sandbox.advanceClock(request.body.advance_seconds)),
   );
 
   app.post(
@@ -142,10 +155,22 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> 
 
   app.post(
     '/reset',
-    { schema: { summary: 'Put everything back as the seed left it', tags } },
+    {
+      schema: {
+        summary: 'Put everything back as the seed left it',
+        description: 'Takes no body (an empty JSON object is accepted too).',
+        tags,
+        body: ResetBody,
+        response: { 204: ResetDone, 400: SimError },
+      },
+      // No body at all is the usual call and stands for the empty object; anything else meets the schema.
+      preValidation: async (request) => {
+        if (request.body === undefined) request.body = {};
+      },
+    },
     async (_request, reply) => {
       await sandbox.reset();
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 

@@ -70,4 +70,8 @@ export const MailList = Type.Array(
   Type.Object({ to: Type.String(), subject: Type.String(), text: Type.String(), sent_at: Type.String() }),
 );
 
+/** POST /_sim/reset takes no fields: no body, or an empty object. */
+export const ResetBody = Type.Object({}, { additionalProperties: false });
+export const ResetDone = Type.Null({ description: 'reset: no body' });
+
 export const SimError = Type.Object({ error: Type.String(), message: Type.Optional(Type.String()) });

@@ -6,9 +6,15 @@ export const V3_ERRORS = [
     status: 400,
     error: 'BAD_PARAMS',
     cause:
-      "a parameter is missing, of the wrong type or value, not valid JSON, not an object, has unknown fields; the lock or task is unknown, malformed, not the account's, or expired",
+      "a parameter is missing, of the wrong type or value, or has unknown fields; the body is not valid JSON, not an object, or of another content type; the path cannot be decoded or the request is not valid HTTP; the lock or task is unknown, malformed, not the account's, or expired",
   },
   { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
+  {
+    status: 431,
+    error: 'BAD_PARAMS',
+    cause: 'the request line and headers are over 16 KiB (a very long path or query string)',
+  },
+  { status: 408, error: 'BAD_PARAMS', cause: 'the request line and headers did not arrive in time' },
   {
     status: 400,
     error: 'CLOUD_INTEGRATION_NOT_ENABLED',

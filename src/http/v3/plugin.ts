@@ -13,6 +13,8 @@ export interface V3Options {
 }
 
 function sendV3Error(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // A body that cannot be read on a route that does not exist (or a wrong method): still 404.
+  if (request.is404) return reply.code(404).send(V3_NOT_FOUND);
   if (isDomainError(error)) {
     const { status, body } = v3Answer(error);
     return reply.code(status).send(body);

@@ -1,0 +1,90 @@
+import type { Socket } from 'node:net';
+import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { saneRequestIdOrNew } from './request-id.ts';
+import { V3_BAD_PARAMS, V3_INTERNAL_ERROR } from './v3/errors.ts';
+
+/**
+ * Answers for requests that never reach a route: an HTTP message Node cannot parse (a request line
+ * and headers over 16 KiB, a malformed request line or header, one that did not arrive in time) and
+ * a path the router cannot decode (bad percent-encoding). Node and Fastify answer these with bodies
+ * of their own and no X-Request-Id; here they get the bad-request body of the surface the path
+ * belongs to and an X-Request-Id like every other answer (DECISIONS.md, "Everywhere").
+ */
+
+type Surface = 'v3' | 'sandbox';
+
+function surfaceOf(path: string | undefined, sandbox: boolean): Surface {
+  // Outside the versioned prefixes the v3 shapes apply, as in the root not-found handler.
+  return sandbox && path !== undefined && /^\/_sim(?:[/?#]|$)/.test(path) ? 'sandbox' : 'v3';
+}
+
+function badParamsBody(surface: Surface, message: string): object {
+  return surface === 'sandbox' ? { error: 'BAD_PARAMS', message } : V3_BAD_PARAMS;
+}
+
+/** Fastify's `frameworkErrors`: the router cannot decode the path, or a parameter is over its length limit. */
+export function frameworkErrorHandler(sandbox: boolean) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    // onRequest hooks do not run for these requests: the id header is set here.
+    reply.header('x-request-id', request.id);
+    const surface = surfaceOf(request.url, sandbox);
+    if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+      reply.code(400).send(badParamsBody(surface, 'the path cannot be decoded'));
+      return;
+    }
+    request.log.error({ err: error }, 'request failed before routing');
+    reply
+      .code(500)
+      .send(
+        surface === 'sandbox'
+          ? { error: 'INTERNAL_ERROR', message: 'unexpected server failure' }
+          : V3_INTERNAL_ERROR,
+      );
+  };
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
+
+/** What of the raw bytes Node gives with a parse error: the request target and a caller's request id. */
+function fromRawPacket(raw: unknown): { path: string | undefined; requestId: string | undefined } {
+  if (!Buffer.isBuffer(raw)) return { path: undefined, requestId: undefined };
+  const head = raw.subarray(0, 32 * 1024).toString('latin1');
+  const path = /^[A-Za-z]+ (\/\S*)/.exec(head)?.[1];
+  const requestId = /\r\nx-request-id:[ \t]*([^\r\n]*?)[ \t]*\r\n/i.exec(head)?.[1];
+  return { path, requestId };
+}
+
+/** Node's `clientError`: the bytes are not an HTTP request Node can parse. */
+export function clientErrorHandler(sandbox: boolean, logger: FastifyBaseLogger) {
+  return (error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Socket): void => {
+    // A reset connection has nobody left to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const status =
+      error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const { path, requestId } = fromRawPacket(error.rawPacket);
+    const id = saneRequestIdOrNew(requestId);
+    const message =
+      status === 431
+        ? 'the request line and headers are over 16 KiB'
+        : status === 408
+          ? 'the request did not arrive in time'
+          : 'the request is not valid HTTP';
+    const body = JSON.stringify(badParamsBody(surfaceOf(path, sandbox), message));
+    logger.info({ reqId: id, status, code: error.code }, 'unparsable request');
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\n` +
+          'Content-Type: application/json; charset=utf-8\r\n' +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+          `X-Request-Id: ${id}\r\n` +
+          'Connection: close\r\n\r\n' +
+          body,
+      );
+    }
+    socket.destroy();
+  };
+}

@@ -1,0 +1,194 @@
+/**
+ * docs/errors.md against the code's error tables, section by section, in both directions: a row of
+ * the code missing from the document fails, and so does a row of the document the code does not have.
+ * Adding a surface (v1) is one more entry in SECTIONS.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { SANDBOX_ERRORS } from '../../src/http/sandbox/plugin.ts';
+import { V3_ERRORS } from '../../src/http/v3/errors.ts';
+
+const DOC_PATH = new URL('../../docs/errors.md', import.meta.url);
+const TABLE_HEADER = ['Status', 'Body', 'Cause'];
+
+interface Row {
+  readonly status: number;
+  readonly body: string;
+  readonly cause: string;
+}
+
+interface Section {
+  readonly heading: string;
+  readonly rows: readonly Row[];
+}
+
+/** The code's tables, rendered as the document shows them (the Body column is the exact JSON). */
+const SECTIONS: readonly Section[] = [
+  {
+    heading: 'v3 (public API)',
+    rows: V3_ERRORS.map(({ status, error, cause }) => ({ status, body: JSON.stringify({ error }), cause })),
+  },
+  {
+    heading: 'Sandbox (/_sim)',
+    rows: SANDBOX_ERRORS.map(({ status, error, cause }) => ({
+      status,
+      body: JSON.stringify({ error, message: '<text>' }),
+      cause,
+    })),
+  },
+];
+
+/** Splits a Markdown table row into cells; a `|` inside backticks or escaped as `\|` stays in its cell. */
+function cells(line: string): string[] {
+  const out: string[] = [];
+  let cell = '';
+  let inCode = false;
+  const inner = line.trim().replace(/^\|/, '').replace(/\|$/, '');
+  for (let i = 0; i < inner.length; i++) {
+    const c = inner[i];
+    if (c === '\\' && inner[i + 1] === '|') {
+      cell += '|';
+      i++;
+    } else if (c === '`') {
+      inCode = !inCode;
+      cell += c;
+    } else if (c === '|' && !inCode) {
+      out.push(cell.trim());
+      cell = '';
+    } else {
+      cell += c;
+    }
+  }
+  out.push(cell.trim());
+  return out;
+}
+
+/** Each `## ` section's Status | Body | Cause table rows, by heading. */
+function parseErrorsDoc(markdown: string): Map<string, Row[]> {
+  const sections = new Map<string, Row[]>();
+  let current: Row[] | undefined;
+  let inTable = false;
+  for (const raw of markdown.split(/\r?\n/)) {
+    const line = raw.trim();
+    const heading = /^##\s+(.+?)\s*$/.exec(line);
+    if (heading?.[1] !== undefined && !line.startsWith('###')) {
+      if (sections.has(heading[1])) throw new Error(`section "${heading[1]}" appears twice`);
+      current = [];
+      sections.set(heading[1], current);
+      inTable = false;
+      continue;
+    }
+    if (!line.startsWith('|')) {
+      inTable = false;
+      continue;
+    }
+    const row = cells(line);
+    if (row.every((c) => /^:?-+:?$/.test(c))) continue;
+    if (!inTable) {
+      // The first row of a table is its header: only Status | Body | Cause tables are read.
+      inTable = true;
+      if (row.join('|') !== TABLE_HEADER.join('|'))
+        throw new Error(`a table with columns ${row.join(' | ')}`);
+      if (current === undefined) throw new Error('an error table outside any ## section');
+      continue;
+    }
+    if (current === undefined) continue;
+    const [status = '', body = '', cause = '', ...rest] = row;
+    if (rest.length > 0 || !/^\d{3}$/.test(status) || !/^`[^`]+`$/.test(body)) {
+      throw new Error(`a malformed row: ${line}`);
+    }
+    current.push({ status: Number(status), body: body.slice(1, -1), cause });
+  }
+  return sections;
+}
+
+const rowText = (r: Row) => `| ${r.status} | \`${r.body}\` | ${r.cause} |`;
+
+/** What one side has that the other lacks, as document lines; both empty when they agree. */
+function compareRows(code: readonly Row[], doc: readonly Row[]): { missing: string[]; extra: string[] } {
+  const remaining = doc.map(rowText);
+  const missing: string[] = [];
+  for (const line of code.map(rowText)) {
+    const i = remaining.indexOf(line);
+    if (i < 0) missing.push(line);
+    else remaining.splice(i, 1);
+  }
+  return { missing, extra: remaining };
+}
+
+function check(markdown: string, section: Section): { missing: string[]; extra: string[] } {
+  const doc = parseErrorsDoc(markdown).get(section.heading);
+  assert.ok(doc, `docs/errors.md has a "## ${section.heading}" section`);
+  return compareRows(section.rows, doc);
+}
+
+describe('docs/errors.md', () => {
+  const markdown = readFileSync(DOC_PATH, 'utf8');
+
+  for (const section of SECTIONS) {
+    describe(section.heading, () => {
+      it('lists every error of the code', () => {
+        const { missing } = check(markdown, section);
+        assert.deepEqual(missing, [], `rows the code has and docs/errors.md lacks:\n${missing.join('\n')}`);
+      });
+
+      it('lists no error the code does not have', () => {
+        const { extra } = check(markdown, section);
+        assert.deepEqual(extra, [], `rows in docs/errors.md the code does not have:\n${extra.join('\n')}`);
+      });
+
+      it('shows bodies that are JSON objects with a string "error" (and "message" in the sandbox)', () => {
+        for (const row of parseErrorsDoc(markdown).get(section.heading) ?? []) {
+          const body = JSON.parse(row.body) as Record<string, unknown>;
+          assert.equal(typeof body.error, 'string', row.body);
+          const keys = section.heading.startsWith('Sandbox') ? ['error', 'message'] : ['error'];
+          assert.deepEqual(Object.keys(body), keys, row.body);
+        }
+      });
+    });
+  }
+
+  it('has an error table only in sections the code has a table for', () => {
+    const known = new Set(SECTIONS.map((s) => s.heading));
+    for (const [heading, rows] of parseErrorsDoc(markdown)) {
+      if (rows.length > 0)
+        assert.ok(known.has(heading), `"## ${heading}" has an error table the test does not check`);
+    }
+  });
+
+  it('keeps the v1 section, to be filled when the v1 API arrives', () => {
+    assert.ok(parseErrorsDoc(markdown).has('v1 (legacy)'));
+  });
+
+  describe('the check itself', () => {
+    const v3 = SECTIONS[0] as Section;
+    const firstRow = rowText(v3.rows[0] as Row);
+
+    it('finds a row missing from the document', () => {
+      const { missing, extra } = check(markdown.replace(`${firstRow}\n`, ''), v3);
+      assert.deepEqual({ missing, extra }, { missing: [firstRow], extra: [] });
+    });
+
+    it('finds a document row the code does not have', () => {
+      const invented = '| 418 | `{"error":"TEAPOT"}` | invented |';
+      const { missing, extra } = check(markdown.replace(firstRow, `${firstRow}\n${invented}`), v3);
+      assert.deepEqual({ missing, extra }, { missing: [], extra: [invented] });
+    });
+
+    it('finds a changed body or cause, and a row that moved to another section', () => {
+      const changed = firstRow.replace('BAD_PARAMS', 'BAD_PARAMETERS');
+      assert.deepEqual(check(markdown.replace(firstRow, changed), v3), {
+        missing: [firstRow],
+        extra: [changed],
+      });
+      const sandbox = SECTIONS[1] as Section;
+      const lastSandboxRow = rowText(sandbox.rows[sandbox.rows.length - 1] as Row);
+      const moved = markdown
+        .replace(`${firstRow}\n`, '')
+        .replace(lastSandboxRow, `${lastSandboxRow}\n${firstRow}`);
+      assert.deepEqual(check(moved, v3), { missing: [firstRow], extra: [] });
+      assert.deepEqual(check(moved, sandbox), { missing: [], extra: [firstRow] });
+    });
+  });
+});

@@ -1,0 +1,65 @@
+/** Small readers shared by the sandbox tests: what a v3 client would see, and the raw store. */
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StoreSnapshot } from '../../../src/app/ports.ts';
+import { OWNER_KEY, sendCommand, type TestServer } from '../../support/server.ts';
+
+export type Json = Record<string, unknown>;
+
+export async function json(res: Response): Promise<Json> {
+  return (await res.json()) as Json;
+}
+
+/** GET /public/lock/{id}: the status a v3 client reads. */
+export async function lockStatus(t: TestServer, deviceId: string, key = OWNER_KEY): Promise<Json> {
+  const res = await t.request(`/public/lock/${deviceId}`, { key });
+  assert.equal(res.status, 200, `GET /public/lock/${deviceId} answered ${res.status}`);
+  return json(res);
+}
+
+/** Sends a command that must be accepted; returns its task id. */
+export async function acceptedTask(
+  t: TestServer,
+  deviceId: string,
+  command: string,
+  key = OWNER_KEY,
+): Promise<string> {
+  const res = await sendCommand(t, deviceId, command, key);
+  const body = await json(res);
+  assert.equal(res.status, 200, `command ${command} refused: ${JSON.stringify(body)}`);
+  assert.equal(typeof body.task_id, 'string');
+  return body.task_id as string;
+}
+
+export async function taskResult(t: TestServer, taskId: string, key = OWNER_KEY): Promise<Response> {
+  return t.request(`/public/action-result?task_id=${encodeURIComponent(taskId)}`, { key });
+}
+
+export async function simClock(t: TestServer): Promise<number> {
+  const res = await t.request('/_sim/clock');
+  assert.equal(res.status, 200);
+  return (await json(res)).epoch_ms as number;
+}
+
+export function freshDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'lockcloud-sandbox-test-'));
+}
+
+export function snapshotOf(t: TestServer): Promise<StoreSnapshot> {
+  return t.server.lockcloud.deps.store.snapshot();
+}
+
+/** A snapshot with every password hash replaced by a marker of whether there was one (they are salted). */
+export function withoutPasswordHashes(snapshot: StoreSnapshot): StoreSnapshot {
+  const out: Record<string, Record<string, unknown>[]> = {};
+  for (const [table, rows] of Object.entries(snapshot)) {
+    out[table] = rows.map((row) =>
+      'password_hash' in row
+        ? { ...row, password_hash: row.password_hash === null ? null : 'HASHED' }
+        : { ...row },
+    );
+  }
+  return out;
+}

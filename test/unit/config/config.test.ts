@@ -1,0 +1,271 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type Config, ConfigError, describeConfig, loadConfig } from '../../../src/config/config.ts';
+
+const DEFAULTS: Config = {
+  port: 8080,
+  host: '127.0.0.1',
+  dataDir: './data',
+  seedFile: undefined,
+  mode: 'sandbox',
+  rateLimit: true,
+  commandTimeoutMs: 15_000,
+  lowBatteryThreshold: 10,
+  logLevel: 'info',
+};
+
+/** The problems loadConfig reports; fails if it accepts the input. */
+function problems(env: Record<string, string>, argv: string[] = []): readonly string[] {
+  try {
+    loadConfig(env, argv);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, String(error));
+    for (const problem of error.problems) assert.ok(error.message.includes(problem));
+    return error.problems;
+  }
+  assert.fail(`accepted env ${JSON.stringify(env)} argv ${JSON.stringify(argv)}`);
+}
+
+describe('loadConfig', () => {
+  it('has the documented defaults: port 8080 on 127.0.0.1, ./data, sandbox, rate limits on', () => {
+    assert.deepEqual({ ...loadConfig({}, []) }, DEFAULTS);
+  });
+
+  it('reads nothing but its arguments (process.env is ignored)', () => {
+    const saved = process.env.LOCKCLOUD_PORT;
+    process.env.LOCKCLOUD_PORT = '1234';
+    try {
+      assert.equal(loadConfig({}, []).port, 8080);
+    } finally {
+      if (saved === undefined) delete process.env.LOCKCLOUD_PORT;
+      else process.env.LOCKCLOUD_PORT = saved;
+    }
+  });
+
+  it('reads every setting from the environment', () => {
+    const config = loadConfig(
+      {
+        LOCKCLOUD_PORT: '9000',
+        LOCKCLOUD_HOST: '0.0.0.0',
+        LOCKCLOUD_DATA: '/var/lib/lockcloud',
+        LOCKCLOUD_SEED: '/etc/seed.json',
+        LOCKCLOUD_MODE: 'production',
+        LOCKCLOUD_RATE_LIMIT: 'off',
+        LOCKCLOUD_COMMAND_TIMEOUT_MS: '2000',
+        LOCKCLOUD_LOW_BATTERY_THRESHOLD: '20',
+        LOG_LEVEL: 'warn',
+      },
+      [],
+    );
+    assert.deepEqual(
+      { ...config },
+      {
+        port: 9000,
+        host: '0.0.0.0',
+        dataDir: '/var/lib/lockcloud',
+        seedFile: '/etc/seed.json',
+        mode: 'production',
+        rateLimit: false,
+        commandTimeoutMs: 2000,
+        lowBatteryThreshold: 20,
+        logLevel: 'warn',
+      },
+    );
+  });
+
+  it('reads every setting from flags', () => {
+    const config = loadConfig({}, [
+      '--port',
+      '0',
+      '--host',
+      '::1',
+      '--data',
+      'dir',
+      '--seed',
+      'seed.json',
+      '--production',
+      '--no-rate-limit',
+      '--command-timeout-ms',
+      '100',
+      '--low-battery',
+      '0',
+      '--log-level',
+      'silent',
+    ]);
+    assert.deepEqual(
+      { ...config },
+      {
+        port: 0,
+        host: '::1',
+        dataDir: 'dir',
+        seedFile: 'seed.json',
+        mode: 'production',
+        rateLimit: false,
+        commandTimeoutMs: 100,
+        lowBatteryThreshold: 0,
+        logLevel: 'silent',
+      },
+    );
+  });
+
+  it('lets flags beat the environment', () => {
+    const env = {
+      LOCKCLOUD_PORT: '9000',
+      LOCKCLOUD_HOST: 'env-host',
+      LOCKCLOUD_DATA: 'env-data',
+      LOCKCLOUD_SEED: 'env-seed.json',
+      LOCKCLOUD_MODE: 'production',
+      LOCKCLOUD_RATE_LIMIT: 'on',
+      LOCKCLOUD_COMMAND_TIMEOUT_MS: '2000',
+      LOCKCLOUD_LOW_BATTERY_THRESHOLD: '20',
+      LOG_LEVEL: 'warn',
+    };
+    const config = loadConfig(env, [
+      '--port=9100',
+      '--host',
+      'flag-host',
+      '--data',
+      'flag-data',
+      '--seed',
+      'flag-seed.json',
+      '--sandbox',
+      '--no-rate-limit',
+      '--command-timeout-ms',
+      '3000',
+      '--low-battery',
+      '5',
+      '--log-level',
+      'debug',
+    ]);
+    assert.deepEqual(
+      { ...config },
+      {
+        port: 9100,
+        host: 'flag-host',
+        dataDir: 'flag-data',
+        seedFile: 'flag-seed.json',
+        mode: 'sandbox',
+        rateLimit: false,
+        commandTimeoutMs: 3000,
+        lowBatteryThreshold: 5,
+        logLevel: 'debug',
+      },
+    );
+  });
+
+  it('does not let a bad environment value spoil a setting a flag gives', () => {
+    assert.equal(
+      loadConfig({ LOCKCLOUD_PORT: 'nope', LOCKCLOUD_MODE: 'staging' }, ['--port', '1', '--production']).port,
+      1,
+    );
+  });
+
+  it('treats an empty environment variable as unset', () => {
+    const empty = {
+      LOCKCLOUD_PORT: '',
+      LOCKCLOUD_HOST: '',
+      LOCKCLOUD_DATA: '',
+      LOCKCLOUD_SEED: '',
+      LOCKCLOUD_MODE: '',
+      LOCKCLOUD_RATE_LIMIT: '',
+      LOCKCLOUD_COMMAND_TIMEOUT_MS: '',
+      LOCKCLOUD_LOW_BATTERY_THRESHOLD: '',
+      LOG_LEVEL: '',
+    };
+    assert.deepEqual({ ...loadConfig(empty, []) }, DEFAULTS);
+  });
+
+  it('accepts the usual spellings of on and off for rate limiting', () => {
+    for (const off of ['off', 'false', '0'])
+      assert.equal(loadConfig({ LOCKCLOUD_RATE_LIMIT: off }, []).rateLimit, false);
+    for (const on of ['on', 'true', '1'])
+      assert.equal(loadConfig({ LOCKCLOUD_RATE_LIMIT: on }, []).rateLimit, true);
+  });
+
+  it('reports every bad setting at once, each naming its setting', () => {
+    const found = problems({
+      LOCKCLOUD_PORT: '70000',
+      LOCKCLOUD_MODE: 'staging',
+      LOCKCLOUD_RATE_LIMIT: 'sometimes',
+      LOCKCLOUD_COMMAND_TIMEOUT_MS: '50',
+      LOCKCLOUD_LOW_BATTERY_THRESHOLD: '101',
+      LOG_LEVEL: 'loud',
+    });
+    for (const setting of [
+      'port',
+      'mode',
+      'rateLimit',
+      'commandTimeoutMs',
+      'lowBatteryThreshold',
+      'logLevel',
+    ]) {
+      assert.ok(
+        found.some((p) => p.startsWith(`${setting}:`)),
+        `${setting} missing from ${JSON.stringify(found)}`,
+      );
+    }
+    assert.equal(found.length, 6);
+  });
+
+  it('reports bad flags together with bad environment values', () => {
+    const found = problems({ LOG_LEVEL: 'loud' }, ['--port', 'abc', '--host', ' ', '--data', '']);
+    for (const setting of ['port', 'host', 'dataDir', 'logLevel']) {
+      assert.ok(
+        found.some((p) => p.startsWith(`${setting}:`)),
+        `${setting} missing from ${JSON.stringify(found)}`,
+      );
+    }
+  });
+
+  it('refuses numbers that are not whole, negative, signed, or out of range', () => {
+    for (const port of ['-1', '1.5', '+80', '0x50', '1e3', '65536', 'eighty', '']) {
+      const found = problems({}, [`--port=${port}`]);
+      assert.ok(
+        found.some((p) => p.startsWith('port:')),
+        `port ${JSON.stringify(port)}: ${JSON.stringify(found)}`,
+      );
+    }
+    assert.equal(loadConfig({}, ['--port', '65535']).port, 65535);
+    assert.equal(loadConfig({}, ['--low-battery', '100']).lowBatteryThreshold, 100);
+    assert.equal(loadConfig({}, ['--command-timeout-ms', '600000']).commandTimeoutMs, 600_000);
+    assert.ok(
+      problems({}, ['--command-timeout-ms', '600001']).some((p) => p.startsWith('commandTimeoutMs:')),
+    );
+  });
+
+  it('refuses --sandbox with --production', () => {
+    const found = problems({}, ['--sandbox', '--production']);
+    assert.ok(
+      found.some((p) => p.startsWith('mode:') && p.includes('--sandbox') && p.includes('--production')),
+    );
+  });
+
+  it('refuses unknown flags and stray arguments, and still reports the other problems', () => {
+    const found = problems({ LOG_LEVEL: 'loud' }, ['--colour', 'red']);
+    assert.ok(
+      found.some((p) => p.includes('--colour')),
+      JSON.stringify(found),
+    );
+    assert.ok(
+      found.some((p) => p.startsWith('logLevel:')),
+      JSON.stringify(found),
+    );
+    assert.ok(problems({}, ['serve-now']).length >= 1);
+    assert.ok(problems({}, ['--port']).length >= 1, 'a flag without its value');
+  });
+
+  it('returns a frozen object', () => {
+    const config = loadConfig({}, []);
+    assert.equal(Object.isFrozen(config), true);
+    assert.throws(() => {
+      (config as { port: number }).port = 1;
+    }, TypeError);
+    assert.equal(config.port, 8080);
+  });
+
+  it('describeConfig shows every setting, with no seed as null', () => {
+    const described = describeConfig(loadConfig({}, []));
+    assert.deepEqual(Object.keys(described).sort(), Object.keys(DEFAULTS).sort());
+    assert.equal(described.seedFile, null);
+  });
+});
