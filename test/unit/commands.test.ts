@@ -36,54 +36,45 @@ class ScriptedGateway implements DeviceGateway {
 
 const settle = () => new Promise((r) => setImmediate(r));
 
-describe('Commands (use case)', () => {
-  let dir: string;
-  let store: Store;
-  let clock: ManualClock;
-  let gateway: ScriptedGateway;
-  let commands: Commands;
+/** A real SQLite store with one account owning one lock, and Commands built over it on demand. */
+async function fixture() {
+  const dir = mkdtempSync(join(tmpdir(), 'lockcloud-unit-'));
+  const store = await openSqliteStore(dir);
+  const clock = new ManualClock();
   const ended: Task[] = [];
   const changes: LockStateChanged[] = [];
-
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'lockcloud-unit-'));
-    store = await openSqliteStore(dir);
-    clock = new ManualClock();
-    gateway = new ScriptedGateway();
-    ended.length = 0;
-    changes.length = 0;
-    const events = new LocalEventBus((e) => {
-      throw e;
-    });
-    events.onTaskEnded((t) => ended.push(t));
-    events.onLockStateChanged((c) => changes.push(c));
-    await store.accounts.insert({
-      id: 'acc',
-      email: 'a@example.com',
-      passwordHash: null,
-      verified: true,
-      deletedAt: null,
-      passwordChangedAt: null,
-      createdAt: 0,
-    });
-    await store.locks.insert({
-      deviceId: 'dev',
-      serial: 'S',
-      nickname: 'N',
-      ownerId: 'acc',
-      locked: true,
-      battery: 80,
-      responsive: true,
-      integration: true,
-      accessPoint: true,
-      appOpen: false,
-      createdAt: 0,
-    });
-    let n = 0;
-    const locks = new LockQueries(store.locks);
-    commands = new Commands({
+  const events = new LocalEventBus((e) => {
+    throw e;
+  });
+  events.onTaskEnded((t) => ended.push(t));
+  events.onLockStateChanged((c) => changes.push(c));
+  await store.accounts.insert({
+    id: 'acc',
+    email: 'a@example.com',
+    passwordHash: null,
+    verified: true,
+    deletedAt: null,
+    passwordChangedAt: null,
+    createdAt: 0,
+  });
+  await store.locks.insert({
+    deviceId: 'dev',
+    serial: 'S',
+    nickname: 'N',
+    ownerId: 'acc',
+    locked: true,
+    battery: 80,
+    responsive: true,
+    integration: true,
+    accessPoint: true,
+    appOpen: false,
+    createdAt: 0,
+  });
+  let n = 0;
+  const build = (gateway: DeviceGateway) =>
+    new Commands({
       tasks: store.tasks,
-      locks,
+      locks: new LockQueries(store.locks),
       reports: new DeviceReports(store.locks, events, clock),
       gateway,
       clock,
@@ -92,11 +83,31 @@ describe('Commands (use case)', () => {
       logger: { info() {}, warn() {}, error() {} },
       policy: { commandTimeoutMs: 15_000, lowBatteryThreshold: 10 },
     });
+  const cleanup = async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { store, clock, ended, changes, build, cleanup };
+}
+
+describe('Commands (use case)', () => {
+  let f: Awaited<ReturnType<typeof fixture>>;
+  let store: Store;
+  let clock: ManualClock;
+  let gateway: ScriptedGateway;
+  let commands: Commands;
+  let ended: Task[];
+  let changes: LockStateChanged[];
+
+  beforeEach(async () => {
+    f = await fixture();
+    ({ store, clock, ended, changes } = f);
+    gateway = new ScriptedGateway();
+    commands = f.build(gateway);
   });
   afterEach(async () => {
     commands.stop();
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await f.cleanup();
   });
 
   it("hands the device the task id and deadline, and ends the task with the device's answer", async () => {
@@ -206,64 +217,23 @@ describe('Commands (use case)', () => {
 
 describe('Commands (use case) with a task whose timer was lost', () => {
   it('ends an overdue running task when a new command arrives, instead of answering busy', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lockcloud-unit-'));
-    const store = await openSqliteStore(dir);
+    const f = await fixture();
     try {
-      const clock = new ManualClock();
-      const events = new LocalEventBus((e) => {
-        throw e;
-      });
-      await store.accounts.insert({
-        id: 'acc',
-        email: 'a@example.com',
-        passwordHash: null,
-        verified: true,
-        deletedAt: null,
-        passwordChangedAt: null,
-        createdAt: 0,
-      });
-      await store.locks.insert({
-        deviceId: 'dev',
-        serial: 'S',
-        nickname: 'N',
-        ownerId: 'acc',
-        locked: true,
-        battery: 80,
-        responsive: true,
-        integration: true,
-        accessPoint: true,
-        appOpen: false,
-        createdAt: 0,
-      });
-      let n = 0;
-      const build = () =>
-        new Commands({
-          tasks: store.tasks,
-          locks: new LockQueries(store.locks),
-          reports: new DeviceReports(store.locks, events, clock),
-          gateway: new ScriptedGateway(),
-          clock,
-          random: { uuid: () => `task-${++n}`, secret: () => 'x' },
-          events,
-          logger: { info() {}, warn() {}, error() {} },
-          policy: { commandTimeoutMs: 15_000, lowBatteryThreshold: 10 },
-        });
-      const dead = build();
+      const dead = f.build(new ScriptedGateway());
       const orphan = await dead.send('acc', 'dev', 'lock');
       dead.stop(); // the process that owned the timer is gone
-      clock.advance(16_000);
-      const alive = build();
+      f.clock.advance(16_000);
+      const alive = f.build(new ScriptedGateway());
       const next = await alive.send('acc', 'dev', 'unlock');
       assert.notEqual(next.id, orphan.id);
-      const ended = await store.tasks.get(orphan.id);
+      const ended = await f.store.tasks.get(orphan.id);
       assert.deepEqual(ended?.status === 'terminated' && ended.outcome, {
         successful: false,
         error: 'TIMEOUT',
       });
       alive.stop();
     } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await f.cleanup();
     }
   });
 });
