@@ -12,7 +12,7 @@ import { cryptoRandom, scryptHasher, sha256Hasher } from './adapters/system/cryp
 import { LocalEventBus } from './adapters/system/event-bus.ts';
 import { MemoryMailbox } from './adapters/system/mailbox.ts';
 import { Lockcloud, type StartReport } from './app/lockcloud.ts';
-import type { PasswordHasher } from './app/ports.ts';
+import type { PasswordHasher, Store } from './app/ports.ts';
 import type { Seed } from './app/seed/schema.ts';
 import { parseSeed } from './app/seed/validate.ts';
 import type { Config } from './config/config.ts';
@@ -51,6 +51,11 @@ export function readSeedFile(path: string): Seed {
   return parseSeed(text);
 }
 
+/** The store the configuration names. Today the embedded SQLite file; PostgreSQL joins here. */
+export function openStore(config: Pick<Config, 'dataDir'>): Promise<Store> {
+  return openSqliteStore(config.dataDir);
+}
+
 export async function createServer(
   config: Config,
   overrides: ServerOverrides = {},
@@ -64,7 +69,7 @@ export async function createServer(
   const sandbox = config.mode === 'sandbox';
   const seed = config.seedFile === undefined ? undefined : readSeedFile(config.seedFile);
 
-  const store = await openSqliteStore(config.dataDir);
+  const store = await openStore(config);
   const clock = new AdjustableClock();
   const simulator = new InProcessSimulator(store.simDevices, clock, config.lowBatteryThreshold);
   await simulator.load();
