@@ -6,17 +6,18 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { InProcessSimulator } from './adapters/devices/in-process-simulator.ts';
-import { openSqliteStore } from './adapters/stores/sqlite/open.ts';
+import { MemoryRateLimitStore } from './adapters/rate-limit/memory.ts';
 import { AdjustableClock } from './adapters/system/clock.ts';
 import { cryptoRandom, scryptHasher, sha256Hasher } from './adapters/system/crypto.ts';
 import { LocalEventBus } from './adapters/system/event-bus.ts';
 import { MemoryMailbox } from './adapters/system/mailbox.ts';
 import { Lockcloud, type StartReport } from './app/lockcloud.ts';
-import type { PasswordHasher, Store } from './app/ports.ts';
+import type { PasswordHasher } from './app/ports.ts';
 import type { Seed } from './app/seed/schema.ts';
 import { parseSeed } from './app/seed/validate.ts';
 import type { Config } from './config/config.ts';
 import { buildHttp } from './http/server.ts';
+import { openStore } from './open-store.ts';
 
 export const VERSION = '0.1.0';
 
@@ -51,11 +52,6 @@ export function readSeedFile(path: string): Seed {
   return parseSeed(text);
 }
 
-/** The store the configuration names. Today the embedded SQLite file; PostgreSQL joins here. */
-export function openStore(config: Pick<Config, 'dataDir'>): Promise<Store> {
-  return openSqliteStore(config.dataDir);
-}
-
 export async function createServer(
   config: Config,
   overrides: ServerOverrides = {},
@@ -86,6 +82,7 @@ export async function createServer(
     mailbox: new MemoryMailbox(),
     logger,
     policy: { commandTimeoutMs: config.commandTimeoutMs, lowBatteryThreshold: config.lowBatteryThreshold },
+    rateLimits: config.rateLimit ? new MemoryRateLimitStore() : undefined,
   });
 
   const report = await lockcloud.start({ seed, demo: sandbox, sandbox, refuseDemoData: !sandbox });

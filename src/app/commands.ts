@@ -38,6 +38,10 @@ export interface CommandDeps {
 }
 
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+// Past the deadline the task's own timer has ended it; this only covers a timer that is gone.
+const DEADLINE_GRACE_MS = 1000;
+
+export type EndedTask = Extract<Task, { status: 'terminated' }>;
 
 /**
  * The one command path. v3 answers with the task id at once; v1 waits for the same task to end.
@@ -77,6 +81,32 @@ export class Commands {
     }
     this.dispatch(task);
     return task;
+  }
+
+  /**
+   * Resolves once the task has ended: v1's synchronous control is a v3 command and this wait. The
+   * deadline timer ends every task, so this never waits much past the deadline; should that timer
+   * be gone (another process owned it), reading the task after the deadline ends it.
+   */
+  waitForEnd(task: Task): Promise<EndedTask> {
+    return new Promise((resolve, reject) => {
+      let done = false;
+      const finish = (ended: Task | undefined): void => {
+        if (done || ended?.status !== 'terminated') return;
+        done = true;
+        stopListening();
+        cancelFallback();
+        resolve(ended);
+      };
+      const stopListening = this.deps.events.onTaskEnded((ended) => {
+        if (ended.id === task.id) finish(ended);
+      });
+      const cancelFallback = this.deps.clock.at(task.deadline + DEADLINE_GRACE_MS, () => {
+        this.result(task.accountId, task.id).then(finish, reject);
+      });
+      // It may have ended before we listened.
+      this.deps.tasks.get(task.id).then(finish, reject);
+    });
   }
 
   /** The task as its account may see it; a task past its deadline is ended here even if no timer fired. */

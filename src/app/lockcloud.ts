@@ -3,6 +3,7 @@ import { type CommandPolicy, Commands } from './commands.ts';
 import { DEMO_META_KEY, type Demo, demoSeed } from './demo.ts';
 import { DeviceReports } from './device-reports.ts';
 import { LockQueries } from './locks.ts';
+import { DEFAULT_LOGIN_LIMITS, Login, type LoginLimits } from './login.ts';
 import type {
   Clock,
   ClockControl,
@@ -12,6 +13,7 @@ import type {
   Mailbox,
   PasswordHasher,
   RandomSource,
+  RateLimitStore,
   SecretHasher,
   Simulator,
   Store,
@@ -19,6 +21,7 @@ import type {
 import { Sandbox } from './sandbox.ts';
 import { loadSeed, SEED_CREATED_AT } from './seed/load.ts';
 import type { Seed } from './seed/schema.ts';
+import { TokenAuth } from './token-auth.ts';
 
 export interface LockcloudDeps {
   readonly store: Store;
@@ -33,6 +36,9 @@ export interface LockcloudDeps {
   readonly mailbox: Mailbox;
   readonly logger: Logger;
   readonly policy: CommandPolicy;
+  /** undefined: rate limiting is off (--no-rate-limit). */
+  readonly rateLimits: RateLimitStore | undefined;
+  readonly loginLimits?: LoginLimits;
 }
 
 export interface StartOptions {
@@ -56,6 +62,8 @@ export type StartReport =
 /** The application: every use case, built once over the chosen adapters. */
 export class Lockcloud {
   readonly auth: ApiKeyAuth;
+  readonly tokenAuth: TokenAuth;
+  readonly login: Login;
   readonly locks: LockQueries;
   readonly commands: Commands;
   readonly reports: DeviceReports;
@@ -63,6 +71,17 @@ export class Lockcloud {
 
   constructor(readonly deps: LockcloudDeps) {
     this.auth = new ApiKeyAuth(deps.store.apiKeys, deps.secrets, deps.clock);
+    this.tokenAuth = new TokenAuth(deps.store.tokens, deps.secrets, deps.clock);
+    this.login = new Login({
+      accounts: deps.store.accounts,
+      tokens: deps.store.tokens,
+      passwords: deps.passwords,
+      secrets: deps.secrets,
+      random: deps.random,
+      clock: deps.clock,
+      limiter: deps.rateLimits,
+      limits: deps.loginLimits ?? DEFAULT_LOGIN_LIMITS,
+    });
     this.locks = new LockQueries(deps.store.locks);
     this.reports = new DeviceReports(deps.store.locks, deps.events, deps.clock);
     deps.gateway.onReport((deviceId, report) => this.reports.apply(deviceId, report));
@@ -85,6 +104,7 @@ export class Lockcloud {
       commands: this.commands,
       passwords: deps.passwords,
       mailbox: deps.mailbox,
+      rateLimits: deps.rateLimits,
     });
   }
 
@@ -112,11 +132,14 @@ export class Lockcloud {
     if (ended > 0)
       this.deps.logger.warn({ tasks: ended }, 'ended tasks left processing by an earlier run as TIMEOUT');
     this.commands.start();
+    this.tokenAuth.start();
     return report;
   }
 
   async stop(): Promise<void> {
     this.commands.stop();
+    this.tokenAuth.stop();
+    await this.deps.rateLimits?.close();
     await this.deps.gateway.close();
     await this.deps.store.close();
   }

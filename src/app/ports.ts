@@ -5,7 +5,9 @@
 import type { Account } from '../domain/account.ts';
 import type { ApiKey } from '../domain/api-key.ts';
 import type { Lock, LockCommand, LockReport } from '../domain/lock.ts';
+import type { RateDecision, RatePolicy } from '../domain/rate-limit.ts';
 import type { Task, TaskFailure, TaskOutcome } from '../domain/task.ts';
+import type { LoginToken } from '../domain/token.ts';
 
 export type Cancel = () => void;
 
@@ -41,6 +43,8 @@ export interface AccountStore {
     id: string,
     patch: Partial<Pick<Account, 'passwordHash' | 'verified' | 'deletedAt' | 'passwordChangedAt'>>,
   ): Promise<void>;
+  /** Every account, deleted ones too, ordered by e-mail (the admin CLI's overview). */
+  list(): Promise<Account[]>;
 }
 
 export interface NewApiKey {
@@ -64,6 +68,30 @@ export interface LockStore {
   listOwnedBy(accountId: string): Promise<Lock[]>;
   update(deviceId: string, patch: Partial<Omit<Lock, 'deviceId' | 'ownerId' | 'createdAt'>>): Promise<void>;
   share(deviceId: string, accountId: string): Promise<void>;
+  /** How many locks each account owns, by account id; an account owning none is absent. */
+  countByOwner(): Promise<Map<string, number>>;
+  /** Owned and shared-with locks together, in one stable order (creation, then id). */
+  listVisibleTo(accountId: string): Promise<Lock[]>;
+  isSharedWith(deviceId: string, accountId: string): Promise<boolean>;
+}
+
+export interface TokenStore {
+  insert(token: LoginToken & { readonly hash: string }): Promise<void>;
+  /** The token with this hash and its account, in one indexed lookup. */
+  findByHash(hash: string): Promise<{ token: LoginToken; account: Account } | undefined>;
+  /** Forgets tokens issued before `cutoff` (long expired: they would only ever answer "expired"). */
+  purgeIssuedBefore(cutoff: number): Promise<number>;
+}
+
+/**
+ * Where rate-limit state lives (memory in one process, Redis across several). Each call applies
+ * the policy to the key atomically at the time given, so the clock stays the caller's.
+ */
+export interface RateLimitStore {
+  consume(key: string, policy: RatePolicy, now: number): Promise<RateDecision>;
+  /** Forgets every key (sandbox reset). */
+  clear(): Promise<void>;
+  close(): Promise<void>;
 }
 
 export type CreateTaskResult =
@@ -125,6 +153,7 @@ export interface Store {
   readonly tasks: TaskStore;
   readonly webhooks: WebhookStore;
   readonly simDevices: SimDeviceStore;
+  readonly tokens: TokenStore;
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
   isEmpty(): Promise<boolean>;

@@ -1,6 +1,7 @@
 import { normalizeEmail } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { TaskFailure } from '../domain/task.ts';
+import { changePassword, markDeleted } from './account-changes.ts';
 import type { Commands } from './commands.ts';
 import type {
   Clock,
@@ -8,6 +9,7 @@ import type {
   Mail,
   Mailbox,
   PasswordHasher,
+  RateLimitStore,
   SimDeviceState,
   Simulator,
   Store,
@@ -39,6 +41,7 @@ export interface SandboxDeps {
   readonly commands: Commands;
   readonly passwords: PasswordHasher;
   readonly mailbox: Mailbox;
+  readonly rateLimits: RateLimitStore | undefined;
 }
 
 /** What SANDBOX.md lets tests and integrators do to the simulated world. */
@@ -73,16 +76,9 @@ export class Sandbox {
     const { store, clock, passwords } = this.deps;
     const account = await store.accounts.findByEmail(normalizeEmail(email));
     if (!account) throw new DomainError('ACCOUNT_NOT_FOUND');
-    const now = clock.now();
-    if (change.password !== undefined) {
-      await store.accounts.update(account.id, {
-        passwordHash: await passwords.hash(change.password),
-        passwordChangedAt: now,
-      });
-    }
-    if (change.deleted === true && account.deletedAt === null) {
-      await store.accounts.update(account.id, { deletedAt: now });
-    }
+    const deps = { accounts: store.accounts, passwords, clock };
+    if (change.password !== undefined) await changePassword(deps, account, change.password);
+    if (change.deleted === true) await markDeleted(deps, account);
   }
 
   mailbox(email: string): Promise<Mail[]> {
@@ -101,6 +97,8 @@ export class Sandbox {
     commands.stop();
     clockControl.reset();
     await store.restore(snapshot);
+    // Buckets filled on the moved clock would otherwise outlast the reset.
+    await this.deps.rateLimits?.clear();
     await simulator.replaceAll(await store.simDevices.list());
     commands.start();
   }

@@ -12,10 +12,23 @@ export type DomainErrorCode =
   | 'LOW_BATTERY'
   | 'BUSY'
   | 'ACCOUNT_NOT_FOUND'
-  | 'CONFLICT';
+  | 'CONFLICT'
+  | 'INVALID_COMMAND'
+  // v1 login and tokens
+  | 'MISSING_FIELD'
+  | 'INVALID_EMAIL'
+  | 'WRONG_CREDENTIALS'
+  | 'EMAIL_NOT_VERIFIED'
+  | 'ACCOUNT_LOCKED'
+  | 'TOKEN_MISSING'
+  | 'TOKEN_UNKNOWN'
+  | 'TOKEN_EXPIRED'
+  | 'TOKEN_PASSWORD_CHANGED'
+  | 'ACCOUNT_DELETED'
+  | 'THROTTLED';
 
 export interface DomainErrorDetails {
-  /** For BUSY: the longest wait in whole seconds before a retry can succeed, when it is known. */
+  /** For BUSY and THROTTLED: the longest wait in whole seconds before a retry can succeed, when it is known. */
   readonly retryAfterSeconds?: number;
   /** For INVALID_INPUT: which field was wrong, for the extension APIs that can say so. */
   readonly field?: string;

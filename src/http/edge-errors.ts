@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { saneRequestIdOrNew } from './request-id.ts';
+import { V1_BAD_REQUEST, V1_INTERNAL_ERROR } from './v1/errors.ts';
 import { V3_BAD_PARAMS, V3_INTERNAL_ERROR } from './v3/errors.ts';
 
 /**
@@ -11,15 +12,24 @@ import { V3_BAD_PARAMS, V3_INTERNAL_ERROR } from './v3/errors.ts';
  * belongs to and an X-Request-Id like every other answer (DECISIONS.md, "Everywhere").
  */
 
-type Surface = 'v3' | 'sandbox';
+type Surface = 'v1' | 'v3' | 'sandbox';
 
 function surfaceOf(path: string | undefined, sandbox: boolean): Surface {
+  if (path !== undefined && /^\/v1(?:[/?#]|$)/.test(path)) return 'v1';
   // Outside the versioned prefixes the v3 shapes apply, as in the root not-found handler.
   return sandbox && path !== undefined && /^\/_sim(?:[/?#]|$)/.test(path) ? 'sandbox' : 'v3';
 }
 
 function badParamsBody(surface: Surface, message: string): object {
+  if (surface === 'v1') return V1_BAD_REQUEST;
   return surface === 'sandbox' ? { error: 'BAD_PARAMS', message } : V3_BAD_PARAMS;
+}
+
+function internalErrorBody(surface: Surface): object {
+  if (surface === 'v1') return V1_INTERNAL_ERROR;
+  return surface === 'sandbox'
+    ? { error: 'INTERNAL_ERROR', message: 'unexpected server failure' }
+    : V3_INTERNAL_ERROR;
 }
 
 /** Fastify's `frameworkErrors`: the router cannot decode the path, or a parameter is over its length limit. */
@@ -33,13 +43,7 @@ export function frameworkErrorHandler(sandbox: boolean) {
       return;
     }
     request.log.error({ err: error }, 'request failed before routing');
-    reply
-      .code(500)
-      .send(
-        surface === 'sandbox'
-          ? { error: 'INTERNAL_ERROR', message: 'unexpected server failure' }
-          : V3_INTERNAL_ERROR,
-      );
+    reply.code(500).send(internalErrorBody(surface));
   };
 }
 

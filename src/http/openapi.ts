@@ -14,10 +14,16 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         title: 'lockcloud',
         version,
         description:
-          'The v3 public lock API (under /public) and the sandbox controls (under /_sim, off in production). Errors: docs/errors.md.',
+          'The v3 public lock API (under /public), the legacy v1 API (under /v1) and the sandbox controls (under /_sim, off in production). Errors: docs/errors.md.',
       },
       components: {
         securitySchemes: {
+          loginToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Authorization',
+            description: 'the token POST /v1/accounts/login answered',
+          },
           apiKey: {
             type: 'apiKey',
             in: 'header',
@@ -28,6 +34,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       },
       tags: [
         { name: 'v3', description: 'public API, API keys, asynchronous commands' },
+        { name: 'v1', description: 'legacy API, login tokens, synchronous control' },
         { name: 'sandbox', description: 'simulator controls (sandbox mode only)' },
       ],
     },

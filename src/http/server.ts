@@ -7,6 +7,7 @@ import { registerOpenApi, registerOpenApiJson } from './openapi.ts';
 import { requestIdFrom } from './request-id.ts';
 import { RequestLog } from './request-log.ts';
 import { sandboxPlugin } from './sandbox/plugin.ts';
+import { v1Plugin } from './v1/plugin.ts';
 import { v3Plugin } from './v3/plugin.ts';
 import './principal.ts';
 
@@ -46,6 +47,7 @@ export async function buildHttp(options: HttpOptions): Promise<FastifyInstance> 
 
   await registerOpenApi(app, options.version);
   registerOpenApiJson(app);
+  await app.register(v1Plugin, { prefix: '/v1', lockcloud });
   await app.register(v3Plugin, { prefix: '/public', lockcloud });
   if (options.sandbox) await app.register(sandboxPlugin, { prefix: '/_sim', lockcloud });
 

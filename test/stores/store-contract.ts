@@ -123,6 +123,31 @@ export function storeContract(backend: string, factory: StoreFactory): void {
       assert.equal(await store.locks.get('nope'), undefined);
     });
 
+    it('lists every account by e-mail, deleted ones too, and counts the locks each owns', async () => {
+      await store.accounts.insert(account('acc-0', 'zero@example.com'));
+      await store.accounts.update('acc-2', { deletedAt: 9 });
+      assert.deepEqual(
+        (await store.accounts.list()).map((a) => [a.id, a.deletedAt]),
+        [
+          ['acc-1', null],
+          ['acc-2', 9],
+          ['acc-0', null],
+        ],
+      );
+      assert.deepEqual(await store.locks.countByOwner(), new Map());
+      await store.locks.insert(lock('dev-a', 'acc-1', 1));
+      await store.locks.insert(lock('dev-b', 'acc-1', 2));
+      await store.locks.insert(lock('dev-c', 'acc-2', 3));
+      await store.locks.share('dev-c', 'acc-1'); // a share is not ownership
+      assert.deepEqual(
+        await store.locks.countByOwner(),
+        new Map([
+          ['acc-1', 2],
+          ['acc-2', 1],
+        ]),
+      );
+    });
+
     it('allows one processing task per lock, reporting the one that runs', async () => {
       assert.deepEqual(await store.tasks.createProcessing(processing('t1', 'dev-a')), { created: true });
       const second = await store.tasks.createProcessing(processing('t2', 'dev-a', 6_000));

@@ -56,10 +56,23 @@ const BY_CODE: Record<DomainErrorCode, { status: number; error: string }> = {
   TASK_NOT_FOUND: { status: 400, error: 'BAD_PARAMS' },
   NOT_OWNER: { status: 400, error: 'BAD_PARAMS' },
   CONFLICT: { status: 400, error: 'BAD_PARAMS' },
+  INVALID_COMMAND: { status: 400, error: 'BAD_PARAMS' },
   INTEGRATION_DISABLED: { status: 400, error: 'CLOUD_INTEGRATION_NOT_ENABLED' },
   LOW_BATTERY: { status: 400, error: 'LOW_BATTERY' },
   BUSY: { status: 400, error: 'DEVICE_IS_BUSY' },
   UNAUTHENTICATED: { status: 401, error: 'UNAUTHORIZED' },
+  // v3 never logs in nor reads tokens; should one of these reach it, the nearest v3 answer is given.
+  MISSING_FIELD: { status: 400, error: 'BAD_PARAMS' },
+  INVALID_EMAIL: { status: 400, error: 'BAD_PARAMS' },
+  WRONG_CREDENTIALS: { status: 401, error: 'UNAUTHORIZED' },
+  EMAIL_NOT_VERIFIED: { status: 401, error: 'UNAUTHORIZED' },
+  ACCOUNT_LOCKED: { status: 401, error: 'UNAUTHORIZED' },
+  TOKEN_MISSING: { status: 401, error: 'UNAUTHORIZED' },
+  TOKEN_UNKNOWN: { status: 401, error: 'UNAUTHORIZED' },
+  TOKEN_EXPIRED: { status: 401, error: 'UNAUTHORIZED' },
+  TOKEN_PASSWORD_CHANGED: { status: 401, error: 'UNAUTHORIZED' },
+  ACCOUNT_DELETED: { status: 401, error: 'UNAUTHORIZED' },
+  THROTTLED: { status: 429, error: 'THROTTLED' },
   ACCOUNT_NOT_FOUND: { status: 401, error: 'UNAUTHORIZED' },
 };
 

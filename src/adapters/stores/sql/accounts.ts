@@ -59,4 +59,9 @@ export class SqlAccountStore implements AccountStore {
     if (Object.keys(values).length === 0) return;
     await this.db.updateTable('accounts').set(values).where('id', '=', id).execute();
   }
+
+  async list(): Promise<Account[]> {
+    const rows = await this.db.selectFrom('accounts').selectAll().orderBy('email').execute();
+    return rows.map(toAccount);
+  }
 }

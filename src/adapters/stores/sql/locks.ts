@@ -78,6 +78,48 @@ export class SqlLockStore implements LockStore {
     await this.db.updateTable('locks').set(values).where('device_id', '=', deviceId).execute();
   }
 
+  async listVisibleTo(accountId: string): Promise<Lock[]> {
+    const rows = await this.db
+      .selectFrom('locks')
+      .selectAll()
+      .where((eb) =>
+        eb.or([
+          eb('owner_id', '=', accountId),
+          eb(
+            'device_id',
+            'in',
+            eb
+              .selectFrom('lock_shares')
+              .select('lock_shares.device_id')
+              .where('lock_shares.account_id', '=', accountId),
+          ),
+        ]),
+      )
+      .orderBy('created_at')
+      .orderBy('device_id')
+      .execute();
+    return rows.map(toLock);
+  }
+
+  async isSharedWith(deviceId: string, accountId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('lock_shares')
+      .select('device_id')
+      .where('device_id', '=', deviceId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async countByOwner(): Promise<Map<string, number>> {
+    const rows = await this.db
+      .selectFrom('locks')
+      .select((eb) => ['owner_id', eb.fn.countAll<number>().as('n')])
+      .groupBy('owner_id')
+      .execute();
+    return new Map(rows.map((row) => [row.owner_id, Number(row.n)]));
+  }
+
   async share(deviceId: string, accountId: string): Promise<void> {
     await this.db
       .insertInto('lock_shares')

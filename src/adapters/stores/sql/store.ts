@@ -6,6 +6,7 @@ import { SqlLockStore } from './locks.ts';
 import { SqlSimDeviceStore } from './sim-devices.ts';
 import { DATA_TABLES, type Database } from './tables.ts';
 import { SqlTaskStore } from './tasks.ts';
+import { SqlTokenStore } from './tokens.ts';
 import { SqlWebhookStore } from './webhooks.ts';
 
 /** The store over any Kysely dialect; backends differ only in how they open the connection. */
@@ -16,6 +17,7 @@ export class SqlStore implements Store {
   readonly tasks: SqlTaskStore;
   readonly webhooks: SqlWebhookStore;
   readonly simDevices: SqlSimDeviceStore;
+  readonly tokens: SqlTokenStore;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -27,6 +29,7 @@ export class SqlStore implements Store {
     this.tasks = new SqlTaskStore(db);
     this.webhooks = new SqlWebhookStore(db);
     this.simDevices = new SqlSimDeviceStore(db);
+    this.tokens = new SqlTokenStore(db);
   }
 
   async getMeta(key: string): Promise<string | undefined> {

@@ -70,6 +70,13 @@ export interface SimDevicesTable {
   fail_next: string | null;
 }
 
+export interface LoginTokensTable {
+  id: string;
+  account_id: string;
+  token_hash: string;
+  issued_at: number;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -83,6 +90,7 @@ export interface Database {
   tasks: TasksTable;
   webhooks: WebhooksTable;
   sim_devices: SimDevicesTable;
+  login_tokens: LoginTokensTable;
   meta: MetaTable;
 }
 
@@ -95,6 +103,7 @@ export const DATA_TABLES = [
   'tasks',
   'webhooks',
   'sim_devices',
+  'login_tokens',
 ] as const satisfies readonly (keyof Database)[];
 
 export const bool = (value: boolean): number => (value ? 1 : 0);

@@ -1,0 +1,141 @@
+/**
+ * What an operator does to accounts and locks from the admin CLI, over the ports only, so it runs
+ * against whatever store the server uses, from a second process while the server runs.
+ */
+import { type Account, isEmail, normalizeEmail } from '../domain/account.ts';
+import { DomainError } from '../domain/errors.ts';
+import { changePassword, markDeleted } from './account-changes.ts';
+import type { Clock, PasswordHasher, RandomSource, Store } from './ports.ts';
+
+export interface AdminDeps {
+  readonly store: Store;
+  readonly passwords: PasswordHasher;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+}
+
+/** An account as the overview shows it: never its hash. */
+export interface AccountSummary {
+  readonly id: string;
+  readonly email: string;
+  readonly verified: boolean;
+  readonly hasPassword: boolean;
+  readonly deletedAt: number | null;
+  readonly createdAt: number;
+  readonly locksOwned: number;
+}
+
+export interface NewAccount {
+  /** null: a social-login account, which has never set a password. */
+  readonly password: string | null;
+  readonly verified: boolean;
+}
+
+function summary(account: Account, locksOwned: number): AccountSummary {
+  return {
+    id: account.id,
+    email: account.email,
+    verified: account.verified,
+    hasPassword: account.passwordHash !== null,
+    deletedAt: account.deletedAt,
+    createdAt: account.createdAt,
+    locksOwned,
+  };
+}
+
+function checkPassword(password: string): void {
+  if (password === '')
+    throw new DomainError('INVALID_INPUT', 'the password must not be empty', { field: 'password' });
+}
+
+export class Admin {
+  constructor(private readonly deps: AdminDeps) {}
+
+  async createAccount(email: string, options: NewAccount): Promise<AccountSummary> {
+    const { store, passwords, clock, random } = this.deps;
+    const normalized = normalizeEmail(email);
+    if (!isEmail(normalized))
+      throw new DomainError('INVALID_INPUT', `"${email}" is not an e-mail address`, { field: 'email' });
+    if (options.password !== null) checkPassword(options.password);
+    await this.refuseExisting(normalized);
+    const account: Account = {
+      id: random.uuid(),
+      email: normalized,
+      passwordHash: options.password === null ? null : await passwords.hash(options.password),
+      verified: options.verified,
+      deletedAt: null,
+      passwordChangedAt: null,
+      createdAt: clock.now(),
+    };
+    try {
+      await store.accounts.insert(account);
+    } catch (error) {
+      // Another process (the server, a second CLI) may have taken the address since the check.
+      await this.refuseExisting(normalized);
+      throw error;
+    }
+    return summary(account, 0);
+  }
+
+  async setPassword(email: string, password: string): Promise<void> {
+    checkPassword(password);
+    const { store, passwords, clock } = this.deps;
+    const account = await this.liveAccount(email);
+    await changePassword({ accounts: store.accounts, passwords, clock }, account, password);
+  }
+
+  /** Marks the account's e-mail address as verified; false when it already was. */
+  async verify(email: string): Promise<boolean> {
+    const account = await this.liveAccount(email);
+    if (account.verified) return false;
+    await this.deps.store.accounts.update(account.id, { verified: true });
+    return true;
+  }
+
+  /** Deletes the account: its API keys and tokens stop working at once. False when it already was. */
+  async deleteAccount(email: string): Promise<boolean> {
+    const { store, clock } = this.deps;
+    const account = await this.anyAccount(email);
+    return markDeleted({ accounts: store.accounts, clock }, account);
+  }
+
+  /** Lets the account see and move the lock; sharing it twice is harmless. */
+  async shareLock(deviceId: string, email: string): Promise<void> {
+    const { store } = this.deps;
+    // Device ids are stored in lower case (the seed loader and the pairing normalize them).
+    const lock = await store.locks.get(deviceId.trim().toLowerCase());
+    if (!lock) throw new DomainError('LOCK_NOT_FOUND', `no lock has the device id ${deviceId}`);
+    const account = await this.liveAccount(email);
+    if (account.id === lock.ownerId)
+      throw new DomainError('CONFLICT', `${account.email} owns lock ${lock.deviceId}: it needs no share`);
+    await store.locks.share(lock.deviceId, account.id);
+  }
+
+  /** Every account, deleted ones too, by e-mail. */
+  async listAccounts(): Promise<AccountSummary[]> {
+    const { store } = this.deps;
+    const [accounts, owned] = await Promise.all([store.accounts.list(), store.locks.countByOwner()]);
+    return accounts.map((account) => summary(account, owned.get(account.id) ?? 0));
+  }
+
+  private async refuseExisting(normalizedEmail: string): Promise<void> {
+    const existing = await this.deps.store.accounts.findByEmail(normalizedEmail);
+    if (!existing) return;
+    const state = existing.deletedAt === null ? '' : ' (deleted; its address stays taken)';
+    throw new DomainError('CONFLICT', `an account with the e-mail ${normalizedEmail} already exists${state}`);
+  }
+
+  private async anyAccount(email: string): Promise<Account> {
+    const normalized = normalizeEmail(email);
+    const account = await this.deps.store.accounts.findByEmail(normalized);
+    if (!account) throw new DomainError('ACCOUNT_NOT_FOUND', `no account has the e-mail ${normalized}`);
+    return account;
+  }
+
+  private async liveAccount(email: string): Promise<Account> {
+    const account = await this.anyAccount(email);
+    if (account.deletedAt !== null)
+      throw new DomainError('ACCOUNT_NOT_FOUND', `the account ${account.email} is deleted`);
+    return account;
+  }
+}

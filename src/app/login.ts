@@ -1,0 +1,93 @@
+import { isEmail, normalizeEmail } from '../domain/account.ts';
+import { DomainError } from '../domain/errors.ts';
+import { type RatePolicy, retryAfterSeconds } from '../domain/rate-limit.ts';
+import type {
+  AccountStore,
+  Clock,
+  PasswordHasher,
+  RandomSource,
+  RateLimitStore,
+  SecretHasher,
+  TokenStore,
+} from './ports.ts';
+
+/** Brute-force limits on v1 login: a guesser gets a handful of tries, a person never notices. */
+export interface LoginLimits {
+  /** Attempts for one e-mail address, whoever makes them. */
+  readonly perEmail: RatePolicy;
+  /** Attempts from one client address, whatever e-mail they name. */
+  readonly perIp: RatePolicy;
+}
+
+export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
+  perEmail: { burst: 10, intervalMs: 60_000 },
+  perIp: { burst: 30, intervalMs: 10_000 },
+};
+
+export interface LoginDeps {
+  readonly accounts: AccountStore;
+  readonly tokens: TokenStore;
+  readonly passwords: PasswordHasher;
+  readonly secrets: SecretHasher;
+  readonly random: RandomSource;
+  readonly clock: Clock;
+  /** undefined: no limits (--no-rate-limit). */
+  readonly limiter: RateLimitStore | undefined;
+  readonly limits: LoginLimits;
+}
+
+/** 32 random bytes: 256 bits, well over the 128 DECISIONS.md asks for. */
+const TOKEN_BYTES = 32;
+
+export class Login {
+  /** A real hash to verify against when the account does not exist, so both take as long. */
+  private decoyHash: Promise<string> | undefined;
+
+  constructor(private readonly deps: LoginDeps) {}
+
+  /**
+   * v1 login, checks in the documented order: the client's attempt budget, the fields, the
+   * e-mail's attempt budget, then the credentials. Answers a fresh token; earlier ones stay valid.
+   */
+  async login(email: unknown, password: unknown, clientIp: string): Promise<string> {
+    await this.spend(`login-ip:${clientIp}`, this.deps.limits.perIp);
+    if (typeof email !== 'string' || email.trim() === '' || typeof password !== 'string' || password === '') {
+      throw new DomainError('MISSING_FIELD', 'email and password are required');
+    }
+    if (!isEmail(email.trim())) throw new DomainError('INVALID_EMAIL');
+    const normalized = normalizeEmail(email);
+    await this.spend(`login-email:${normalized}`, this.deps.limits.perEmail);
+
+    const account = await this.deps.accounts.findByEmail(normalized);
+    if (!account || account.deletedAt !== null) {
+      // Same work as a wrong password: an unknown address must not answer faster.
+      this.decoyHash ??= this.deps.passwords.hash(this.deps.random.secret(16));
+      await this.deps.passwords.verify(password, await this.decoyHash);
+      throw new DomainError('WRONG_CREDENTIALS');
+    }
+    if (account.passwordHash === null)
+      throw new DomainError('ACCOUNT_LOCKED', 'the account has no password yet');
+    if (!(await this.deps.passwords.verify(password, account.passwordHash)))
+      throw new DomainError('WRONG_CREDENTIALS');
+    if (!account.verified) throw new DomainError('EMAIL_NOT_VERIFIED');
+
+    const token = this.deps.random.secret(TOKEN_BYTES);
+    await this.deps.tokens.insert({
+      id: this.deps.random.uuid(),
+      accountId: account.id,
+      hash: this.deps.secrets.hash(token),
+      issuedAt: this.deps.clock.now(),
+    });
+    return token;
+  }
+
+  private async spend(key: string, policy: RatePolicy): Promise<void> {
+    if (!this.deps.limiter) return;
+    const decision = await this.deps.limiter.consume(key, policy, this.deps.clock.now());
+    if (!decision.allowed) {
+      throw new DomainError('THROTTLED', 'too many login attempts', {
+        retryAfterSeconds: retryAfterSeconds(decision.retryAfterMs),
+      });
+    }
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * `npm run admin -- <command>` / `lockcloud admin <command>`: account and lock administration on a
+ * data directory, also while a server runs on it (SQLite in WAL mode lets a second process write;
+ * the server reads accounts from the store on every request, so changes apply at once).
+ *
+ * Exit codes: 0 done, 1 refused (the reason on stderr), 2 a usage or configuration error.
+ * Passwords and hashes are never printed.
+ */
+import { statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { Command, CommanderError, Option } from 'commander';
+import { AdjustableClock } from '../adapters/system/clock.ts';
+import { cryptoRandom, scryptHasher } from '../adapters/system/crypto.ts';
+import { type AccountSummary, Admin } from '../app/admin.ts';
+import { ConfigError, loadConfig } from '../config/config.ts';
+import { normalizeEmail } from '../domain/account.ts';
+import { isDomainError } from '../domain/errors.ts';
+import { openStore } from '../open-store.ts';
+
+class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Opens the configured store, runs `work` and closes the store whatever happens. */
+async function withAdmin<T>(command: Command, work: (admin: Admin) => Promise<T>): Promise<T> {
+  const { data } = command.optsWithGlobals<{ data?: string }>();
+  // The server's own configuration, so --data and LOCKCLOUD_DATA mean here what they mean there.
+  const config = loadConfig(process.env, data === undefined ? [] : ['--data', data]);
+  // openStore would create a missing directory: a mistyped path must not become an empty database.
+  if (!isDirectory(config.dataDir))
+    throw new UsageError(`no data directory at ${config.dataDir} (pass --data DIR or set LOCKCLOUD_DATA)`);
+  const store = await openStore(config);
+  try {
+    return await work(
+      new Admin({ store, passwords: scryptHasher(), clock: new AdjustableClock(), random: cryptoRandom }),
+    );
+  } finally {
+    await store.close();
+  }
+}
+
+async function firstLine(input: NodeJS.ReadableStream): Promise<string> {
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const line of lines) return line;
+  return '';
+}
+
+/** The --password value, else stdin's first line: piped in, it stays out of the shell history. */
+async function passwordFrom(option: string | undefined): Promise<string> {
+  if (option !== undefined) return option;
+  if (process.stdin.isTTY)
+    throw new UsageError('no password given: pass --password P, or write it on stdin (kept out of history)');
+  try {
+    return await firstLine(process.stdin);
+  } finally {
+    process.stdin.destroy();
+  }
+}
+
+const say = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+const iso = (instant: number | null): string | null =>
+  instant === null ? null : new Date(instant).toISOString();
+
+function accountsJson(accounts: readonly AccountSummary[]): string {
+  const rows = accounts.map((a) => ({
+    id: a.id,
+    email: a.email,
+    verified: a.verified,
+    has_password: a.hasPassword,
+    deleted: a.deletedAt !== null,
+    deleted_at: iso(a.deletedAt),
+    created_at: iso(a.createdAt),
+    locks_owned: a.locksOwned,
+  }));
+  return JSON.stringify(rows, null, 2);
+}
+
+function accountsTable(accounts: readonly AccountSummary[]): string {
+  if (accounts.length === 0) return 'no accounts';
+  const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
+  const rows = [
+    ['EMAIL', 'VERIFIED', 'PASSWORD', 'DELETED', 'LOCKS'],
+    ...accounts.map((a) => [
+      a.email,
+      yesNo(a.verified),
+      yesNo(a.hasPassword),
+      iso(a.deletedAt)?.slice(0, 10) ?? 'no',
+      String(a.locksOwned),
+    ]),
+  ];
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => row[i]?.length ?? 0))) ?? [];
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+function program(): Command {
+  const root = new Command('lockcloud admin')
+    .description('Administer the accounts and locks of a lockcloud data directory (also while it serves).')
+    .option('--data <dir>', 'the data directory (env LOCKCLOUD_DATA; default ./data)')
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .allowExcessArguments(false);
+
+  root
+    .command('create-account')
+    .description('create an account (verified unless --unverified)')
+    .argument('<email>')
+    .option('--password <password>', 'its password (else read from stdin)')
+    .option('--no-password', 'no password: an account that signs in through a social login')
+    .option('--verified', 'its e-mail address is verified (the default)')
+    .addOption(new Option('--unverified', 'its e-mail address is not verified yet').conflicts('verified'))
+    .action(
+      async (email: string, opts: { password?: string | false; unverified?: boolean }, cmd: Command) => {
+        const password = opts.password === false ? null : await passwordFrom(opts.password);
+        const verified = opts.unverified !== true;
+        const account = await withAdmin(cmd, (admin) => admin.createAccount(email, { password, verified }));
+        say(
+          `created account ${account.email} (${verified ? 'verified' : 'unverified'}, ${
+            password === null ? 'no password: social login only' : 'with a password'
+          })`,
+        );
+      },
+    );
+
+  root
+    .command('set-password')
+    .description("set an account's password; its earlier v1 tokens expire")
+    .argument('<email>')
+    .option('--password <password>', 'the new password (else read from stdin)')
+    .action(async (email: string, opts: { password?: string }, cmd: Command) => {
+      const password = await passwordFrom(opts.password);
+      await withAdmin(cmd, (admin) => admin.setPassword(email, password));
+      say(`password set for ${normalizeEmail(email)}; tokens issued before now have expired`);
+    });
+
+  root
+    .command('verify')
+    .description("mark an account's e-mail address as verified")
+    .argument('<email>')
+    .action(async (email: string, _opts: unknown, cmd: Command) => {
+      const changed = await withAdmin(cmd, (admin) => admin.verify(email));
+      say(changed ? `verified ${normalizeEmail(email)}` : `${normalizeEmail(email)} was already verified`);
+    });
+
+  root
+    .command('delete-account')
+    .description('delete an account: its API keys and tokens stop working at once')
+    .argument('<email>')
+    .action(async (email: string, _opts: unknown, cmd: Command) => {
+      const changed = await withAdmin(cmd, (admin) => admin.deleteAccount(email));
+      say(
+        changed
+          ? `deleted ${normalizeEmail(email)}: its API keys and tokens no longer work`
+          : `${normalizeEmail(email)} was already deleted`,
+      );
+    });
+
+  root
+    .command('share')
+    .description('share a lock with an account other than its owner')
+    .argument('<device_id>')
+    .argument('<email>')
+    .action(async (deviceId: string, email: string, _opts: unknown, cmd: Command) => {
+      await withAdmin(cmd, (admin) => admin.shareLock(deviceId, email));
+      say(`shared lock ${deviceId.trim().toLowerCase()} with ${normalizeEmail(email)}`);
+    });
+
+  root
+    .command('accounts')
+    .description('list every account, deleted ones too')
+    .option('--json', 'as JSON, for scripts')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const accounts = await withAdmin(cmd, (admin) => admin.listAccounts());
+      say(opts.json === true ? accountsJson(accounts) : accountsTable(accounts));
+    });
+
+  return root;
+}
+
+/** Runs one admin command; resolves to the process exit code. */
+export async function admin(argv: readonly string[]): Promise<number> {
+  try {
+    await program().parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (error) {
+    // Commander has already printed its own message (or the help asked for).
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      process.stderr.write(`lockcloud admin: ${error.message}\n`);
+      return 2;
+    }
+    if (isDomainError(error)) {
+      process.stderr.write(`lockcloud admin: ${error.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`lockcloud admin: unexpected failure\n${(error as Error).stack ?? String(error)}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await admin(process.argv.slice(2));

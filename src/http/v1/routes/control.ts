@@ -1,0 +1,48 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { DomainError } from '../../../domain/errors.ts';
+import { requirePrincipal } from '../../principal.ts';
+import { sendV1Answer, v1FailureAnswer } from '../errors.ts';
+import type { V1Options } from '../plugin.ts';
+import { ControlBody, LockIdParams, V1Error } from '../schemas.ts';
+
+/** 10000 for a missing or empty type, 10005 for any other value: the two codes v1 documents. */
+function controlType(body: unknown): 'lock' | 'unlock' {
+  const type =
+    typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? (body as Record<string, unknown>).type
+      : undefined;
+  if (type === undefined || type === null || type === '')
+    throw new DomainError('MISSING_FIELD', 'type is required');
+  if (type !== 'lock' && type !== 'unlock')
+    throw new DomainError('INVALID_COMMAND', 'type must be lock or unlock');
+  return type;
+}
+
+export const controlRoutes: FastifyPluginAsyncTypebox<V1Options> = async (app, { lockcloud }) => {
+  app.post(
+    '/locks/:lockId/control',
+    {
+      schema: {
+        summary: 'Lock or unlock, answering once the lock has confirmed',
+        description:
+          'Checks in order: token (200xx), body (10000, 10005), lock (11002), ownership (30000), api_enabled (32000), then execution (50001-50005). Shares the command path and the busy rule with v3.',
+        tags: ['v1'],
+        security: [{ loginToken: [] }],
+        params: LockIdParams,
+        body: ControlBody,
+        response: { 204: { type: 'null' }, 400: V1Error, 401: V1Error, 403: V1Error, 500: V1Error },
+      },
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const { accountId } = requirePrincipal(request.principal);
+      const type = controlType(request.body);
+      const deviceId = request.params.lockId.toLowerCase();
+      await lockcloud.locks.getUsable(accountId, deviceId);
+      const task = await lockcloud.commands.send(accountId, deviceId, type);
+      const ended = await lockcloud.commands.waitForEnd(task);
+      if (!ended.outcome.successful) return sendV1Answer(reply, v1FailureAnswer(ended.outcome.error));
+      return reply.code(204).send(null);
+    },
+  );
+};
