@@ -220,6 +220,35 @@ export function storeContract(backend: string, factory: StoreFactory): void {
       assert.equal(await store.getMeta('x'), '2');
     });
 
+    it('lists owned and shared locks together, and tells a share from no relation', async () => {
+      await store.locks.insert(lock('dev-1', 'acc-1', 1));
+      await store.locks.insert(lock('dev-2', 'acc-2', 2));
+      await store.locks.insert(lock('dev-3', 'acc-2', 3));
+      await store.locks.share('dev-3', 'acc-1');
+      assert.deepEqual(
+        (await store.locks.listVisibleTo('acc-1')).map((l) => l.deviceId),
+        ['dev-1', 'dev-3'],
+      );
+      assert.equal(await store.locks.isSharedWith('dev-3', 'acc-1'), true);
+      assert.equal(await store.locks.isSharedWith('dev-2', 'acc-1'), false);
+      assert.equal(await store.locks.isSharedWith('dev-1', 'acc-1'), false, 'owning is not sharing');
+    });
+
+    it('finds login tokens and their account by hash, and purges old ones', async () => {
+      await store.tokens.insert({ id: 't-old', accountId: 'acc-1', hash: 'h-old', issuedAt: 100 });
+      await store.tokens.insert({ id: 't-new', accountId: 'acc-1', hash: 'h-new', issuedAt: 900 });
+      const found = await store.tokens.findByHash('h-new');
+      assert.deepEqual(found?.token, { id: 't-new', accountId: 'acc-1', issuedAt: 900 });
+      assert.equal(found?.account.email, 'one@example.com');
+      assert.equal(await store.tokens.findByHash('h-none'), undefined);
+      await assert.rejects(
+        store.tokens.insert({ id: 't-dup', accountId: 'acc-2', hash: 'h-new', issuedAt: 1 }),
+      );
+      assert.equal(await store.tokens.purgeIssuedBefore(500), 1);
+      assert.equal(await store.tokens.findByHash('h-old'), undefined);
+      assert.notEqual(await store.tokens.findByHash('h-new'), undefined);
+    });
+
     it('restores a snapshot exactly, and knows when it is empty', async () => {
       assert.equal(await store.isEmpty(), false);
       await store.locks.insert(lock('dev-a', 'acc-1', 1));

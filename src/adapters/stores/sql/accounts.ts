@@ -3,6 +3,17 @@ import type { AccountStore } from '../../../app/ports.ts';
 import type { Account } from '../../../domain/account.ts';
 import { type AccountsTable, bool, type Database } from './tables.ts';
 
+/** The account's columns under the alias `a`, for queries that join an account to its credential. */
+export const ACCOUNT_COLUMNS = [
+  'a.id',
+  'a.email',
+  'a.password_hash',
+  'a.verified',
+  'a.deleted_at',
+  'a.password_changed_at',
+  'a.created_at',
+] as const;
+
 export function toAccount(row: Selectable<AccountsTable>): Account {
   return {
     id: row.id,

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ApiKeyStore, NewApiKey } from '../../../app/ports.ts';
 import type { Account } from '../../../domain/account.ts';
 import type { ApiKey } from '../../../domain/api-key.ts';
-import { toAccount } from './accounts.ts';
+import { ACCOUNT_COLUMNS, toAccount } from './accounts.ts';
 import type { Database } from './tables.ts';
 
 export class SqlApiKeyStore implements ApiKeyStore {
@@ -31,13 +31,7 @@ export class SqlApiKeyStore implements ApiKeyStore {
         'k.prefix',
         'k.created_at as key_created_at',
         'k.last_used_at',
-        'a.id',
-        'a.email',
-        'a.password_hash',
-        'a.verified',
-        'a.deleted_at',
-        'a.password_changed_at',
-        'a.created_at',
+        ...ACCOUNT_COLUMNS,
       ])
       .where('k.key_hash', '=', hash)
       .executeTakeFirst();

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { TokenStore } from '../../../app/ports.ts';
 import type { Account } from '../../../domain/account.ts';
 import type { LoginToken } from '../../../domain/token.ts';
-import { toAccount } from './accounts.ts';
+import { ACCOUNT_COLUMNS, toAccount } from './accounts.ts';
 import type { Database } from './tables.ts';
 
 export class SqlTokenStore implements TokenStore {
@@ -24,17 +24,7 @@ export class SqlTokenStore implements TokenStore {
     const row = await this.db
       .selectFrom('login_tokens as t')
       .innerJoin('accounts as a', 'a.id', 't.account_id')
-      .select([
-        't.id as token_id',
-        't.issued_at',
-        'a.id',
-        'a.email',
-        'a.password_hash',
-        'a.verified',
-        'a.deleted_at',
-        'a.password_changed_at',
-        'a.created_at',
-      ])
+      .select(['t.id as token_id', 't.issued_at', ...ACCOUNT_COLUMNS])
       .where('t.token_hash', '=', hash)
       .executeTakeFirst();
     if (!row) return undefined;
