@@ -7,15 +7,18 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { InProcessSimulator } from './adapters/devices/in-process-simulator.ts';
 import { MemoryRateLimitStore } from './adapters/rate-limit/memory.ts';
+import { RedisRateLimitStore } from './adapters/rate-limit/redis.ts';
 import { AdjustableClock } from './adapters/system/clock.ts';
 import { cryptoRandom, scryptHasher, sha256Hasher } from './adapters/system/crypto.ts';
 import { LocalEventBus } from './adapters/system/event-bus.ts';
 import { MemoryMailbox } from './adapters/system/mailbox.ts';
 import { Lockcloud, type StartReport } from './app/lockcloud.ts';
-import type { PasswordHasher } from './app/ports.ts';
+import type { PasswordHasher, RateLimitStore } from './app/ports.ts';
+import { parseRateLimits } from './app/rate-limit-settings.ts';
 import type { Seed } from './app/seed/schema.ts';
 import { parseSeed } from './app/seed/validate.ts';
 import type { Config } from './config/config.ts';
+import type { RateLimitSettings } from './domain/rate-limit.ts';
 import { buildHttp } from './http/server.ts';
 import { openStore } from './open-store.ts';
 
@@ -52,6 +55,22 @@ export function readSeedFile(path: string): Seed {
   return parseSeed(text);
 }
 
+function readRateLimitsFile(path: string): RateLimitSettings {
+  try {
+    return parseRateLimits(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new StartupError(`${path}: ${(error as Error).message}`);
+  }
+}
+
+/** Memory for one process; Redis when several processes must share the limits. */
+function openRateLimitStore(config: Config): RateLimitStore | undefined {
+  if (!config.rateLimit) return undefined;
+  return config.redisUrl === undefined
+    ? new MemoryRateLimitStore()
+    : new RedisRateLimitStore(config.redisUrl, config.redisPrefix);
+}
+
 export async function createServer(
   config: Config,
   overrides: ServerOverrides = {},
@@ -64,6 +83,8 @@ export async function createServer(
     });
   const sandbox = config.mode === 'sandbox';
   const seed = config.seedFile === undefined ? undefined : readSeedFile(config.seedFile);
+  const rateLimitSettings =
+    config.rateLimitsFile === undefined ? undefined : readRateLimitsFile(config.rateLimitsFile);
 
   const store = await openStore(config);
   const clock = new AdjustableClock();
@@ -82,7 +103,8 @@ export async function createServer(
     mailbox: new MemoryMailbox(),
     logger,
     policy: { commandTimeoutMs: config.commandTimeoutMs, lowBatteryThreshold: config.lowBatteryThreshold },
-    rateLimits: config.rateLimit ? new MemoryRateLimitStore() : undefined,
+    rateLimits: openRateLimitStore(config),
+    rateLimitSettings,
   });
 
   const report = await lockcloud.start({ seed, demo: sandbox, sandbox, refuseDemoData: !sandbox });
@@ -99,7 +121,13 @@ export async function createServer(
     );
   }
 
-  const http = await buildHttp({ lockcloud, logger, sandbox, version: VERSION });
+  const http = await buildHttp({
+    lockcloud,
+    logger,
+    sandbox,
+    version: VERSION,
+    trustProxy: config.trustProxy,
+  });
   return {
     lockcloud,
     http,

@@ -1,3 +1,4 @@
+import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../domain/rate-limit.ts';
 import { ApiKeyAuth } from './auth.ts';
 import { type CommandPolicy, Commands } from './commands.ts';
 import { DEMO_META_KEY, type Demo, demoSeed } from './demo.ts';
@@ -18,6 +19,7 @@ import type {
   Simulator,
   Store,
 } from './ports.ts';
+import { RateLimits } from './rate-limits.ts';
 import { Sandbox } from './sandbox.ts';
 import { loadSeed, SEED_CREATED_AT } from './seed/load.ts';
 import type { Seed } from './seed/schema.ts';
@@ -39,6 +41,7 @@ export interface LockcloudDeps {
   /** undefined: rate limiting is off (--no-rate-limit). */
   readonly rateLimits: RateLimitStore | undefined;
   readonly loginLimits?: LoginLimits;
+  readonly rateLimitSettings?: RateLimitSettings;
 }
 
 export interface StartOptions {
@@ -68,6 +71,8 @@ export class Lockcloud {
   readonly commands: Commands;
   readonly reports: DeviceReports;
   readonly sandbox: Sandbox;
+  /** undefined when rate limiting is off. */
+  readonly rateLimits: RateLimits | undefined;
 
   constructor(readonly deps: LockcloudDeps) {
     this.auth = new ApiKeyAuth(deps.store.apiKeys, deps.secrets, deps.clock);
@@ -82,6 +87,15 @@ export class Lockcloud {
       limiter: deps.rateLimits,
       limits: deps.loginLimits ?? DEFAULT_LOGIN_LIMITS,
     });
+    this.rateLimits =
+      deps.rateLimits &&
+      new RateLimits(
+        deps.rateLimits,
+        deps.store.blocks,
+        deps.clock,
+        deps.rateLimitSettings ?? DEFAULT_RATE_LIMITS,
+        deps.logger,
+      );
     this.locks = new LockQueries(deps.store.locks);
     this.reports = new DeviceReports(deps.store.locks, deps.events, deps.clock);
     deps.gateway.onReport((deviceId, report) => this.reports.apply(deviceId, report));
@@ -104,7 +118,7 @@ export class Lockcloud {
       commands: this.commands,
       passwords: deps.passwords,
       mailbox: deps.mailbox,
-      rateLimits: deps.rateLimits,
+      rateLimits: this.rateLimits,
     });
   }
 
@@ -133,12 +147,14 @@ export class Lockcloud {
       this.deps.logger.warn({ tasks: ended }, 'ended tasks left processing by an earlier run as TIMEOUT');
     this.commands.start();
     this.tokenAuth.start();
+    await this.rateLimits?.start();
     return report;
   }
 
   async stop(): Promise<void> {
     this.commands.stop();
     this.tokenAuth.stop();
+    this.rateLimits?.stop();
     await this.deps.rateLimits?.close();
     await this.deps.gateway.close();
     await this.deps.store.close();

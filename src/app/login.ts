@@ -1,6 +1,7 @@
 import { isEmail, normalizeEmail } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
 import { type RatePolicy, retryAfterSeconds } from '../domain/rate-limit.ts';
+import { issuedAfter } from '../domain/token.ts';
 import type {
   AccountStore,
   Clock,
@@ -58,6 +59,9 @@ export class Login {
     const normalized = normalizeEmail(email);
     await this.spend(`login-email:${normalized}`, this.deps.limits.perEmail);
 
+    // A token stands for the credentials as they were read: dated no later than the read, so that a
+    // password change landing while the password is being checked ends it (domain/token.ts).
+    const readAt = this.deps.clock.now();
     const account = await this.deps.accounts.findByEmail(normalized);
     if (!account || account.deletedAt !== null) {
       // Same work as a wrong password: an unknown address must not answer faster.
@@ -76,7 +80,7 @@ export class Login {
       id: this.deps.random.uuid(),
       accountId: account.id,
       hash: this.deps.secrets.hash(token),
-      issuedAt: this.deps.clock.now(),
+      issuedAt: issuedAfter(account.passwordChangedAt, readAt),
     });
     return token;
   }

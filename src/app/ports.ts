@@ -16,6 +16,11 @@ export interface Clock {
   now(): number;
   /** Runs fn once the clock reads `when` or later, even if the clock is moved forward past it. */
   at(when: number, fn: () => void): Cancel;
+  /**
+   * Runs fn every `intervalMs` of real time, whatever the sandbox does to the clock: for polling
+   * what other processes changed, which moving the clock does not make happen sooner.
+   */
+  every(intervalMs: number, fn: () => void): Cancel;
 }
 
 export interface RandomSource {
@@ -81,6 +86,22 @@ export interface TokenStore {
   findByHash(hash: string): Promise<{ token: LoginToken; account: Account } | undefined>;
   /** Forgets tokens issued before `cutoff` (long expired: they would only ever answer "expired"). */
   purgeIssuedBefore(cutoff: number): Promise<number>;
+}
+
+export interface IpBlock {
+  readonly ip: string;
+  readonly blockedAt: number;
+  readonly until: number;
+}
+
+/** Blocked client addresses, kept with the data so every process and the admin CLI see them. */
+export interface BlockStore {
+  block(block: IpBlock): Promise<void>;
+  /** Blocks still in force at `now`. */
+  listActive(now: number): Promise<IpBlock[]>;
+  /** Lifts a block; false when there was none. */
+  unblock(ip: string): Promise<boolean>;
+  purgeEndedBefore(cutoff: number): Promise<number>;
 }
 
 /**
@@ -154,6 +175,7 @@ export interface Store {
   readonly webhooks: WebhookStore;
   readonly simDevices: SimDeviceStore;
   readonly tokens: TokenStore;
+  readonly blocks: BlockStore;
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
   isEmpty(): Promise<boolean>;

@@ -9,12 +9,12 @@ import type {
   Mail,
   Mailbox,
   PasswordHasher,
-  RateLimitStore,
   SimDeviceState,
   Simulator,
   Store,
   StoreSnapshot,
 } from './ports.ts';
+import type { RateLimits } from './rate-limits.ts';
 
 export const SNAPSHOT_META_KEY = 'sandbox.snapshot';
 
@@ -41,7 +41,7 @@ export interface SandboxDeps {
   readonly commands: Commands;
   readonly passwords: PasswordHasher;
   readonly mailbox: Mailbox;
-  readonly rateLimits: RateLimitStore | undefined;
+  readonly rateLimits: RateLimits | undefined;
 }
 
 /** What SANDBOX.md lets tests and integrators do to the simulated world. */

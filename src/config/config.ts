@@ -13,6 +13,13 @@ export interface Config {
   readonly commandTimeoutMs: number;
   readonly lowBatteryThreshold: number;
   readonly logLevel: LogLevel;
+  /** Where rate-limit buckets live: undefined for this process's memory, else a Redis URL. */
+  readonly redisUrl: string | undefined;
+  readonly redisPrefix: string;
+  /** A JSON file overriding some of the default rate limits (docs/rate-limits.md). */
+  readonly rateLimitsFile: string | undefined;
+  /** Proxies whose X-Forwarded-For is believed: addresses or CIDR ranges; none by default. */
+  readonly trustProxy: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -33,6 +40,10 @@ export const SETTINGS = {
   commandTimeoutMs: { flag: '--command-timeout-ms', env: 'LOCKCLOUD_COMMAND_TIMEOUT_MS', default: '15000' },
   lowBatteryThreshold: { flag: '--low-battery', env: 'LOCKCLOUD_LOW_BATTERY_THRESHOLD', default: '10' },
   logLevel: { flag: '--log-level', env: 'LOG_LEVEL', default: 'info' },
+  redisUrl: { flag: '--redis-url', env: 'REDIS_URL', default: undefined },
+  redisPrefix: { flag: '--redis-prefix', env: 'REDIS_PREFIX', default: 'lockcloud:' },
+  rateLimitsFile: { flag: '--rate-limits', env: 'LOCKCLOUD_RATE_LIMITS', default: undefined },
+  trustProxy: { flag: '--trust-proxy', env: 'LOCKCLOUD_TRUST_PROXY', default: '' },
 } as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -72,6 +83,10 @@ export function loadConfig(
         'command-timeout-ms': { type: 'string' },
         'low-battery': { type: 'string' },
         'log-level': { type: 'string' },
+        'redis-url': { type: 'string' },
+        'redis-prefix': { type: 'string' },
+        'rate-limits': { type: 'string' },
+        'trust-proxy': { type: 'string' },
       },
     }).values;
   } catch (error) {
@@ -111,6 +126,22 @@ export function loadConfig(
   const dataDir = pick('data', 'dataDir') ?? '';
   if (dataDir.trim() === '') problems.push('dataDir: must not be empty');
 
+  const redisUrl = pick('redis-url', 'redisUrl');
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    problems.push(`redisUrl: "${redisUrl}" is not a redis:// or rediss:// URL`);
+  }
+  const trustProxy = (pick('trust-proxy', 'trustProxy') ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  for (const proxy of trustProxy) {
+    if (!/^(loopback|linklocal|uniquelocal|[0-9a-fA-F.:]+(\/\d{1,3})?)$/.test(proxy)) {
+      problems.push(
+        `trustProxy: "${proxy}" is not an address, a CIDR range, loopback, linklocal or uniquelocal`,
+      );
+    }
+  }
+
   const config: Config = {
     port: integer(problems, 'port', pick('port', 'port') ?? '', 0, 65535),
     host,
@@ -133,6 +164,10 @@ export function loadConfig(
       100,
     ),
     logLevel,
+    redisUrl,
+    redisPrefix: pick('redis-prefix', 'redisPrefix') ?? 'lockcloud:',
+    rateLimitsFile: pick('rate-limits', 'rateLimitsFile'),
+    trustProxy,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
@@ -140,5 +175,12 @@ export function loadConfig(
 
 /** What the server prints at start: every setting, no secrets (none of these is one). */
 export function describeConfig(config: Config): Record<string, unknown> {
-  return { ...config, seedFile: config.seedFile ?? null };
+  // A Redis URL may carry a password: show where it points, not how it logs in.
+  const redisUrl = config.redisUrl?.replace(/\/\/[^@/]*@/, '//***@') ?? null;
+  return {
+    ...config,
+    seedFile: config.seedFile ?? null,
+    redisUrl,
+    rateLimitsFile: config.rateLimitsFile ?? null,
+  };
 }

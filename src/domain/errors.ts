@@ -25,7 +25,8 @@ export type DomainErrorCode =
   | 'TOKEN_EXPIRED'
   | 'TOKEN_PASSWORD_CHANGED'
   | 'ACCOUNT_DELETED'
-  | 'THROTTLED';
+  | 'THROTTLED'
+  | 'BLOCKED';
 
 export interface DomainErrorDetails {
   /** For BUSY and THROTTLED: the longest wait in whole seconds before a retry can succeed, when it is known. */

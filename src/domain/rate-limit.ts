@@ -39,3 +39,58 @@ export function gcra(
 export function retryAfterSeconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }
+
+/** The v3 endpoints that are limited, each with its own numbers (DECISIONS.md: limits are configuration). */
+export const LIMITED_ENDPOINTS = [
+  'GET /public/locks',
+  'GET /public/lock/{device_id}',
+  'POST /public/lock/{device_id}',
+  'GET /public/action-result',
+  'POST /public/partners/automation',
+] as const;
+export type LimitedEndpoint = (typeof LIMITED_ENDPOINTS)[number];
+
+export interface EndpointLimit {
+  /** Per account (the API key's owner), over all its keys and addresses. */
+  readonly account: RatePolicy;
+  /** Per client address, over all the accounts it speaks for. */
+  readonly ip: RatePolicy;
+}
+
+/**
+ * When an address is blocked: after `excess` refused requests within about `windowMs` (itself a
+ * GCRA bucket: refusals spend it, time refills it), for `blockMs`.
+ */
+export interface BlockPolicy {
+  readonly excess: number;
+  readonly windowMs: number;
+  readonly blockMs: number;
+}
+
+export interface RateLimitSettings {
+  readonly endpoints: Readonly<Record<LimitedEndpoint, EndpointLimit>>;
+  readonly block: BlockPolicy;
+}
+
+const perSecond = (burst: number, rate: number): RatePolicy => ({ burst, intervalMs: 1000 / rate });
+
+/**
+ * Defaults. Every steady rate is at least 1 request a second, so a client at 1/s or slower is never
+ * throttled (DECISIONS.md); bursts cover a dashboard refresh or a poll loop; commands, which move
+ * motors and drain batteries, get the least.
+ */
+export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
+  endpoints: {
+    'GET /public/locks': { account: perSecond(10, 2), ip: perSecond(20, 4) },
+    'GET /public/lock/{device_id}': { account: perSecond(30, 5), ip: perSecond(60, 10) },
+    'POST /public/lock/{device_id}': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    'GET /public/action-result': { account: perSecond(30, 5), ip: perSecond(60, 10) },
+    'POST /public/partners/automation': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+  },
+  block: { excess: 100, windowMs: 60_000, blockMs: 30 * 60_000 },
+};
+
+/** The excess bucket as a GCRA policy: `excess` refusals at once, refilled over the window. */
+export function excessPolicy(block: BlockPolicy): RatePolicy {
+  return { burst: block.excess, intervalMs: block.windowMs / block.excess };
+}

@@ -19,6 +19,8 @@ export interface HttpOptions {
   readonly logger: FastifyBaseLogger;
   readonly sandbox: boolean;
   readonly version: string;
+  /** Proxies whose X-Forwarded-For names the client; otherwise the client is the socket's peer. */
+  readonly trustProxy: readonly string[];
 }
 
 /** Builds the HTTP application over the use cases. It does not listen: the caller decides where. */
@@ -28,6 +30,7 @@ export async function buildHttp(options: HttpOptions): Promise<FastifyInstance> 
     loggerInstance: options.logger,
     genReqId: requestIdFrom,
     bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: options.trustProxy.length === 0 ? false : [...options.trustProxy],
     // Any path parameter that fits in Node's 16 KiB of request line and headers reaches the route
     // and its schema (BAD_PARAMS for a malformed id), instead of the router's own 414.
     routerOptions: { maxParamLength: 16 * 1024 },

@@ -18,6 +18,11 @@ export class ManualClock implements Clock {
     };
   }
 
+  /** Real-time polling does not happen in a unit test's frozen time. */
+  every(): Cancel {
+    return () => {};
+  }
+
   advance(ms: number): void {
     this.time += ms;
     const due = this.timers.filter((t) => t.when <= this.time).sort((a, b) => a.when - b.when);

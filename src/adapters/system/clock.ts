@@ -46,6 +46,12 @@ export class AdjustableClock implements Clock, ClockControl {
     return run;
   }
 
+  every(intervalMs: number, fn: () => void): Cancel {
+    const handle = setInterval(fn, intervalMs);
+    handle.unref();
+    return () => clearInterval(handle);
+  }
+
   reset(): void {
     this.offsetMs = 0;
     for (const timer of this.pending) {

@@ -181,6 +181,7 @@ const BY_CODE: Record<DomainErrorCode, V1Message> = {
   LOW_BATTERY: 'LockLowBattery',
   BUSY: 'LockBusy',
   THROTTLED: 'TooManyRequests',
+  BLOCKED: 'TooManyRequests',
   // v1 has no API keys, tasks or sandbox accounts; the nearest answers, should one arrive here.
   UNAUTHENTICATED: 'WrongAuthToken',
   ACCOUNT_NOT_FOUND: 'WrongAuthToken',

@@ -36,6 +36,18 @@ export const V3_ERRORS = [
     cause: "the mobile app holds the lock's one connection: no wait is known",
   },
   {
+    status: 403,
+    error: 'ACCESS_DENY',
+    cause:
+      'the client address is blocked for 30 minutes after repeatedly and significantly exceeding the rate limit; on every endpoint, before the key is checked; Retry-After counts down',
+  },
+  {
+    status: 429,
+    error: 'THROTTLED',
+    cause:
+      "the account or the client address is over the endpoint's rate limit; Retry-After says when one request will be allowed",
+  },
+  {
     status: 401,
     error: 'UNAUTHORIZED',
     cause:
@@ -73,6 +85,7 @@ const BY_CODE: Record<DomainErrorCode, { status: number; error: string }> = {
   TOKEN_PASSWORD_CHANGED: { status: 401, error: 'UNAUTHORIZED' },
   ACCOUNT_DELETED: { status: 401, error: 'UNAUTHORIZED' },
   THROTTLED: { status: 429, error: 'THROTTLED' },
+  BLOCKED: { status: 403, error: 'ACCESS_DENY' },
   ACCOUNT_NOT_FOUND: { status: 401, error: 'UNAUTHORIZED' },
 };
 

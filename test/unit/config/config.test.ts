@@ -12,6 +12,10 @@ const DEFAULTS: Config = {
   commandTimeoutMs: 15_000,
   lowBatteryThreshold: 10,
   logLevel: 'info',
+  redisUrl: undefined,
+  redisPrefix: 'lockcloud:',
+  rateLimitsFile: undefined,
+  trustProxy: [],
 };
 
 /** The problems loadConfig reports; fails if it accepts the input. */
@@ -69,6 +73,10 @@ describe('loadConfig', () => {
         commandTimeoutMs: 2000,
         lowBatteryThreshold: 20,
         logLevel: 'warn',
+        redisUrl: undefined,
+        redisPrefix: 'lockcloud:',
+        rateLimitsFile: undefined,
+        trustProxy: [],
       },
     );
   });
@@ -104,6 +112,10 @@ describe('loadConfig', () => {
         commandTimeoutMs: 100,
         lowBatteryThreshold: 0,
         logLevel: 'silent',
+        redisUrl: undefined,
+        redisPrefix: 'lockcloud:',
+        rateLimitsFile: undefined,
+        trustProxy: [],
       },
     );
   });
@@ -149,6 +161,10 @@ describe('loadConfig', () => {
         commandTimeoutMs: 3000,
         lowBatteryThreshold: 5,
         logLevel: 'debug',
+        redisUrl: undefined,
+        redisPrefix: 'lockcloud:',
+        rateLimitsFile: undefined,
+        trustProxy: [],
       },
     );
   });
@@ -267,5 +283,30 @@ describe('loadConfig', () => {
     const described = describeConfig(loadConfig({}, []));
     assert.deepEqual(Object.keys(described).sort(), Object.keys(DEFAULTS).sort());
     assert.equal(described.seedFile, null);
+  });
+});
+
+describe('loadConfig: rate-limit backends and proxies', () => {
+  it('reads the Redis URL and prefix, the limits file and the trusted proxies', () => {
+    const config = loadConfig(
+      { REDIS_URL: 'redis://127.0.0.1:6379/0', LOCKCLOUD_TRUST_PROXY: 'loopback, 10.0.0.0/8' },
+      ['--redis-prefix', 'x:', '--rate-limits', 'limits.json'],
+    );
+    assert.equal(config.redisUrl, 'redis://127.0.0.1:6379/0');
+    assert.equal(config.redisPrefix, 'x:');
+    assert.equal(config.rateLimitsFile, 'limits.json');
+    assert.deepEqual(config.trustProxy, ['loopback', '10.0.0.0/8']);
+  });
+
+  it('refuses a Redis URL of another scheme and a proxy that is not an address', () => {
+    const found = problems({ REDIS_URL: 'http://x' }, ['--trust-proxy', 'evil.example']);
+    assert.equal(found.length, 2);
+    assert.match(found[0] ?? '', /^redisUrl:/);
+    assert.match(found[1] ?? '', /^trustProxy:/);
+  });
+
+  it('hides a Redis password in the summary', () => {
+    const config = loadConfig({ REDIS_URL: 'redis://user:secret@db.example:6379' }, []);
+    assert.equal(describeConfig(config).redisUrl, 'redis://***@db.example:6379');
   });
 });

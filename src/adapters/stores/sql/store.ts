@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Store, StoreSnapshot } from '../../../app/ports.ts';
 import { SqlAccountStore } from './accounts.ts';
 import { SqlApiKeyStore } from './api-keys.ts';
+import { SqlBlockStore } from './blocks.ts';
 import { SqlLockStore } from './locks.ts';
 import { SqlSimDeviceStore } from './sim-devices.ts';
 import { DATA_TABLES, type Database } from './tables.ts';
@@ -18,6 +19,7 @@ export class SqlStore implements Store {
   readonly webhooks: SqlWebhookStore;
   readonly simDevices: SqlSimDeviceStore;
   readonly tokens: SqlTokenStore;
+  readonly blocks: SqlBlockStore;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -30,6 +32,7 @@ export class SqlStore implements Store {
     this.webhooks = new SqlWebhookStore(db);
     this.simDevices = new SqlSimDeviceStore(db);
     this.tokens = new SqlTokenStore(db);
+    this.blocks = new SqlBlockStore(db);
   }
 
   async getMeta(key: string): Promise<string | undefined> {

@@ -77,6 +77,12 @@ export interface LoginTokensTable {
   issued_at: number;
 }
 
+export interface IpBlocksTable {
+  ip: string;
+  blocked_at: number;
+  until: number;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -91,6 +97,7 @@ export interface Database {
   webhooks: WebhooksTable;
   sim_devices: SimDevicesTable;
   login_tokens: LoginTokensTable;
+  ip_blocks: IpBlocksTable;
   meta: MetaTable;
 }
 
@@ -104,6 +111,7 @@ export const DATA_TABLES = [
   'webhooks',
   'sim_devices',
   'login_tokens',
+  'ip_blocks',
 ] as const satisfies readonly (keyof Database)[];
 
 export const bool = (value: boolean): number => (value ? 1 : 0);

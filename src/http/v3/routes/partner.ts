@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { DomainError } from '../../../domain/errors.ts';
 import { requirePrincipal } from '../../principal.ts';
+import { authenticateAndLimit } from '../limits-hook.ts';
 import type { V3Options } from '../plugin.ts';
 import { PartnerBody, TaskCreated, V3Error } from '../schemas.ts';
 
@@ -22,10 +23,15 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, {
       },
       // preValidation runs after the body is parsed and before the schema is checked: the key is
       // checked first, as the header is on the other endpoints.
-      preValidation: async (request) => {
-        if (!isObject(request.body)) throw new DomainError('INVALID_INPUT', 'the body must be a JSON object');
-        const { apikey } = request.body;
-        request.principal = await lockcloud.auth.fromKey(typeof apikey === 'string' ? apikey : undefined);
+      preValidation: async (request, reply) => {
+        const body = request.body;
+        if (!isObject(body)) throw new DomainError('INVALID_INPUT', 'the body must be a JSON object');
+        await authenticateAndLimit(lockcloud.rateLimits, request, reply, async () => {
+          request.principal = await lockcloud.auth.fromKey(
+            typeof body.apikey === 'string' ? body.apikey : undefined,
+          );
+          return request.principal;
+        });
       },
     },
     async (request) => {

@@ -1,0 +1,76 @@
+import { Redis } from 'ioredis';
+import type { RateLimitStore } from '../../app/ports.ts';
+import type { RateDecision, RatePolicy } from '../../domain/rate-limit.ts';
+
+/**
+ * GCRA in Redis, one script call per request so the read-modify-write is atomic across every
+ * server process. Time comes from the caller (the clock port), not Redis, so the sandbox clock
+ * moves shared limits too. A key expires when its bucket is full again: idle keys cost nothing.
+ * Mirrors domain/rate-limit.ts gcra().
+ */
+const GCRA_SCRIPT = `
+local now = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local interval = tonumber(ARGV[3])
+local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+if tat < now then tat = now end
+local nxt = tat + interval
+local allow_at = nxt - burst * interval
+if now < allow_at then
+  return {0, 0, tostring(allow_at - now), tostring(tat - now)}
+end
+redis.call('SET', KEYS[1], tostring(nxt), 'PX', math.max(1, math.ceil(nxt - now)))
+return {1, math.floor((now - allow_at) / interval), '0', tostring(nxt - now)}
+`;
+
+interface GcraRedis extends Redis {
+  lockcloudGcra(
+    key: string,
+    now: number,
+    burst: number,
+    intervalMs: number,
+  ): Promise<[number, number, string, string]>;
+}
+
+export class RedisRateLimitStore implements RateLimitStore {
+  private readonly redis: GcraRedis;
+
+  /** `prefix` keeps this deployment's (or this test's) keys apart from everything else in Redis. */
+  constructor(
+    url: string,
+    private readonly prefix: string,
+  ) {
+    const redis = new Redis(url, { lazyConnect: false, enableAutoPipelining: true, maxRetriesPerRequest: 2 });
+    redis.defineCommand('lockcloudGcra', { numberOfKeys: 1, lua: GCRA_SCRIPT });
+    this.redis = redis as GcraRedis;
+  }
+
+  async consume(key: string, policy: RatePolicy, now: number): Promise<RateDecision> {
+    const [allowed, remaining, retryAfterMs, resetMs] = await this.redis.lockcloudGcra(
+      this.prefix + key,
+      now,
+      policy.burst,
+      policy.intervalMs,
+    );
+    return {
+      allowed: allowed === 1,
+      remaining,
+      retryAfterMs: Number(retryAfterMs),
+      resetMs: Number(resetMs),
+    };
+  }
+
+  /** Deletes this prefix's keys only (SCAN, never FLUSHDB: the Redis may be shared). */
+  async clear(): Promise<void> {
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}*`, 'COUNT', 1000);
+      if (keys.length > 0) await this.redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit();
+  }
+}
