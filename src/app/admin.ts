@@ -5,7 +5,7 @@
 import { type Account, isEmail, normalizeEmail } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
 import { changePassword, markDeleted } from './account-changes.ts';
-import type { Clock, PasswordHasher, RandomSource, Store } from './ports.ts';
+import type { Clock, IpBlock, PasswordHasher, RandomSource, Store } from './ports.ts';
 
 export interface AdminDeps {
   readonly store: Store;
@@ -116,6 +116,16 @@ export class Admin {
     const { store } = this.deps;
     const [accounts, owned] = await Promise.all([store.accounts.list(), store.locks.countByOwner()]);
     return accounts.map((account) => summary(account, owned.get(account.id) ?? 0));
+  }
+
+  /** Client addresses blocked for exceeding the v3 rate limits, still in force. */
+  listBlocks(): Promise<IpBlock[]> {
+    return this.deps.store.blocks.listActive(this.deps.clock.now());
+  }
+
+  /** Lifts a block at once (running servers see it within a second); false when there was none. */
+  unblock(ip: string): Promise<boolean> {
+    return this.deps.store.blocks.unblock(ip.trim());
   }
 
   private async refuseExisting(normalizedEmail: string): Promise<void> {

@@ -14,7 +14,7 @@ import { cryptoRandom, scryptHasher } from '../adapters/system/crypto.ts';
 import { type AccountSummary, Admin } from '../app/admin.ts';
 import { ConfigError, loadConfig } from '../config/config.ts';
 import { normalizeEmail } from '../domain/account.ts';
-import { isDomainError } from '../domain/errors.ts';
+import { DomainError, isDomainError } from '../domain/errors.ts';
 import { openStore } from '../open-store.ts';
 
 class UsageError extends Error {
@@ -189,6 +189,28 @@ function program(): Command {
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const accounts = await withAdmin(cmd, (admin) => admin.listAccounts());
       say(opts.json === true ? accountsJson(accounts) : accountsTable(accounts));
+    });
+
+  root
+    .command('blocks')
+    .description('list client addresses blocked for exceeding the v3 rate limits')
+    .option('--json', 'as JSON, for scripts')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const blocks = await withAdmin(cmd, (admin) => admin.listBlocks());
+      const rows = blocks.map((b) => ({ ip: b.ip, blocked_at: iso(b.blockedAt), until: iso(b.until) }));
+      if (opts.json === true) say(JSON.stringify(rows, null, 2));
+      else if (rows.length === 0) say('no address is blocked');
+      else for (const r of rows) say(`${r.ip}  blocked ${r.blocked_at} until ${r.until}`);
+    });
+
+  root
+    .command('unblock')
+    .description('lift the block on a client address (running servers notice within a second)')
+    .argument('<ip>')
+    .action(async (ip: string, _opts: unknown, cmd: Command) => {
+      const lifted = await withAdmin(cmd, (admin) => admin.unblock(ip));
+      if (!lifted) throw new DomainError('INVALID_INPUT', `${ip.trim()} is not blocked`);
+      say(`unblocked ${ip.trim()}`);
     });
 
   return root;

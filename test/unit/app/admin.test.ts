@@ -259,4 +259,19 @@ describe('Admin (use cases)', () => {
       assert.doesNotMatch(JSON.stringify(listed), /scrypt/);
     });
   });
+
+  describe('blocks', () => {
+    it('lists the blocks still in force and lifts one', async () => {
+      const now = clock.now();
+      await store.blocks.block({ ip: '203.0.113.7', blockedAt: now - 1_000, until: now + 1_800_000 });
+      await store.blocks.block({ ip: '203.0.113.8', blockedAt: now - 3_600_000, until: now - 1 });
+      assert.deepEqual(
+        (await admin.listBlocks()).map((b) => b.ip),
+        ['203.0.113.7'],
+      );
+      assert.equal(await admin.unblock(' 203.0.113.7 '), true);
+      assert.equal(await admin.unblock('203.0.113.7'), false);
+      assert.deepEqual(await admin.listBlocks(), []);
+    });
+  });
 });
