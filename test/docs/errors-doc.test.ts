@@ -1,12 +1,13 @@
 /**
  * docs/errors.md against the code's error tables, section by section, in both directions: a row of
  * the code missing from the document fails, and so does a row of the document the code does not have.
- * Adding a surface (v1) is one more entry in SECTIONS.
+ * Adding a surface is one more entry in SECTIONS.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { SANDBOX_ERRORS } from '../../src/http/sandbox/plugin.ts';
+import { V1_ERRORS } from '../../src/http/v1/errors.ts';
 import { V3_ERRORS } from '../../src/http/v3/errors.ts';
 
 const DOC_PATH = new URL('../../docs/errors.md', import.meta.url);
@@ -21,6 +22,8 @@ interface Row {
 interface Section {
   readonly heading: string;
   readonly rows: readonly Row[];
+  /** The keys every body of the section has, in order, and the JSON type of each. */
+  readonly bodyShape: Readonly<Record<string, 'string' | 'integer'>>;
 }
 
 /** The code's tables, rendered as the document shows them (the Body column is the exact JSON). */
@@ -28,6 +31,7 @@ const SECTIONS: readonly Section[] = [
   {
     heading: 'v3 (public API)',
     rows: V3_ERRORS.map(({ status, error, cause }) => ({ status, body: JSON.stringify({ error }), cause })),
+    bodyShape: { error: 'string' },
   },
   {
     heading: 'Sandbox (/_sim)',
@@ -36,6 +40,16 @@ const SECTIONS: readonly Section[] = [
       body: JSON.stringify({ error, message: '<text>' }),
       cause,
     })),
+    bodyShape: { error: 'string', message: 'string' },
+  },
+  {
+    heading: 'v1 (legacy)',
+    rows: V1_ERRORS.map(({ status, code, message, cause }) => ({
+      status,
+      body: JSON.stringify({ code, message }),
+      cause,
+    })),
+    bodyShape: { code: 'integer', message: 'string' },
   },
 ];
 
@@ -138,12 +152,17 @@ describe('docs/errors.md', () => {
         assert.deepEqual(extra, [], `rows in docs/errors.md the code does not have:\n${extra.join('\n')}`);
       });
 
-      it('shows bodies that are JSON objects with a string "error" (and "message" in the sandbox)', () => {
-        for (const row of parseErrorsDoc(markdown).get(section.heading) ?? []) {
+      it(`shows bodies that are JSON objects of exactly ${Object.keys(section.bodyShape).join(', ')}`, () => {
+        const rows = parseErrorsDoc(markdown).get(section.heading) ?? [];
+        assert.ok(rows.length > 0, 'the section has rows');
+        for (const row of rows) {
           const body = JSON.parse(row.body) as Record<string, unknown>;
-          assert.equal(typeof body.error, 'string', row.body);
-          const keys = section.heading.startsWith('Sandbox') ? ['error', 'message'] : ['error'];
-          assert.deepEqual(Object.keys(body), keys, row.body);
+          assert.deepEqual(Object.keys(body), Object.keys(section.bodyShape), row.body);
+          for (const [key, type] of Object.entries(section.bodyShape)) {
+            const value = body[key];
+            const ok = type === 'integer' ? Number.isInteger(value) : typeof value === 'string';
+            assert.ok(ok, `${row.body}: ${key} is ${type}`);
+          }
         }
       });
     });
@@ -155,10 +174,6 @@ describe('docs/errors.md', () => {
       if (rows.length > 0)
         assert.ok(known.has(heading), `"## ${heading}" has an error table the test does not check`);
     }
-  });
-
-  it('keeps the v1 section, to be filled when the v1 API arrives', () => {
-    assert.ok(parseErrorsDoc(markdown).has('v1 (legacy)'));
   });
 
   describe('the check itself', () => {
@@ -189,6 +204,14 @@ describe('docs/errors.md', () => {
         .replace(lastSandboxRow, `${lastSandboxRow}\n${firstRow}`);
       assert.deepEqual(check(moved, v3), { missing: [firstRow], extra: [] });
       assert.deepEqual(check(moved, sandbox), { missing: [], extra: [firstRow] });
+    });
+
+    it('finds a v1 row with a changed code, and a v1 row missing', () => {
+      const v1 = SECTIONS[2] as Section;
+      const row = rowText(v1.rows.find((r) => r.body.includes('10002')) as Row);
+      const changed = row.replace('10002', '10003');
+      assert.deepEqual(check(markdown.replace(row, changed), v1), { missing: [row], extra: [changed] });
+      assert.deepEqual(check(markdown.replace(`${row}\n`, ''), v1), { missing: [row], extra: [] });
     });
   });
 });

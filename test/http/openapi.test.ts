@@ -1,5 +1,5 @@
 /**
- * GET /openapi.json and /docs: the OpenAPI 3.1 document lists every v3 operation (and the sandbox's,
+ * GET /openapi.json and /docs: the OpenAPI 3.1 document lists every v3 and v1 operation (and the sandbox's,
  * in sandbox mode only) with its parameters and request bodies, and it is the same schema that
  * validates: every request the document rules out, generated from the document itself, is refused.
  */
@@ -11,6 +11,7 @@ import {
   OTHER,
   OTHER_KEY,
   OTHER_LOCK,
+  OWNER,
   OWNER_KEY,
   startServer,
   type TestServer,
@@ -70,6 +71,20 @@ const SIM_OPERATIONS: Record<string, string[]> = {
   '/_sim/mailbox': ['get'],
 };
 const KEYED = ['/public/locks', '/public/lock/{device_id}', '/public/action-result'];
+const V1_OPERATIONS: Record<string, string[]> = {
+  '/v1/accounts/login': ['post'],
+  '/v1/locks': ['get'],
+  '/v1/locks/{lockId}': ['get'],
+  '/v1/locks/{lockId}/control': ['post'],
+};
+const V1_TOKEN = ['/v1/locks', '/v1/locks/{lockId}', '/v1/locks/{lockId}/control'];
+
+/** A v1 error: exactly `{"code": code, "message": message}` with the JSON content type. */
+async function expectV1Error(res: Response, status: number, code: number, message: string, what: string) {
+  const body = await res.json();
+  assert.deepEqual({ status: res.status, body }, { status, body: { code, message } }, what);
+  assert.equal(res.headers.get('content-type'), JSON_UTF8, what);
+}
 
 async function fetchDoc(t: TestServer): Promise<OpenApi> {
   const res = await t.request('/openapi.json');
@@ -174,10 +189,14 @@ describe('the OpenAPI document, in sandbox mode', () => {
   });
   after(() => t.close());
 
-  it('is OpenAPI 3.1 and documents every v3 and sandbox operation, nothing else', () => {
+  it('is OpenAPI 3.1 and documents every v3, v1 and sandbox operation, nothing else', () => {
     assert.match(doc.openapi, /^3\.1\.\d+$/);
     assert.equal(doc.info.title, 'lockcloud');
-    for (const [path, methods] of Object.entries({ ...V3_OPERATIONS, ...SIM_OPERATIONS })) {
+    assert.deepEqual(
+      Object.keys(doc.paths).sort(),
+      Object.keys({ ...V3_OPERATIONS, ...V1_OPERATIONS, ...SIM_OPERATIONS }).sort(),
+    );
+    for (const [path, methods] of Object.entries({ ...V3_OPERATIONS, ...V1_OPERATIONS, ...SIM_OPERATIONS })) {
       assert.deepEqual(Object.keys(doc.paths[path] ?? {}).sort(), [...methods].sort(), path);
     }
     for (const path of Object.keys(doc.paths))
@@ -260,6 +279,83 @@ describe('the OpenAPI document, in sandbox mode', () => {
         const unauthorized = responses['401']?.content?.['application/json']?.schema;
         assert.deepEqual(unauthorized?.required, ['error'], `${method} ${path} 401`);
       }
+    }
+  });
+
+  it('documents the v1 operations: the login token, the lock id, the bodies and the answers', () => {
+    assert.deepEqual(doc.components.securitySchemes.loginToken, {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Authorization',
+      description: doc.components.securitySchemes.loginToken?.description,
+    });
+    for (const [path, methods] of Object.entries(V1_OPERATIONS)) {
+      for (const method of methods) {
+        const op = operation(doc, path, method);
+        const expected = V1_TOKEN.includes(path) ? [{ loginToken: [] }] : undefined;
+        assert.deepEqual(op.security, expected, `${method} ${path} security`);
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (/^2/.test(status)) continue;
+          const schema = response.content?.['application/json']?.schema;
+          assert.deepEqual(schema?.required, ['code', 'message'], `${method} ${path} ${status}`);
+          assert.equal(schema?.properties?.code?.type, 'integer', `${method} ${path} ${status}`);
+        }
+      }
+    }
+    for (const [path, method] of [
+      ['/v1/locks/{lockId}', 'get'],
+      ['/v1/locks/{lockId}/control', 'post'],
+    ] as const) {
+      assert.equal(parameter(doc, path, method, 'path', 'lockId').required, true, `${method} ${path}`);
+    }
+
+    const login = bodySchema(doc, '/v1/accounts/login');
+    assert.deepEqual([...(login.required ?? [])].sort(), ['email', 'password']);
+    assert.equal(login.properties?.email?.type, 'string');
+    assert.equal(login.properties?.password?.type, 'string');
+    const loginOk = operation(doc, '/v1/accounts/login', 'post').responses['200']?.content?.[
+      'application/json'
+    ];
+    assert.deepEqual(loginOk?.schema.required, ['authorization']);
+    assert.ok(operation(doc, '/v1/accounts/login', 'post').responses['429'], 'login documents 429');
+
+    const control = bodySchema(doc, '/v1/locks/{lockId}/control');
+    assert.deepEqual(control.required, ['type']);
+    assert.deepEqual(allowedValues(control.properties?.type ?? {})?.sort(), ['lock', 'unlock']);
+    assert.ok(operation(doc, '/v1/locks/{lockId}/control', 'post').responses['204'], 'control documents 204');
+
+    const list = operation(doc, '/v1/locks', 'get').responses['200']?.content?.['application/json']?.schema;
+    assert.deepEqual(list?.required, ['locks']);
+    assert.equal(list?.properties?.locks?.type, 'array');
+    const fields = ['api_enabled', 'battery', 'device_id', 'is_unlocked', 'nickname'];
+    assert.deepEqual([...(list?.properties?.locks?.items?.required ?? [])].sort(), fields);
+    const one = operation(doc, '/v1/locks/{lockId}', 'get').responses['200']?.content?.['application/json']
+      ?.schema;
+    assert.deepEqual(
+      Object.keys(one?.properties ?? {}).sort(),
+      fields.filter((f) => f !== 'device_id'),
+    );
+  });
+
+  it('the v1 bodies refuse everything the document rules out: 10000, or 10005 for a present type', async () => {
+    const valid = { email: OWNER, password: 'owner-password' };
+    for (const [, what, body] of bodiesRuledOut(bodySchema(doc, '/v1/accounts/login'), valid)) {
+      const res = await postRaw(t, '/v1/accounts/login', JSON.stringify(body));
+      await expectV1Error(res, 400, 10000, 'RequiredFieldEmpty', `login ${what}`);
+    }
+    const login = await postRaw(t, '/v1/accounts/login', JSON.stringify(valid));
+    assert.equal(login.status, 200, 'the unchanged login body is accepted');
+    const { authorization } = (await login.json()) as { authorization: string };
+    for (const [field, what, body] of bodiesRuledOut(bodySchema(doc, '/v1/locks/{lockId}/control'), {
+      type: 'lock',
+    })) {
+      const res = await postRaw(t, `/v1/locks/${LOCK_A}/control`, JSON.stringify(body), {
+        'content-type': 'application/json',
+        'x-authorization': authorization,
+      });
+      const present = field === 'type' && (body as { type?: unknown }).type !== undefined;
+      if (present) await expectV1Error(res, 400, 10005, 'WrongControlType', `control ${what}`);
+      else await expectV1Error(res, 400, 10000, 'RequiredFieldEmpty', `control ${what}`);
     }
   });
 
@@ -371,10 +467,10 @@ describe('the OpenAPI document, with --production', () => {
   });
   after(() => t.close());
 
-  it('documents every v3 operation and no /_sim path', async () => {
+  it('documents every v3 and v1 operation and no /_sim path', async () => {
     const doc = await fetchDoc(t);
     assert.match(doc.openapi, /^3\.1\.\d+$/);
-    for (const [path, methods] of Object.entries(V3_OPERATIONS)) {
+    for (const [path, methods] of Object.entries({ ...V3_OPERATIONS, ...V1_OPERATIONS })) {
       assert.deepEqual(Object.keys(doc.paths[path] ?? {}).sort(), [...methods].sort(), path);
     }
     assert.deepEqual(
