@@ -29,6 +29,10 @@ export class RateLimits {
   /** ip -> blocked until; the block store's active blocks, kept here so the hot path reads memory. */
   private blocked = new Map<string, number>();
   private stopRefresh: Cancel | undefined;
+  /** For each re-read under way: the blocks made here meanwhile, which its answer may predate. */
+  private readonly madeDuringRefresh = new Set<Map<string, number>>();
+  /** Moved by clear(): a re-read that started before a reset answers a list the reset emptied. */
+  private generation = 0;
 
   constructor(
     private readonly buckets: RateLimitStore,
@@ -61,31 +65,47 @@ export class RateLimits {
     return retryAfterSeconds(left);
   }
 
-  /** Spends one request of the address's (and, when known, the account's) budget for the endpoint. */
-  async check(endpoint: LimitedEndpoint, accountId: string | undefined, ip: string): Promise<RateCheck> {
-    const limits = this.settings.endpoints[endpoint];
+  /**
+   * Spends one request of the address's budget for the endpoint. Called for every request to a
+   * limited endpoint as soon as it arrives, whatever its key or body turn out to be: a flood of bad
+   * keys or unreadable bodies is throttled, and blocked, like any other.
+   */
+  async checkAddress(endpoint: LimitedEndpoint, ip: string): Promise<RateCheck> {
     const now = this.clock.now();
-    const byIp = await this.buckets.consume(`ip:${endpoint}:${ip}`, limits.ip, now);
-    let tighter: RateState = { policy: limits.ip, decision: byIp };
-    if (byIp.allowed && accountId !== undefined) {
-      const byAccount = await this.buckets.consume(`acct:${endpoint}:${accountId}`, limits.account, now);
-      if (!byAccount.allowed || byAccount.remaining < byIp.remaining) {
-        tighter = { policy: limits.account, decision: byAccount };
-      }
-    }
-    if (tighter.decision.allowed) return { kind: 'allowed', ...tighter };
+    const policy = this.settings.endpoints[endpoint].ip;
+    const decision = await this.buckets.consume(`ip:${endpoint}:${ip}`, policy, now);
+    return this.verdict({ policy, decision }, ip, now);
+  }
+
+  /**
+   * Then, once the key has named the account, spends one request of the account's budget. An address
+   * already refused spends nothing more. Answers the tighter of the two buckets.
+   */
+  async checkAccount(
+    endpoint: LimitedEndpoint,
+    accountId: string,
+    ip: string,
+    byAddress: RateCheck,
+  ): Promise<RateCheck> {
+    if (byAddress.kind === 'throttled') return byAddress;
+    const now = this.clock.now();
+    const policy = this.settings.endpoints[endpoint].account;
+    const decision = await this.buckets.consume(`acct:${endpoint}:${accountId}`, policy, now);
+    if (decision.allowed && decision.remaining >= byAddress.decision.remaining) return byAddress;
+    return this.verdict({ policy, decision }, ip, now);
+  }
+
+  private async verdict(state: RateState, ip: string, now: number): Promise<RateCheck> {
+    if (state.decision.allowed) return { kind: 'allowed', ...state };
     await this.recordExcess(ip, now);
-    return {
-      kind: 'throttled',
-      retryAfterSeconds: retryAfterSeconds(tighter.decision.retryAfterMs),
-      ...tighter,
-    };
+    return { kind: 'throttled', retryAfterSeconds: retryAfterSeconds(state.decision.retryAfterMs), ...state };
   }
 
   /** Sandbox reset: no block and no bucket survives it. */
   async clear(): Promise<void> {
     for (const block of await this.blocks.listActive(Number.MIN_SAFE_INTEGER))
       await this.blocks.unblock(block.ip);
+    this.generation++;
     this.blocked.clear();
     await this.buckets.clear();
   }
@@ -96,6 +116,7 @@ export class RateLimits {
     if (excess.allowed) return;
     const until = now + block.blockMs;
     this.blocked.set(ip, until);
+    for (const made of this.madeDuringRefresh) made.set(ip, until);
     await this.blocks.block({ ip, blockedAt: now, until });
     this.logger.warn(
       { ip, until: new Date(until).toISOString() },
@@ -104,7 +125,18 @@ export class RateLimits {
   }
 
   private async refresh(): Promise<void> {
-    const active = await this.blocks.listActive(this.clock.now());
-    this.blocked = new Map(active.map((b) => [b.ip, b.until]));
+    const generation = this.generation;
+    const made = new Map<string, number>();
+    this.madeDuringRefresh.add(made);
+    try {
+      const active = await this.blocks.listActive(this.clock.now());
+      if (generation !== this.generation) return;
+      const blocked = new Map(active.map((b) => [b.ip, b.until]));
+      // The list may have been read before a block made here meanwhile was stored: keep that block.
+      for (const [ip, until] of made) if ((blocked.get(ip) ?? 0) < until) blocked.set(ip, until);
+      this.blocked = blocked;
+    } finally {
+      this.madeDuringRefresh.delete(made);
+    }
   }
 }

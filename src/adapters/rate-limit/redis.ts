@@ -9,6 +9,9 @@ import type { RateDecision, RatePolicy } from '../../domain/rate-limit.ts';
  * Mirrors domain/rate-limit.ts gcra().
  */
 const GCRA_SCRIPT = `
+-- Lua's tostring keeps 14 significant digits: at epoch milliseconds (13 digits) that rounds every
+-- stored TAT to 0.1 ms and the error piles up with fractional intervals. 17 digits round-trip.
+local function num(x) return string.format('%.17g', x) end
 local now = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local interval = tonumber(ARGV[3])
@@ -17,10 +20,10 @@ if tat < now then tat = now end
 local nxt = tat + interval
 local allow_at = nxt - burst * interval
 if now < allow_at then
-  return {0, 0, tostring(allow_at - now), tostring(tat - now)}
+  return {0, 0, num(allow_at - now), num(tat - now)}
 end
-redis.call('SET', KEYS[1], tostring(nxt), 'PX', math.max(1, math.ceil(nxt - now)))
-return {1, math.floor((now - allow_at) / interval), '0', tostring(nxt - now)}
+redis.call('SET', KEYS[1], num(nxt), 'PX', math.max(1, math.ceil(nxt - now)))
+return {1, math.floor((now - allow_at) / interval), '0', num(nxt - now)}
 `;
 
 interface GcraRedis extends Redis {

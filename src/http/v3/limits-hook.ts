@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RateLimits } from '../../app/rate-limits.ts';
+import type { RateCheck, RateLimits } from '../../app/rate-limits.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { LIMITED_ENDPOINTS, type LimitedEndpoint } from '../../domain/rate-limit.ts';
 import { setBlockedHeaders, setRateLimitHeaders } from './rate-limit-headers.ts';
@@ -23,10 +23,30 @@ export function refuseBlocked(
   throw new DomainError('BLOCKED', 'the client address is blocked', { retryAfterSeconds: seconds });
 }
 
+// The address's check, made when the request arrived, for the account's check once the key is read.
+const addressChecks = new WeakMap<FastifyRequest, RateCheck>();
+
 /**
- * Authenticates, then spends the request from the rate limits. A request whose key fails still
- * spends its address's budget (so a flood of bad keys is throttled and blocked too) but is answered
- * 401: the key is checked first (DECISIONS.md).
+ * Spends the request from its address's budget as soon as it arrives (onRequest), before its key
+ * or body is read: a request refused later for a bad key or an unreadable body (as the partner
+ * endpoint's can be) has still spent it, and carries the RateLimit headers.
+ */
+export async function limitAddress(
+  limits: RateLimits | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const endpoint = endpointOf(request);
+  if (!limits || !endpoint) return;
+  const check = await limits.checkAddress(endpoint, request.ip);
+  addressChecks.set(request, check);
+  setRateLimitHeaders(reply, check);
+}
+
+/**
+ * Authenticates, then spends the request from the account's budget. A request whose key fails has
+ * spent its address's budget (limitAddress) but is answered 401 even when that is exhausted: the key
+ * is checked first (DECISIONS.md). A throttled address or account answers 429 once the key is good.
  */
 export async function authenticateAndLimit(
   limits: RateLimits | undefined,
@@ -34,16 +54,11 @@ export async function authenticateAndLimit(
   reply: FastifyReply,
   authenticate: () => Promise<{ accountId: string }>,
 ): Promise<void> {
+  const { accountId } = await authenticate();
   const endpoint = endpointOf(request);
-  let accountId: string;
-  try {
-    accountId = (await authenticate()).accountId;
-  } catch (error) {
-    if (limits && endpoint) setRateLimitHeaders(reply, await limits.check(endpoint, undefined, request.ip));
-    throw error;
-  }
-  if (!limits || !endpoint) return;
-  const check = await limits.check(endpoint, accountId, request.ip);
+  const byAddress = addressChecks.get(request);
+  if (!limits || !endpoint || !byAddress) return;
+  const check = await limits.checkAccount(endpoint, accountId, request.ip, byAddress);
   setRateLimitHeaders(reply, check);
   if (check.kind === 'throttled') {
     reply.header('retry-after', String(check.retryAfterSeconds));

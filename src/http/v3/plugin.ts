@@ -3,7 +3,7 @@ import type { Lockcloud } from '../../app/lockcloud.ts';
 import { isDomainError } from '../../domain/errors.ts';
 import { requestFault } from '../fastify-errors.ts';
 import { V3_BAD_PARAMS, V3_INTERNAL_ERROR, V3_NOT_FOUND, v3Answer } from './errors.ts';
-import { authenticateAndLimit, refuseBlocked } from './limits-hook.ts';
+import { authenticateAndLimit, limitAddress, refuseBlocked } from './limits-hook.ts';
 import { actionResultRoutes } from './routes/action-result.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { lockRoutes } from './routes/locks.ts';
@@ -36,7 +36,11 @@ export async function v3Plugin(app: FastifyInstance, { lockcloud }: V3Options): 
   const limits = lockcloud.rateLimits;
   app.setErrorHandler(sendV3Error);
   app.setNotFoundHandler((_request, reply) => reply.code(404).send(V3_NOT_FOUND));
-  app.addHook('onRequest', async (request, reply) => refuseBlocked(limits, request, reply));
+  // Before anything else: a blocked address is refused; any other spends its address's budget.
+  app.addHook('onRequest', async (request, reply) => {
+    refuseBlocked(limits, request, reply);
+    await limitAddress(limits, request, reply);
+  });
 
   // Routes that carry the key in the Authorization header. onRequest runs before the body is read,
   // so a missing key answers 401 (and a throttled one 429) before any body error: the documented order.

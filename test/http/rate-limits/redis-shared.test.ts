@@ -1,0 +1,175 @@
+/**
+ * Several lockcloud processes behind one address share their limits through Redis
+ * (--redis-url, --redis-prefix) and their blocks through the shared store. Two app instances on one
+ * data directory and one Redis prefix (unique to each test) must limit and block as one.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { DEFAULT_LOGIN_LIMITS } from '../../../src/app/login.ts';
+import { OWNER, OWNER_KEY, startServer, type TestServer } from '../../support/server.ts';
+import {
+  advance,
+  call,
+  floodUntilBlocked,
+  getLockFrom,
+  limitsFile,
+  OTHER_ADDRESS,
+  type Reply,
+  redisPrefix,
+  retryAfter,
+  summarize,
+} from './helpers.ts';
+
+const BLOCK = { excess: 5, window_seconds: 60, block_minutes: 30 };
+
+describe('v3 rate limits in Redis: two instances limit as one', () => {
+  const file = limitsFile({
+    endpoints: {
+      'GET /public/lock/{device_id}': { account: { burst: 4, per_second: 1 } },
+      // Generous, so that polling it never throttles: only a block can refuse it.
+      'GET /public/locks': {
+        account: { burst: 1000, per_second: 100 },
+        ip: { burst: 1000, per_second: 100 },
+      },
+    },
+    block: BLOCK,
+  });
+  let dataDir: string;
+  let redis: ReturnType<typeof redisPrefix>;
+  let a: TestServer;
+  let b: TestServer;
+  beforeEach(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'lockcloud-redis-'));
+    redis = redisPrefix();
+    const flags = ['--rate-limits', file.path, ...redis.flags];
+    a = await startServer({ dataDir, flags });
+    // The second instance finds the data the first seeded.
+    b = await startServer({ dataDir, flags });
+  });
+  afterEach(async () => {
+    await a.close();
+    await b.close();
+    await redis.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Both instances' clocks move together, as they would in real time. */
+  async function advanceBoth(seconds: number): Promise<void> {
+    await advance(a, seconds);
+    await advance(b, seconds);
+  }
+
+  it('requests spread over both instances spend one bucket: 4 in all, then 429 on both', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await getLockFrom(i % 2 === 0 ? a : b)).status);
+    assert.equal(summarize(statuses), '4x200 4x429');
+    const refused = await getLockFrom(b);
+    assert.deepEqual([refused.status, refused.body], [429, { error: 'THROTTLED' }]);
+    assert.equal(retryAfter(refused), 1);
+
+    await advanceBoth(1);
+    assert.equal((await getLockFrom(a)).status, 200);
+    assert.equal((await getLockFrom(b)).status, 429);
+  });
+
+  it('refusals through both instances add up to one block, which both then refuse', async () => {
+    for (let i = 0; i < 4; i++) assert.equal((await getLockFrom(a)).status, 200);
+    // Alternate the instances: the excess bucket is shared too, so about 5 refusals in all block.
+    let sent = 0;
+    const { statuses } = await floodUntilBlocked(() => getLockFrom(sent++ % 2 === 0 ? a : b), 40);
+    assert.ok(statuses.length >= BLOCK.excess && statuses.length <= BLOCK.excess + 2, summarize(statuses));
+    for (const instance of [a, b]) {
+      const reply = await getLockFrom(instance);
+      assert.deepEqual([reply.status, reply.body], [403, { error: 'ACCESS_DENY' }]);
+      assert.ok(retryAfter(reply) > 1790, `Retry-After ${retryAfter(reply)}`);
+      assert.equal(
+        (await getLockFrom(instance, OTHER_ADDRESS)).status,
+        429,
+        'the account is still throttled',
+      );
+      assert.equal(
+        (await call(instance, '/public/locks', { key: OWNER_KEY, from: OTHER_ADDRESS })).status,
+        200,
+      );
+    }
+    await advanceBoth(BLOCK.block_minutes * 60);
+    for (const instance of [a, b]) assert.equal((await getLockFrom(instance)).status, 200);
+  });
+
+  it('a block made through one instance is refused by the other within about a second', async () => {
+    // Flood through A only; B is asked nothing that could be refused, so only A's block can stop it.
+    for (let i = 0; i < 4; i++) assert.equal((await getLockFrom(a)).status, 200);
+    await floodUntilBlocked(() => getLockFrom(a), 40);
+    const blockedAt = performance.now();
+    let seen: Reply | undefined;
+    while (performance.now() - blockedAt < 3_000) {
+      const reply = await call(b, '/public/locks', { key: OWNER_KEY });
+      if (reply.status !== 200) {
+        seen = reply;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const after = performance.now() - blockedAt;
+    assert.ok(seen, 'B never refused the address A blocked');
+    assert.deepEqual([seen.status, seen.body], [403, { error: 'ACCESS_DENY' }]);
+    assert.ok(after < 2_000, `B saw the block only after ${after.toFixed(0)} ms`);
+    assert.ok(retryAfter(seen) > 1790, `Retry-After ${retryAfter(seen)}`);
+    // B refuses it everywhere, and only it.
+    assert.equal(
+      (await call(b, '/public/partners/automation', { method: 'POST', json: { apikey: 'x' } })).status,
+      403,
+    );
+    assert.equal((await call(b, '/public/locks', { key: OWNER_KEY, from: OTHER_ADDRESS })).status, 200);
+  });
+});
+
+describe('v1 login limits in Redis: two instances share the per-e-mail budget', () => {
+  let dataDir: string;
+  let redis: ReturnType<typeof redisPrefix>;
+  let a: TestServer;
+  let b: TestServer;
+  beforeEach(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'lockcloud-redis-login-'));
+    redis = redisPrefix();
+    a = await startServer({ dataDir, flags: redis.flags });
+    b = await startServer({ dataDir, flags: redis.flags });
+  });
+  afterEach(async () => {
+    await a.close();
+    await b.close();
+    await redis.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const login = (t: TestServer, from?: string) =>
+    call(t, '/v1/accounts/login', {
+      method: 'POST',
+      json: { email: OWNER, password: 'owner-password' },
+      from,
+    });
+
+  it('logins spread over both instances (and two addresses) spend one e-mail budget', async () => {
+    const burst = DEFAULT_LOGIN_LIMITS.perEmail.burst;
+    const statuses: number[] = [];
+    // Two addresses, so that the per-address budget (30) is nowhere near: only the e-mail's counts.
+    for (let i = 0; i < burst; i++) {
+      statuses.push((await login(i % 2 === 0 ? a : b, i % 4 < 2 ? '127.0.0.1' : OTHER_ADDRESS)).status);
+    }
+    assert.equal(summarize(statuses), `${burst}x200`);
+    for (const instance of [a, b]) {
+      const refused = await login(instance);
+      assert.deepEqual([refused.status, refused.body], [429, { code: 42900, message: 'TooManyRequests' }]);
+      assert.ok(retryAfter(refused) <= DEFAULT_LOGIN_LIMITS.perEmail.intervalMs / 1000);
+    }
+    // One interval later, on both clocks: one more login, through either instance, not two.
+    const wait = DEFAULT_LOGIN_LIMITS.perEmail.intervalMs / 1000;
+    await advance(a, wait);
+    await advance(b, wait);
+    assert.equal((await login(b)).status, 200);
+    assert.equal((await login(a)).status, 429);
+  });
+});

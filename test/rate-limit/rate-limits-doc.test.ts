@@ -1,0 +1,54 @@
+/**
+ * docs/rate-limits.md against the code: the table of default limits row by row in both directions,
+ * the block policy and the v1 login numbers, so the document cannot drift from the defaults.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { DEFAULT_LOGIN_LIMITS } from '../../src/app/login.ts';
+import { DEFAULT_RATE_LIMITS, LIMITED_ENDPOINTS, type RatePolicy } from '../../src/domain/rate-limit.ts';
+
+const doc = readFileSync(new URL('../../docs/rate-limits.md', import.meta.url), 'utf8');
+// Prose checked as words, whatever the line breaks.
+const prose = doc.replace(/\s+/g, ' ');
+
+const cell = (p: RatePolicy) => `${p.burst}, then ${1000 / p.intervalMs}/s`;
+
+describe('docs/rate-limits.md', () => {
+  it('lists every limited endpoint with its default account and address limits, and nothing else', () => {
+    const rows = [...doc.matchAll(/^\| `((?:GET|POST) [^`]+)` \| ([^|]+) \| ([^|]+) \|$/gm)].map((m) => [
+      m[1],
+      m[2]?.trim(),
+      m[3]?.trim(),
+    ]);
+    const expected = LIMITED_ENDPOINTS.map((e) => {
+      const { account, ip } = DEFAULT_RATE_LIMITS.endpoints[e];
+      return [e, cell(account), cell(ip)];
+    });
+    assert.deepEqual(rows, expected);
+  });
+
+  it('states the default block policy', () => {
+    const { excess, windowMs, blockMs } = DEFAULT_RATE_LIMITS.block;
+    assert.ok(prose.includes(`**${excess} refusals**`), 'excess');
+    assert.ok(prose.includes(`**${windowMs / 1000} seconds**`), 'window');
+    assert.ok(prose.includes(`**blocked for ${blockMs / 60_000} minutes**`), 'block');
+  });
+
+  it('states the v1 login limits', () => {
+    const { perEmail, perIp } = DEFAULT_LOGIN_LIMITS;
+    assert.equal(perEmail.intervalMs, 60_000);
+    assert.ok(prose.includes(`${perEmail.burst} attempts per e-mail, then one a minute`));
+    assert.ok(
+      prose.includes(`${perIp.burst} per client address, then one every ${perIp.intervalMs / 1000} s`),
+    );
+  });
+
+  it('shows the headers of a first status read as the code makes them', () => {
+    const { burst, intervalMs } = DEFAULT_RATE_LIMITS.endpoints['GET /public/lock/{device_id}'].account;
+    const w = Math.ceil((burst * intervalMs) / 1000);
+    assert.ok(doc.includes(`RateLimit-Policy: "endpoint";q=${burst};w=${w}`));
+    assert.ok(doc.includes(`RateLimit: "endpoint";r=${burst - 1};t=1`));
+    assert.ok(prose.includes(`request number ${burst + 1} of a burst`));
+  });
+});
