@@ -1,7 +1,7 @@
+/** POST /public/lock/:device_id: each reason a command is refused, one at a time. */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import {
-  actionResult,
   advanceClock,
   answer,
   getLock,
@@ -17,147 +17,21 @@ import {
   type TestServer,
   waitForTask,
 } from '../../support/server.ts';
+import {
+  BAD_PARAMS,
+  BUSY_NO_WAIT,
+  busySeconds,
+  FLAGS,
+  LOW_BATTERY,
+  NOT_ENABLED,
+  occupy,
+  postRaw,
+  SUCCESS,
+  UNAUTHORIZED,
+  UNKNOWN_LOCK,
+} from './post-lock-helpers.ts';
 
-const FLAGS = ['--no-rate-limit'];
-const BAD_PARAMS = { status: 400, body: { error: 'BAD_PARAMS' } };
-const UNAUTHORIZED = { status: 401, body: { error: 'UNAUTHORIZED' } };
-const NOT_ENABLED = { status: 400, body: { error: 'CLOUD_INTEGRATION_NOT_ENABLED' } };
-const LOW_BATTERY = { status: 400, body: { error: 'LOW_BATTERY' } };
-const BUSY_NO_WAIT = { status: 400, body: { error: 'DEVICE_IS_BUSY' } };
 const busyFor = (seconds: number) => ({ status: 400, body: { error: `DEVICE_IS_BUSY ${seconds}` } });
-const UNKNOWN_LOCK = '00000000-0000-4000-8000-0000000000ff';
-const SUCCESS = { status: 'terminated', successful: true };
-
-/** POST /public/lock/:id with a raw body (JSON content type when a body is given); key null sends no key. */
-function postRaw(t: TestServer, deviceId: string, body: string | undefined, key: string | null = OWNER_KEY) {
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  return t.request(`/public/lock/${deviceId}`, {
-    method: 'POST',
-    headers,
-    ...(key === null ? {} : { key }),
-    ...(body === undefined ? {} : { body }),
-  });
-}
-
-/** Keeps a command running on the lock (the device takes 60 s, past the 15 s timeout). */
-async function occupy(t: TestServer, deviceId: string, command = 'sync'): Promise<string> {
-  await simLockOk(t, deviceId, { latency_ms: 60_000 });
-  const taskId = await startTask(t, deviceId, command);
-  assert.deepEqual(await answer(await actionResult(t, taskId)), {
-    status: 200,
-    body: { status: 'processing' },
-  });
-  return taskId;
-}
-
-/** The busy answer with its wait, checked to be `DEVICE_IS_BUSY n` with n a whole number >= 1. */
-async function busySeconds(res: Response): Promise<number> {
-  const { status, body } = await answer(res);
-  assert.equal(status, 400);
-  const error = (body as { error?: unknown }).error;
-  assert.equal(typeof error, 'string');
-  const match = /^DEVICE_IS_BUSY ([1-9][0-9]*)$/.exec(error as string);
-  assert.ok(match, `expected "DEVICE_IS_BUSY n", got ${JSON.stringify(body)}`);
-  assert.deepEqual(body, { error: `DEVICE_IS_BUSY ${match[1]}` });
-  return Number(match[1]);
-}
-
-describe('POST /public/lock/:device_id: happy paths', () => {
-  let t: TestServer;
-  beforeEach(async () => {
-    t = await startServer({ flags: FLAGS });
-  });
-  afterEach(() => t.close());
-
-  it('lock answers 200 {"task_id"} at once; the task ends terminated successful and the lock reads locked', async () => {
-    const res = await sendCommand(t, LOCK_B, 'lock');
-    assert.equal(res.status, 200);
-    assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
-    const body = (await res.json()) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(body), ['task_id']);
-    assert.equal(typeof body.task_id, 'string');
-    assert.notEqual(body.task_id, '');
-    assert.deepEqual(await waitForTask(t, body.task_id as string), SUCCESS);
-    assert.deepEqual(await answer(await getLock(t, LOCK_B)), {
-      status: 200,
-      body: { locked: true, battery: 55, responsive: true },
-    });
-  });
-
-  it('unlock ends terminated successful and the lock reads unlocked', async () => {
-    const taskId = await startTask(t, LOCK_A, 'unlock');
-    assert.deepEqual(await waitForTask(t, taskId), SUCCESS);
-    assert.deepEqual(await answer(await getLock(t, LOCK_A)), {
-      status: 200,
-      body: { locked: false, battery: 100, responsive: true },
-    });
-  });
-
-  it('lock then unlock then lock again each succeed and each move the lock', async () => {
-    for (const [command, locked] of [
-      ['unlock', false],
-      ['lock', true],
-      ['unlock', false],
-    ] as const) {
-      assert.deepEqual(await waitForTask(t, await startTask(t, LOCK_A, command)), SUCCESS, command);
-      assert.deepEqual(await answer(await getLock(t, LOCK_A)), {
-        status: 200,
-        body: { locked, battery: 100, responsive: true },
-      });
-    }
-  });
-
-  it('lock on a lock already locked succeeds and leaves it locked', async () => {
-    assert.deepEqual(await waitForTask(t, await startTask(t, LOCK_A, 'lock')), SUCCESS);
-    assert.deepEqual(await answer(await getLock(t, LOCK_A)), {
-      status: 200,
-      body: { locked: true, battery: 100, responsive: true },
-    });
-  });
-
-  it('sync ends terminated successful and leaves the status as the lock reports it', async () => {
-    assert.deepEqual(await waitForTask(t, await startTask(t, LOCK_B, 'sync')), SUCCESS);
-    assert.deepEqual(await answer(await getLock(t, LOCK_B)), {
-      status: 200,
-      body: { locked: false, battery: 55, responsive: true },
-    });
-  });
-
-  it('gives every command its own task id', async () => {
-    const first = await startTask(t, LOCK_A, 'unlock');
-    await waitForTask(t, first);
-    const second = await startTask(t, LOCK_A, 'lock');
-    await waitForTask(t, second);
-    const third = await startTask(t, LOCK_B, 'lock');
-    assert.equal(new Set([first, second, third]).size, 3);
-  });
-
-  it('accepts a JSON content type with a charset parameter, a Bearer key and an upper-case id', async () => {
-    const res = await t.request(`/public/lock/${LOCK_A.toUpperCase()}`, {
-      method: 'POST',
-      key: `Bearer ${OWNER_KEY}`,
-      headers: { 'content-type': 'application/json; charset=utf-8' },
-      body: JSON.stringify({ command: 'unlock' }),
-    });
-    const { status, body } = await answer(res);
-    assert.equal(status, 200);
-    assert.deepEqual(await waitForTask(t, (body as { task_id: string }).task_id), SUCCESS);
-    assert.deepEqual(await answer(await getLock(t, LOCK_A)), {
-      status: 200,
-      body: { locked: false, battery: 100, responsive: true },
-    });
-  });
-
-  it('accepts lock and unlock at exactly the 10 % threshold', async () => {
-    await simLockOk(t, LOCK_A, { battery: 10 });
-    assert.deepEqual(await waitForTask(t, await startTask(t, LOCK_A, 'unlock')), SUCCESS);
-    assert.deepEqual(await answer(await getLock(t, LOCK_A)), {
-      status: 200,
-      body: { locked: false, battery: 10, responsive: true },
-    });
-  });
-});
 
 describe('POST /public/lock/:device_id: refusals', () => {
   let t: TestServer;
@@ -386,90 +260,5 @@ describe('POST /public/lock/:device_id: refusals', () => {
       error: 'JAMMED',
     });
     assert.deepEqual(await waitForTask(t, await startTask(t, LOCK_A, 'unlock')), SUCCESS);
-  });
-});
-
-describe('POST /public/lock/:device_id: which check wins when two fail', () => {
-  let t: TestServer;
-  beforeEach(async () => {
-    t = await startServer({ flags: FLAGS });
-  });
-  afterEach(() => t.close());
-
-  it('no key and a bad body: 401', async () => {
-    assert.deepEqual(await answer(await postRaw(t, LOCK_A, '{"command":"open"}', null)), UNAUTHORIZED);
-    assert.deepEqual(await answer(await postRaw(t, LOCK_A, '{not json', null)), UNAUTHORIZED);
-    assert.deepEqual(await answer(await postRaw(t, LOCK_A, undefined, null)), UNAUTHORIZED);
-  });
-
-  it('unknown key and a body over 16 KiB: 401', async () => {
-    const big = JSON.stringify({ command: 'lock', pad: 'x'.repeat(17 * 1024) });
-    assert.deepEqual(await answer(await postRaw(t, LOCK_A, big, 'not-a-known-key')), UNAUTHORIZED);
-  });
-
-  it('no key and an unknown or malformed lock: 401', async () => {
-    assert.deepEqual(await answer(await postRaw(t, UNKNOWN_LOCK, '{"command":"lock"}', null)), UNAUTHORIZED);
-    assert.deepEqual(await answer(await postRaw(t, 'not-a-uuid', '{"command":"lock"}', null)), UNAUTHORIZED);
-  });
-
-  it('bad body and an unknown lock: BAD_PARAMS', async () => {
-    assert.deepEqual(await answer(await postRaw(t, UNKNOWN_LOCK, '{"command":"open"}')), BAD_PARAMS);
-  });
-
-  it('bad body and integration off: BAD_PARAMS', async () => {
-    await simLockOk(t, LOCK_A, { integration: false });
-    assert.deepEqual(await answer(await postRaw(t, LOCK_A, '{"command":"open"}')), BAD_PARAMS);
-  });
-
-  it('bad body and a busy lock: BAD_PARAMS', async () => {
-    await occupy(t, LOCK_A);
-    assert.deepEqual(await answer(await postRaw(t, LOCK_A, '{}')), BAD_PARAMS);
-  });
-
-  it('a lock of another account with integration off and low battery: BAD_PARAMS', async () => {
-    await simLockOk(t, OTHER_LOCK, { integration: false, battery: 3 });
-    assert.deepEqual(await answer(await sendCommand(t, OTHER_LOCK, 'unlock', OWNER_KEY)), BAD_PARAMS);
-  });
-
-  it('a shared lock that is busy: BAD_PARAMS for the account it is shared with', async () => {
-    await occupy(t, LOCK_A);
-    assert.deepEqual(await answer(await sendCommand(t, LOCK_A, 'unlock', OTHER_KEY)), BAD_PARAMS);
-  });
-
-  it('integration off and low battery: CLOUD_INTEGRATION_NOT_ENABLED', async () => {
-    await simLockOk(t, LOCK_A, { integration: false, battery: 5 });
-    assert.deepEqual(await answer(await sendCommand(t, LOCK_A, 'unlock')), NOT_ENABLED);
-  });
-
-  it('no access point and low battery: CLOUD_INTEGRATION_NOT_ENABLED', async () => {
-    await simLockOk(t, LOCK_A, { battery: 5 });
-    await simLockOk(t, LOCK_A, { access_point: false });
-    assert.deepEqual(await answer(await sendCommand(t, LOCK_A, 'unlock')), NOT_ENABLED);
-  });
-
-  it('integration off and busy: CLOUD_INTEGRATION_NOT_ENABLED', async () => {
-    await occupy(t, LOCK_A);
-    await simLockOk(t, LOCK_A, { integration: false });
-    assert.deepEqual(await answer(await sendCommand(t, LOCK_A, 'unlock')), NOT_ENABLED);
-    assert.deepEqual(await answer(await sendCommand(t, LOCK_A, 'sync')), NOT_ENABLED);
-  });
-
-  it('integration off and the app open: CLOUD_INTEGRATION_NOT_ENABLED', async () => {
-    await simLockOk(t, LOCK_A, { integration: false, app_open: true });
-    assert.deepEqual(await answer(await sendCommand(t, LOCK_A, 'unlock')), NOT_ENABLED);
-  });
-
-  it('low battery and busy: LOW_BATTERY for lock and unlock, DEVICE_IS_BUSY n for sync', async () => {
-    await occupy(t, LOCK_A);
-    await simLockOk(t, LOCK_A, { battery: 5 });
-    assert.deepEqual(await answer(await sendCommand(t, LOCK_A, 'lock')), LOW_BATTERY);
-    assert.deepEqual(await answer(await sendCommand(t, LOCK_A, 'unlock')), LOW_BATTERY);
-    await busySeconds(await sendCommand(t, LOCK_A, 'sync'));
-  });
-
-  it('low battery and the app open: LOW_BATTERY', async () => {
-    await simLockOk(t, LOCK_A, { battery: 5, app_open: true });
-    assert.deepEqual(await answer(await sendCommand(t, LOCK_A, 'unlock')), LOW_BATTERY);
-    assert.deepEqual(await answer(await sendCommand(t, LOCK_A, 'sync')), BUSY_NO_WAIT);
   });
 });
