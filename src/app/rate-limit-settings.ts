@@ -56,6 +56,16 @@ export class RateLimitsFileError extends Error {
   }
 }
 
+/** `/endpoints/GET ~1public~1locks/ip` (a JSON pointer) -> `endpoints["GET /public/locks"].ip`. */
+function fieldName(pointer: string): string {
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (parts.length === 0) return '(the file)';
+  return parts.map((p, i) => (/^[a-z_]+$/.test(p) ? (i === 0 ? p : `.${p}`) : `["${p}"]`)).join('');
+}
+
 const toPolicy = (rate: { burst: number; per_second: number }): RatePolicy => ({
   burst: rate.burst,
   intervalMs: 1000 / rate.per_second,
@@ -71,7 +81,9 @@ export function parseRateLimits(text: string): RateLimitSettings {
   }
   const problems = [...Value.Errors(RateLimitsFile, input)]
     .filter((e) => e.keyword !== 'additionalProperties')
-    .map((e) => `${e.instancePath || '/'}: ${e.keyword === 'boolean' ? 'is not a known field' : e.message}`);
+    .map(
+      (e) => `${fieldName(e.instancePath)}: ${e.keyword === 'boolean' ? 'is not a known field' : e.message}`,
+    );
   if (problems.length > 0) throw new RateLimitsFileError(problems);
   const file = input as RateLimitsFile;
   const endpoints = { ...DEFAULT_RATE_LIMITS.endpoints };
