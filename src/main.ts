@@ -12,11 +12,16 @@ import { AdjustableClock } from './adapters/system/clock.ts';
 import { cryptoRandom, scryptHasher, sha256Hasher } from './adapters/system/crypto.ts';
 import { LocalEventBus } from './adapters/system/event-bus.ts';
 import { MemoryMailbox } from './adapters/system/mailbox.ts';
+import { addressPolicy } from './adapters/webhooks/address-policy.ts';
+import { httpTransport } from './adapters/webhooks/http-transport.ts';
+import { aesGcmBox, loadServerKey } from './adapters/webhooks/secret-box.ts';
+import { standardWebhooksSigner } from './adapters/webhooks/signer.ts';
 import { Lockcloud, type StartReport } from './app/lockcloud.ts';
 import type { PasswordHasher, RateLimitStore } from './app/ports.ts';
 import { parseRateLimits } from './app/rate-limit-settings.ts';
 import type { Seed } from './app/seed/schema.ts';
 import { parseSeed } from './app/seed/validate.ts';
+import { DEFAULT_DISPATCH_LIMITS } from './app/webhooks/dispatcher.ts';
 import type { Config } from './config/config.ts';
 import type { RateLimitSettings } from './domain/rate-limit.ts';
 import { buildHttp } from './http/server.ts';
@@ -105,6 +110,10 @@ export async function createServer(
     policy: { commandTimeoutMs: config.commandTimeoutMs, lowBatteryThreshold: config.lowBatteryThreshold },
     rateLimits: openRateLimitStore(config),
     rateLimitSettings,
+    secretBox: aesGcmBox(loadServerKey(config.secretKey, config.dataDir)),
+    webhookSigner: standardWebhooksSigner,
+    webhookTransport: httpTransport(addressPolicy({ allowLoopback: sandbox, allow: config.webhookAllow })),
+    webhookLimits: { ...DEFAULT_DISPATCH_LIMITS, timeoutMs: config.webhookTimeoutMs },
   });
 
   const report = await lockcloud.start({ seed, demo: sandbox, sandbox, refuseDemoData: !sandbox });

@@ -15,15 +15,20 @@ import type {
   PasswordHasher,
   RandomSource,
   RateLimitStore,
+  SecretBox,
   SecretHasher,
   Simulator,
   Store,
+  WebhookSigner,
+  WebhookTransport,
 } from './ports.ts';
 import { RateLimits } from './rate-limits.ts';
 import { Sandbox } from './sandbox.ts';
 import { loadSeed, SEED_CREATED_AT } from './seed/load.ts';
 import type { Seed } from './seed/schema.ts';
 import { TokenAuth } from './token-auth.ts';
+import { DEFAULT_DISPATCH_LIMITS, type DispatcherLimits, WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { WebhookSettings } from './webhooks/settings.ts';
 
 export interface LockcloudDeps {
   readonly store: Store;
@@ -42,6 +47,10 @@ export interface LockcloudDeps {
   readonly rateLimits: RateLimitStore | undefined;
   readonly loginLimits?: LoginLimits;
   readonly rateLimitSettings?: RateLimitSettings;
+  readonly secretBox: SecretBox;
+  readonly webhookSigner: WebhookSigner;
+  readonly webhookTransport: WebhookTransport;
+  readonly webhookLimits?: DispatcherLimits;
 }
 
 export interface StartOptions {
@@ -71,6 +80,8 @@ export class Lockcloud {
   readonly commands: Commands;
   readonly reports: DeviceReports;
   readonly sandbox: Sandbox;
+  readonly webhooks: WebhookSettings;
+  readonly dispatcher: WebhookDispatcher;
   /** undefined when rate limiting is off. */
   readonly rateLimits: RateLimits | undefined;
 
@@ -96,6 +107,22 @@ export class Lockcloud {
         deps.rateLimitSettings ?? DEFAULT_RATE_LIMITS,
         deps.logger,
       );
+    const secretDeps = {
+      webhooks: deps.store.webhooks,
+      box: deps.secretBox,
+      signer: deps.webhookSigner,
+      clock: deps.clock,
+    };
+    this.dispatcher = new WebhookDispatcher({
+      ...secretDeps,
+      store: deps.store,
+      events: deps.events,
+      transport: deps.webhookTransport,
+      random: deps.random,
+      logger: deps.logger,
+      limits: deps.webhookLimits ?? DEFAULT_DISPATCH_LIMITS,
+    });
+    this.webhooks = new WebhookSettings({ ...secretDeps, store: deps.store, dispatcher: this.dispatcher });
     this.locks = new LockQueries(deps.store.locks);
     this.reports = new DeviceReports(deps.store.locks, deps.events, deps.clock);
     deps.gateway.onReport((deviceId, report) => this.reports.apply(deviceId, report));
@@ -148,6 +175,7 @@ export class Lockcloud {
     this.commands.start();
     this.tokenAuth.start();
     await this.rateLimits?.start();
+    await this.dispatcher.start();
     return report;
   }
 
@@ -155,6 +183,7 @@ export class Lockcloud {
     this.commands.stop();
     this.tokenAuth.stop();
     this.rateLimits?.stop();
+    this.dispatcher.stop();
     await this.deps.rateLimits?.close();
     await this.deps.gateway.close();
     await this.deps.store.close();
@@ -162,6 +191,6 @@ export class Lockcloud {
 
   private load(seed: Seed, now: number): Promise<void> {
     const { store, simulator, secrets, passwords } = this.deps;
-    return loadSeed(seed, { store, simulator, secrets, passwords, now });
+    return loadSeed(seed, { store, simulator, secrets, passwords, secretBox: this.deps.secretBox, now });
   }
 }

@@ -8,6 +8,9 @@ import type { Lock, LockCommand, LockReport } from '../domain/lock.ts';
 import type { RateDecision, RatePolicy } from '../domain/rate-limit.ts';
 import type { Task, TaskFailure, TaskOutcome } from '../domain/task.ts';
 import type { LoginToken } from '../domain/token.ts';
+import type { WebhookMethod } from '../domain/webhook.ts';
+
+export type { WebhookMethod };
 
 export type Cancel = () => void;
 
@@ -135,16 +138,109 @@ export interface TaskStore {
   purgeEndedBefore(cutoff: number): Promise<number>;
 }
 
-export type WebhookMethod = 'GET' | 'POST';
 export interface WebhookConfig {
   readonly accountId: string;
   readonly url: string;
   readonly method: WebhookMethod;
+  /** Opt-in: retry failed deliveries with backoff (the documented behaviour is one attempt). */
+  readonly retries: boolean;
+}
+
+/** Signing secrets as stored: sealed by the SecretBox, never in clear. */
+export interface StoredSecrets {
+  readonly current: string;
+  readonly previous: string | null;
+  /** The previous secret signs too until then (24 h after a rotation). */
+  readonly previousUntil: number | null;
 }
 
 export interface WebhookStore {
   set(config: WebhookConfig): Promise<void>;
   get(accountId: string): Promise<WebhookConfig | undefined>;
+  remove(accountId: string): Promise<boolean>;
+  setSecrets(accountId: string, secrets: StoredSecrets): Promise<void>;
+  getSecrets(accountId: string): Promise<StoredSecrets | undefined>;
+}
+
+export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed';
+
+/** One webhook message: the outbox entry while it waits, its log entry once tried. */
+export interface Delivery {
+  /** Also the `webhook-id` header; the same for every attempt of this message. */
+  readonly id: string;
+  readonly accountId: string;
+  readonly deviceId: string;
+  readonly event: 'lock.state_changed' | 'test';
+  readonly url: string;
+  readonly host: string;
+  readonly method: WebhookMethod;
+  readonly body: string | null;
+  readonly retries: boolean;
+  /** Orders the messages of one lock: changes leave in the order they happened. */
+  readonly seq: number;
+  readonly createdAt: number;
+  readonly status: DeliveryStatus;
+  readonly attempts: number;
+  readonly nextAttemptAt: number | null;
+  readonly lastAttemptAt: number | null;
+  readonly responseStatus: number | null;
+  readonly error: string | null;
+  readonly latencyMs: number | null;
+}
+
+export type DeliveryOutcome = Pick<
+  Delivery,
+  'status' | 'attempts' | 'nextAttemptAt' | 'lastAttemptAt' | 'responseStatus' | 'error' | 'latencyMs'
+>;
+
+export interface DeliveryStore {
+  insert(delivery: Delivery): Promise<void>;
+  get(accountId: string, id: string): Promise<Delivery | undefined>;
+  /** Newest first. */
+  listForAccount(accountId: string, limit: number): Promise<Delivery[]>;
+  /** Pending deliveries due at `now`, oldest first, leaving out the hosts named. */
+  due(now: number, limit: number, skipHosts: readonly string[]): Promise<Delivery[]>;
+  /** Takes a pending delivery for sending; false when another worker took it first. */
+  claim(id: string): Promise<boolean>;
+  record(id: string, outcome: DeliveryOutcome): Promise<void>;
+  /** Deliveries left `sending` by a crash: they may or may not have left, so they are not sent again. */
+  failInterrupted(now: number): Promise<number>;
+  /** Keeps the newest `keep` log entries of the account. */
+  trim(accountId: string, keep: number): Promise<number>;
+}
+
+export interface OutboundRequest {
+  readonly url: string;
+  readonly method: WebhookMethod;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | null;
+  readonly timeoutMs: number;
+}
+
+export type OutboundResult =
+  | {
+      readonly ok: true;
+      readonly status: number;
+      readonly retryAfterMs: number | undefined;
+      readonly latencyMs: number;
+    }
+  | { readonly ok: false; readonly error: string; readonly latencyMs: number };
+
+/** Sends one webhook request; refuses forbidden addresses; never follows redirects; never throws. */
+export interface WebhookTransport {
+  send(request: OutboundRequest): Promise<OutboundResult>;
+}
+
+/** Standard Webhooks signatures: `v1,<base64 HMAC-SHA256>` per secret, space-separated. */
+export interface WebhookSigner {
+  newSecret(): string;
+  sign(secrets: readonly string[], id: string, timestampSeconds: number, body: string): string;
+}
+
+/** Encrypts secrets that must be used again (webhook signing keys) under the server's key. */
+export interface SecretBox {
+  seal(plain: string): string;
+  open(sealed: string): string;
 }
 
 /** The simulated device world, persisted so a restart keeps the simulated locks as they were. */
@@ -173,6 +269,7 @@ export interface Store {
   readonly locks: LockStore;
   readonly tasks: TaskStore;
   readonly webhooks: WebhookStore;
+  readonly deliveries: DeliveryStore;
   readonly simDevices: SimDeviceStore;
   readonly tokens: TokenStore;
   readonly blocks: BlockStore;

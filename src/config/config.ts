@@ -20,6 +20,12 @@ export interface Config {
   readonly rateLimitsFile: string | undefined;
   /** Proxies whose X-Forwarded-For is believed: addresses or CIDR ranges; none by default. */
   readonly trustProxy: readonly string[];
+  /** How long one webhook attempt may take. */
+  readonly webhookTimeoutMs: number;
+  /** Private ranges webhooks may reach anyway (CIDRs); loopback is allowed in sandbox mode. */
+  readonly webhookAllow: readonly string[];
+  /** Base64 key that seals webhook secrets; shared by every process. Else a key file in the data dir. */
+  readonly secretKey: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -44,6 +50,9 @@ export const SETTINGS = {
   redisPrefix: { flag: '--redis-prefix', env: 'REDIS_PREFIX', default: 'lockcloud:' },
   rateLimitsFile: { flag: '--rate-limits', env: 'LOCKCLOUD_RATE_LIMITS', default: undefined },
   trustProxy: { flag: '--trust-proxy', env: 'LOCKCLOUD_TRUST_PROXY', default: '' },
+  webhookTimeoutMs: { flag: '--webhook-timeout-ms', env: 'LOCKCLOUD_WEBHOOK_TIMEOUT_MS', default: '5000' },
+  webhookAllow: { flag: '--webhook-allow', env: 'LOCKCLOUD_WEBHOOK_ALLOW', default: '' },
+  secretKey: { flag: '(environment only)', env: 'LOCKCLOUD_SECRET_KEY', default: undefined },
 } as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -87,6 +96,8 @@ export function loadConfig(
         'redis-prefix': { type: 'string' },
         'rate-limits': { type: 'string' },
         'trust-proxy': { type: 'string' },
+        'webhook-timeout-ms': { type: 'string' },
+        'webhook-allow': { type: 'string' },
       },
     }).values;
   } catch (error) {
@@ -142,6 +153,19 @@ export function loadConfig(
     }
   }
 
+  const webhookAllow = (pick('webhook-allow', 'webhookAllow') ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  for (const range of webhookAllow) {
+    if (!/^[0-9a-fA-F.:]+\/\d{1,3}$/.test(range))
+      problems.push(`webhookAllow: "${range}" is not a CIDR range`);
+  }
+  const secretKey = env[SETTINGS.secretKey.env] === '' ? undefined : env[SETTINGS.secretKey.env];
+  if (secretKey !== undefined && Buffer.from(secretKey, 'base64').length !== 32) {
+    problems.push(`secretKey: ${SETTINGS.secretKey.env} must be 32 bytes, base64-encoded`);
+  }
+
   const config: Config = {
     port: integer(problems, 'port', pick('port', 'port') ?? '', 0, 65535),
     host,
@@ -168,6 +192,15 @@ export function loadConfig(
     redisPrefix: pick('redis-prefix', 'redisPrefix') ?? 'lockcloud:',
     rateLimitsFile: pick('rate-limits', 'rateLimitsFile'),
     trustProxy,
+    webhookTimeoutMs: integer(
+      problems,
+      'webhookTimeoutMs',
+      pick('webhook-timeout-ms', 'webhookTimeoutMs') ?? '',
+      100,
+      60_000,
+    ),
+    webhookAllow,
+    secretKey,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -26,7 +26,8 @@ export type DomainErrorCode =
   | 'TOKEN_PASSWORD_CHANGED'
   | 'ACCOUNT_DELETED'
   | 'THROTTLED'
-  | 'BLOCKED';
+  | 'BLOCKED'
+  | 'NOT_CONFIGURED';
 
 export interface DomainErrorDetails {
   /** For BUSY and THROTTLED: the longest wait in whole seconds before a retry can succeed, when it is known. */

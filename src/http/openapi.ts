@@ -35,6 +35,10 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       tags: [
         { name: 'v3', description: 'public API, API keys, asynchronous commands' },
         { name: 'v1', description: 'legacy API, login tokens, synchronous control' },
+        {
+          name: 'extensions',
+          description: "lockcloud's own API: webhook settings, secret, test, delivery log",
+        },
         { name: 'sandbox', description: 'simulator controls (sandbox mode only)' },
       ],
     },

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Lockcloud } from '../app/lockcloud.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './edge-errors.ts';
+import { extPlugin } from './ext/plugin.ts';
 import { requestFault } from './fastify-errors.ts';
 import { registerOpenApi, registerOpenApiJson } from './openapi.ts';
 import { requestIdFrom } from './request-id.ts';
@@ -52,6 +53,7 @@ export async function buildHttp(options: HttpOptions): Promise<FastifyInstance> 
   registerOpenApiJson(app);
   await app.register(v1Plugin, { prefix: '/v1', lockcloud });
   await app.register(v3Plugin, { prefix: '/public', lockcloud });
+  await app.register(extPlugin, { prefix: '/ext', lockcloud });
   if (options.sandbox) await app.register(sandboxPlugin, { prefix: '/_sim', lockcloud });
 
   // Outside the versioned prefixes: the v3 shapes, the newer of the two.

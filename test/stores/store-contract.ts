@@ -190,8 +190,8 @@ export function storeContract(backend: string, factory: StoreFactory): void {
     });
 
     it('keeps one webhook per account', async () => {
-      await store.webhooks.set({ accountId: 'acc-1', url: 'http://a.example/1', method: 'GET' });
-      await store.webhooks.set({ accountId: 'acc-1', url: 'http://a.example/2', method: 'POST' });
+      await store.webhooks.set({ accountId: 'acc-1', url: 'http://a.example/1', method: 'GET', retries: false });
+      await store.webhooks.set({ accountId: 'acc-1', url: 'http://a.example/2', method: 'POST', retries: true });
       assert.deepEqual(await store.webhooks.get('acc-1'), {
         accountId: 'acc-1',
         url: 'http://a.example/2',

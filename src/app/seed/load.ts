@@ -1,7 +1,7 @@
 import { normalizeEmail } from '../../domain/account.ts';
 import { displayPrefix } from '../../domain/api-key.ts';
 import type { Lock } from '../../domain/lock.ts';
-import type { PasswordHasher, SecretHasher, SimDeviceState, Simulator, Store } from '../ports.ts';
+import type { PasswordHasher, SecretBox, SecretHasher, SimDeviceState, Simulator, Store } from '../ports.ts';
 import type { Seed, SeedLock } from './schema.ts';
 
 export interface SeedDeps {
@@ -9,6 +9,7 @@ export interface SeedDeps {
   readonly simulator: Simulator;
   readonly secrets: SecretHasher;
   readonly passwords: PasswordHasher;
+  readonly secretBox: SecretBox;
   /** The creation time of every row the seed makes. */
   readonly now: number;
 }
@@ -112,10 +113,19 @@ export async function loadSeed(seed: Seed, deps: SeedDeps): Promise<void> {
     await deps.simulator.add(device);
   }
   for (const hook of seed.webhooks ?? []) {
+    const id = accountId(hook.account);
     await store.webhooks.set({
-      accountId: accountId(hook.account),
+      accountId: id,
       url: hook.url,
       method: hook.method ?? 'POST',
+      retries: hook.retries ?? false,
     });
+    if (hook.secret !== undefined) {
+      await store.webhooks.setSecrets(id, {
+        current: deps.secretBox.seal(hook.secret),
+        previous: null,
+        previousUntil: null,
+      });
+    }
   }
 }

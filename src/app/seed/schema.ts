@@ -43,6 +43,9 @@ export const SeedWebhook = Type.Object(
     account: Email,
     method: Type.Optional(Type.Union([Type.Literal('GET'), Type.Literal('POST')])),
     url: Type.String({ minLength: 1, maxLength: 256, pattern: '^[hH][tT][tT][pP][sS]?://\\S+$' }),
+    retries: Type.Optional(Type.Boolean()),
+    /** A known signing secret for tests; without one, a random secret is made when first needed. */
+    secret: Type.Optional(Type.String({ pattern: '^whsec_[A-Za-z0-9+/]{16,}={0,2}$' })),
   },
   { additionalProperties: false },
 );

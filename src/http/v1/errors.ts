@@ -182,6 +182,7 @@ const BY_CODE: Record<DomainErrorCode, V1Message> = {
   BUSY: 'LockBusy',
   THROTTLED: 'TooManyRequests',
   BLOCKED: 'TooManyRequests',
+  NOT_CONFIGURED: 'RequiredFieldEmpty',
   // v1 has no API keys, tasks or sandbox accounts; the nearest answers, should one arrive here.
   UNAUTHENTICATED: 'WrongAuthToken',
   ACCOUNT_NOT_FOUND: 'WrongAuthToken',

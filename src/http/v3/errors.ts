@@ -86,6 +86,7 @@ const BY_CODE: Record<DomainErrorCode, { status: number; error: string }> = {
   ACCOUNT_DELETED: { status: 401, error: 'UNAUTHORIZED' },
   THROTTLED: { status: 429, error: 'THROTTLED' },
   BLOCKED: { status: 403, error: 'ACCESS_DENY' },
+  NOT_CONFIGURED: { status: 400, error: 'BAD_PARAMS' },
   ACCOUNT_NOT_FOUND: { status: 401, error: 'UNAUTHORIZED' },
 };
 

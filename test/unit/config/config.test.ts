@@ -16,6 +16,9 @@ const DEFAULTS: Config = {
   redisPrefix: 'lockcloud:',
   rateLimitsFile: undefined,
   trustProxy: [],
+  webhookTimeoutMs: 5000,
+  webhookAllow: [],
+  secretKey: undefined,
 };
 
 /** The problems loadConfig reports; fails if it accepts the input. */
@@ -77,6 +80,9 @@ describe('loadConfig', () => {
         redisPrefix: 'lockcloud:',
         rateLimitsFile: undefined,
         trustProxy: [],
+        webhookTimeoutMs: 5000,
+        webhookAllow: [],
+        secretKey: undefined,
       },
     );
   });
@@ -116,6 +122,9 @@ describe('loadConfig', () => {
         redisPrefix: 'lockcloud:',
         rateLimitsFile: undefined,
         trustProxy: [],
+        webhookTimeoutMs: 5000,
+        webhookAllow: [],
+        secretKey: undefined,
       },
     );
   });
@@ -165,6 +174,9 @@ describe('loadConfig', () => {
         redisPrefix: 'lockcloud:',
         rateLimitsFile: undefined,
         trustProxy: [],
+        webhookTimeoutMs: 5000,
+        webhookAllow: [],
+        secretKey: undefined,
       },
     );
   });

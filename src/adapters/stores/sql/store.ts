@@ -3,6 +3,7 @@ import type { Store, StoreSnapshot } from '../../../app/ports.ts';
 import { SqlAccountStore } from './accounts.ts';
 import { SqlApiKeyStore } from './api-keys.ts';
 import { SqlBlockStore } from './blocks.ts';
+import { SqlDeliveryStore } from './deliveries.ts';
 import { SqlLockStore } from './locks.ts';
 import { SqlSimDeviceStore } from './sim-devices.ts';
 import { DATA_TABLES, type Database } from './tables.ts';
@@ -17,6 +18,7 @@ export class SqlStore implements Store {
   readonly locks: SqlLockStore;
   readonly tasks: SqlTaskStore;
   readonly webhooks: SqlWebhookStore;
+  readonly deliveries: SqlDeliveryStore;
   readonly simDevices: SqlSimDeviceStore;
   readonly tokens: SqlTokenStore;
   readonly blocks: SqlBlockStore;
@@ -30,6 +32,7 @@ export class SqlStore implements Store {
     this.locks = new SqlLockStore(db);
     this.tasks = new SqlTaskStore(db);
     this.webhooks = new SqlWebhookStore(db);
+    this.deliveries = new SqlDeliveryStore(db);
     this.simDevices = new SqlSimDeviceStore(db);
     this.tokens = new SqlTokenStore(db);
     this.blocks = new SqlBlockStore(db);

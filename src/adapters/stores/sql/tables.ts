@@ -57,6 +57,31 @@ export interface WebhooksTable {
   account_id: string;
   url: string;
   method: string;
+  retries: number;
+  secret: string | null;
+  previous_secret: string | null;
+  previous_until: number | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  account_id: string;
+  device_id: string;
+  event: string;
+  url: string;
+  host: string;
+  method: string;
+  body: string | null;
+  retries: number;
+  seq: number;
+  created_at: number;
+  status: string;
+  attempts: number;
+  next_attempt_at: number | null;
+  last_attempt_at: number | null;
+  response_status: number | null;
+  error: string | null;
+  latency_ms: number | null;
 }
 
 export interface SimDevicesTable {
@@ -98,6 +123,7 @@ export interface Database {
   sim_devices: SimDevicesTable;
   login_tokens: LoginTokensTable;
   ip_blocks: IpBlocksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   meta: MetaTable;
 }
 
@@ -112,6 +138,7 @@ export const DATA_TABLES = [
   'sim_devices',
   'login_tokens',
   'ip_blocks',
+  'webhook_deliveries',
 ] as const satisfies readonly (keyof Database)[];
 
 export const bool = (value: boolean): number => (value ? 1 : 0);

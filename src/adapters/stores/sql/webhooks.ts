@@ -1,15 +1,22 @@
 import type { Kysely } from 'kysely';
-import type { WebhookConfig, WebhookStore } from '../../../app/ports.ts';
-import type { Database } from './tables.ts';
+import type { StoredSecrets, WebhookConfig, WebhookStore } from '../../../app/ports.ts';
+import { bool, type Database } from './tables.ts';
 
 export class SqlWebhookStore implements WebhookStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   async set(config: WebhookConfig): Promise<void> {
+    const values = { url: config.url, method: config.method, retries: bool(config.retries) };
     await this.db
       .insertInto('webhooks')
-      .values({ account_id: config.accountId, url: config.url, method: config.method })
-      .onConflict((oc) => oc.column('account_id').doUpdateSet({ url: config.url, method: config.method }))
+      .values({
+        account_id: config.accountId,
+        ...values,
+        secret: null,
+        previous_secret: null,
+        previous_until: null,
+      })
+      .onConflict((oc) => oc.column('account_id').doUpdateSet(values))
       .execute();
   }
 
@@ -20,6 +27,45 @@ export class SqlWebhookStore implements WebhookStore {
       .where('account_id', '=', accountId)
       .executeTakeFirst();
     if (!row) return undefined;
-    return { accountId: row.account_id, url: row.url, method: row.method === 'GET' ? 'GET' : 'POST' };
+    return {
+      accountId: row.account_id,
+      url: row.url,
+      method: row.method === 'GET' ? 'GET' : 'POST',
+      retries: row.retries === 1,
+    };
+  }
+
+  async remove(accountId: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('webhooks')
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async setSecrets(accountId: string, secrets: StoredSecrets): Promise<void> {
+    await this.db
+      .updateTable('webhooks')
+      .set({
+        secret: secrets.current,
+        previous_secret: secrets.previous,
+        previous_until: secrets.previousUntil,
+      })
+      .where('account_id', '=', accountId)
+      .execute();
+  }
+
+  async getSecrets(accountId: string): Promise<StoredSecrets | undefined> {
+    const row = await this.db
+      .selectFrom('webhooks')
+      .select(['secret', 'previous_secret', 'previous_until'])
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (!row || row.secret === null) return undefined;
+    return {
+      current: row.secret,
+      previous: row.previous_secret,
+      previousUntil: row.previous_until === null ? null : Number(row.previous_until),
+    };
   }
 }

@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './001-initial.ts';
 import * as loginTokens from './002-login-tokens.ts';
 import * as ipBlocks from './003-ip-blocks.ts';
+import * as webhookDeliveries from './004-webhook-deliveries.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
   '002-login-tokens': loginTokens,
   '003-ip-blocks': ipBlocks,
+  '004-webhook-deliveries': webhookDeliveries,
 };
 
 export const migrationProvider: MigrationProvider = {

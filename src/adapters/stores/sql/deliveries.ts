@@ -1,0 +1,146 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Delivery, DeliveryOutcome, DeliveryStatus, DeliveryStore } from '../../../app/ports.ts';
+import { bool, type Database, type WebhookDeliveriesTable } from './tables.ts';
+
+const num = (v: number | null): number | null => (v === null ? null : Number(v));
+const STATUSES: readonly DeliveryStatus[] = ['pending', 'sending', 'delivered', 'failed'];
+
+function toDelivery(r: Selectable<WebhookDeliveriesTable>): Delivery {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    deviceId: r.device_id,
+    event: r.event === 'test' ? 'test' : 'lock.state_changed',
+    url: r.url,
+    host: r.host,
+    method: r.method === 'GET' ? 'GET' : 'POST',
+    body: r.body,
+    retries: r.retries === 1,
+    seq: Number(r.seq),
+    createdAt: Number(r.created_at),
+    status: (STATUSES as readonly string[]).includes(r.status) ? (r.status as DeliveryStatus) : 'failed',
+    attempts: r.attempts,
+    nextAttemptAt: num(r.next_attempt_at),
+    lastAttemptAt: num(r.last_attempt_at),
+    responseStatus: r.response_status,
+    error: r.error,
+    latencyMs: r.latency_ms,
+  };
+}
+
+export class SqlDeliveryStore implements DeliveryStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(d: Delivery): Promise<void> {
+    await this.db
+      .insertInto('webhook_deliveries')
+      .values({
+        id: d.id,
+        account_id: d.accountId,
+        device_id: d.deviceId,
+        event: d.event,
+        url: d.url,
+        host: d.host,
+        method: d.method,
+        body: d.body,
+        retries: bool(d.retries),
+        seq: d.seq,
+        created_at: d.createdAt,
+        status: d.status,
+        attempts: d.attempts,
+        next_attempt_at: d.nextAttemptAt,
+        last_attempt_at: d.lastAttemptAt,
+        response_status: d.responseStatus,
+        error: d.error,
+        latency_ms: d.latencyMs,
+      })
+      .execute();
+  }
+
+  async get(accountId: string, id: string): Promise<Delivery | undefined> {
+    const row = await this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return row && toDelivery(row);
+  }
+
+  async listForAccount(accountId: string, limit: number): Promise<Delivery[]> {
+    const rows = await this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(toDelivery);
+  }
+
+  async due(now: number, limit: number, skipHosts: readonly string[]): Promise<Delivery[]> {
+    let query = this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now);
+    if (skipHosts.length > 0) query = query.where('host', 'not in', [...skipHosts]);
+    const rows = await query.orderBy('seq').limit(limit).execute();
+    return rows.map(toDelivery);
+  }
+
+  async claim(id: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'sending' })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async record(id: string, o: DeliveryOutcome): Promise<void> {
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set({
+        status: o.status,
+        attempts: o.attempts,
+        next_attempt_at: o.nextAttemptAt,
+        last_attempt_at: o.lastAttemptAt,
+        response_status: o.responseStatus,
+        error: o.error,
+        latency_ms: o.latencyMs,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async failInterrupted(now: number): Promise<number> {
+    const result = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', error: 'interrupted by a restart; not sent again', last_attempt_at: now })
+      .where('status', '=', 'sending')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  async trim(accountId: string, keep: number): Promise<number> {
+    const cutoff = await this.db
+      .selectFrom('webhook_deliveries')
+      .select('seq')
+      .where('account_id', '=', accountId)
+      .orderBy('seq', 'desc')
+      .offset(keep)
+      .limit(1)
+      .executeTakeFirst();
+    if (!cutoff) return 0;
+    // Only finished entries are dropped: a waiting message is never lost to the log's bound.
+    const result = await this.db
+      .deleteFrom('webhook_deliveries')
+      .where('account_id', '=', accountId)
+      .where('seq', '<=', cutoff.seq)
+      .where('status', 'in', ['delivered', 'failed'])
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

@@ -1,0 +1,249 @@
+import {
+  DELIVERY_LOG_LIMIT,
+  deliveryBody,
+  type LockState,
+  nextAttemptDelay,
+  stateName,
+  substitute,
+} from '../../domain/webhook.ts';
+import type {
+  Cancel,
+  Delivery,
+  EventBus,
+  LockStateChanged,
+  Logger,
+  RandomSource,
+  Store,
+  WebhookConfig,
+  WebhookTransport,
+} from '../ports.ts';
+import { type SecretDeps, signingSecrets } from './secrets.ts';
+
+export interface DispatcherLimits {
+  /** Deliveries in flight in this process. */
+  readonly total: number;
+  /** Deliveries in flight to one receiver host: a slow receiver holds no more than these. */
+  readonly perHost: number;
+  readonly timeoutMs: number;
+}
+
+const RETRY_POLL_MS = 1_000;
+
+export const DEFAULT_DISPATCH_LIMITS: DispatcherLimits = { total: 32, perHost: 4, timeoutMs: 5_000 };
+
+export interface DispatcherDeps extends SecretDeps {
+  readonly store: Store;
+  readonly events: EventBus;
+  readonly transport: WebhookTransport;
+  readonly random: RandomSource;
+  readonly logger: Logger;
+  readonly limits: DispatcherLimits;
+}
+
+const hostOf = (url: string): string => {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return '';
+  }
+};
+
+/**
+ * Sends the status-change webhook. A change is written to the outbox (which is also the delivery
+ * log) and sent off the request path: per lock in the order of its changes, with bounded
+ * concurrency per receiver and overall, one attempt unless the account opted into retries.
+ */
+export class WebhookDispatcher {
+  private readonly inFlightHosts = new Map<string, number>();
+  private readonly inFlightDevices = new Set<string>();
+  private inFlight = 0;
+  private draining = false;
+  private again = false;
+  private lastSeq = 0;
+  private stopListening: Cancel | undefined;
+  private wakeUp: Cancel | undefined;
+  private stopped = false;
+
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    const interrupted = await this.deps.store.deliveries.failInterrupted(this.deps.clock.now());
+    if (interrupted > 0)
+      this.deps.logger.warn(
+        { deliveries: interrupted },
+        'webhook deliveries cut short by a restart were not sent again',
+      );
+    this.stopListening = this.deps.events.onLockStateChanged((change) => {
+      this.enqueueChange(change).catch((error: unknown) =>
+        this.deps.logger.error({ err: error }, 'queueing a webhook failed'),
+      );
+    });
+    // Retries come due on the clock; a real-time poll notices them (also after a sandbox jump).
+    this.wakeUp = this.deps.clock.every(RETRY_POLL_MS, () => this.kick());
+    this.kick();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.stopListening?.();
+    this.wakeUp?.();
+  }
+
+  /** A state change: one message if the owner has a webhook. */
+  async enqueueChange(change: LockStateChanged): Promise<Delivery | undefined> {
+    const config = await this.deps.store.webhooks.get(change.ownerId);
+    if (!config) return undefined;
+    return this.enqueue(config, change.deviceId, change.locked, 'lock.state_changed');
+  }
+
+  /** "Send test event": a message as for a real change of this lock, marked as a test. */
+  sendTest(config: WebhookConfig, deviceId: string, locked: boolean): Promise<Delivery> {
+    return this.enqueue(config, deviceId, locked, 'test');
+  }
+
+  /** Sends a logged message again, as a new message to the webhook's current URL and method. */
+  async resend(config: WebhookConfig, original: Delivery): Promise<Delivery> {
+    const locked =
+      original.body === null
+        ? /\/locked(?:\/|$|\?)|=locked\b/.test(original.url)
+        : JSON.parse(original.body).locked === true;
+    return this.enqueue(config, original.deviceId, locked, original.event);
+  }
+
+  private async enqueue(
+    config: WebhookConfig,
+    deviceId: string,
+    locked: boolean,
+    event: Delivery['event'],
+  ): Promise<Delivery> {
+    const now = this.deps.clock.now();
+    const state: LockState = stateName(locked);
+    const url = substitute(config.url, deviceId, state);
+    // Strictly increasing in this process, so one lock's messages keep their order.
+    this.lastSeq = Math.max(this.lastSeq + 1, now * 1000);
+    const delivery: Delivery = {
+      id: `msg_${this.deps.random.uuid().replace(/-/g, '')}`,
+      accountId: config.accountId,
+      deviceId,
+      event,
+      url,
+      host: hostOf(url),
+      method: config.method,
+      body: config.method === 'POST' ? deliveryBody(deviceId, locked) : null,
+      retries: config.retries,
+      seq: this.lastSeq,
+      createdAt: now,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+      lastAttemptAt: null,
+      responseStatus: null,
+      error: null,
+      latencyMs: null,
+    };
+    await this.deps.store.deliveries.insert(delivery);
+    await this.deps.store.deliveries.trim(config.accountId, DELIVERY_LOG_LIMIT);
+    this.kick();
+    return delivery;
+  }
+
+  /** Starts what may start now; runs again whenever a delivery ends or a new one arrives. */
+  private kick(): void {
+    if (this.stopped) return;
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.draining = true;
+    this.drain()
+      .catch((error: unknown) => this.deps.logger.error({ err: error }, 'webhook dispatch failed'))
+      .finally(() => {
+        this.draining = false;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async drain(): Promise<void> {
+    const { limits, store, clock } = this.deps;
+    if (this.inFlight >= limits.total) return;
+    const fullHosts = [...this.inFlightHosts].filter(([, n]) => n >= limits.perHost).map(([h]) => h);
+    const due = await store.deliveries.due(clock.now(), 200, fullHosts);
+    // A lock whose earlier message is in flight or waiting waits too: messages leave in order.
+    const blockedDevices = new Set(this.inFlightDevices);
+    for (const delivery of due) {
+      if (this.inFlight >= limits.total) break;
+      const deviceKey = `${delivery.accountId}/${delivery.deviceId}`;
+      const hostCount = this.inFlightHosts.get(delivery.host) ?? 0;
+      if (blockedDevices.has(deviceKey) || hostCount >= limits.perHost) {
+        blockedDevices.add(deviceKey);
+        continue;
+      }
+      blockedDevices.add(deviceKey);
+      if (!(await store.deliveries.claim(delivery.id))) continue;
+      this.inFlight++;
+      this.inFlightHosts.set(delivery.host, hostCount + 1);
+      this.inFlightDevices.add(deviceKey);
+      void this.attempt(delivery).finally(() => {
+        this.inFlight--;
+        const left = (this.inFlightHosts.get(delivery.host) ?? 1) - 1;
+        if (left <= 0) this.inFlightHosts.delete(delivery.host);
+        else this.inFlightHosts.set(delivery.host, left);
+        this.inFlightDevices.delete(deviceKey);
+        this.kick();
+      });
+    }
+  }
+
+  private async attempt(delivery: Delivery): Promise<void> {
+    const { clock, transport, signer, store, limits, logger } = this.deps;
+    const attempts = delivery.attempts + 1;
+    try {
+      const secrets = await signingSecrets(this.deps, delivery.accountId);
+      const timestamp = Math.floor(clock.now() / 1000);
+      const headers: Record<string, string> = {
+        'webhook-id': delivery.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signer.sign(secrets, delivery.id, timestamp, delivery.body ?? ''),
+        'lockcloud-event': delivery.event,
+      };
+      const result = await transport.send({
+        url: delivery.url,
+        method: delivery.method,
+        headers,
+        body: delivery.body,
+        timeoutMs: limits.timeoutMs,
+      });
+      const now = clock.now();
+      const status = result.ok ? result.status : undefined;
+      const succeeded = status !== undefined && status >= 200 && status < 300;
+      const delay =
+        delivery.retries && !succeeded
+          ? nextAttemptDelay(attempts, status, result.ok ? result.retryAfterMs : undefined)
+          : undefined;
+      await store.deliveries.record(delivery.id, {
+        status: succeeded ? 'delivered' : delay !== undefined ? 'pending' : 'failed',
+        attempts,
+        nextAttemptAt: delay === undefined ? null : now + delay,
+        lastAttemptAt: now,
+        responseStatus: status ?? null,
+        error: result.ok ? (succeeded ? null : `HTTP ${result.status}`) : result.error,
+        latencyMs: result.latencyMs,
+      });
+    } catch (error) {
+      logger.error({ err: error, delivery: delivery.id }, 'webhook delivery failed');
+      await store.deliveries.record(delivery.id, {
+        status: 'failed',
+        attempts,
+        nextAttemptAt: null,
+        lastAttemptAt: clock.now(),
+        responseStatus: null,
+        error: 'internal error',
+        latencyMs: null,
+      });
+    }
+  }
+}

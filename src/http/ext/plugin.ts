@@ -1,0 +1,206 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyError, FastifyRequest } from 'fastify';
+import type { Lockcloud } from '../../app/lockcloud.ts';
+import type { Delivery } from '../../app/ports.ts';
+import { isDomainError } from '../../domain/errors.ts';
+import { requestFault } from '../fastify-errors.ts';
+import { requirePrincipal } from '../principal.ts';
+import {
+  DeliveriesQuery,
+  DeliveryAccepted,
+  DeliveryIdParams,
+  DeliveryView,
+  ExtError,
+  SecretView,
+  WebhookBody,
+  WebhookView,
+} from './schemas.ts';
+
+/** The extension API's errors: v3's shape plus a message naming the problem. */
+export const EXT_ERRORS = [
+  {
+    status: 400,
+    error: 'BAD_PARAMS',
+    cause:
+      'a field is missing, unknown, of the wrong type or value (the message names it); no webhook is set for an operation that needs one',
+  },
+  { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
+  { status: 401, error: 'UNAUTHORIZED', cause: 'the API key is missing, unknown or deleted' },
+  {
+    status: 404,
+    error: 'NOT_FOUND',
+    cause: 'no such route, no webhook set (GET, DELETE), or no such delivery',
+  },
+  { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
+] as const;
+
+const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
+const deliveryView = (d: Delivery) => ({
+  id: d.id,
+  event: d.event,
+  device_id: d.deviceId,
+  url: d.url,
+  method: d.method,
+  status: d.status,
+  attempts: d.attempts,
+  response_status: d.responseStatus,
+  error: d.error,
+  latency_ms: d.latencyMs,
+  created_at: new Date(d.createdAt).toISOString(),
+  last_attempt_at: iso(d.lastAttemptAt),
+  next_attempt_at: d.status === 'pending' ? iso(d.nextAttemptAt) : null,
+});
+
+const tags = ['extensions'];
+const security = [{ apiKey: [] }];
+
+/** lockcloud's own API under /ext: the webhook settings and log (the dashboard uses the same use cases). */
+export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = async (app, { lockcloud }) => {
+  const { webhooks } = lockcloud;
+  app.setNotFoundHandler((_request, reply) =>
+    reply.code(404).send({ error: 'NOT_FOUND', message: 'no such route' }),
+  );
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (request.is404) return reply.code(404).send({ error: 'NOT_FOUND', message: 'no such route' });
+    if (isDomainError(error)) {
+      if (error.code === 'UNAUTHENTICATED') return reply.code(401).send({ error: 'UNAUTHORIZED' });
+      if (error.code === 'TASK_NOT_FOUND')
+        return reply.code(404).send({ error: 'NOT_FOUND', message: error.message });
+      return reply.code(400).send({ error: 'BAD_PARAMS', message: error.message });
+    }
+    const fault = requestFault(error);
+    if (fault !== undefined) {
+      return reply
+        .code(fault === 'too-large' ? 413 : 400)
+        .send({ error: 'BAD_PARAMS', message: error.message });
+    }
+    request.log.error({ err: error }, 'extension request failed');
+    return reply.code(500).send({ error: 'INTERNAL_ERROR' });
+  });
+  app.addHook('onRequest', async (request) => {
+    request.principal = await lockcloud.auth.fromHeader(request.headers.authorization);
+  });
+  const account = (request: FastifyRequest): string => requirePrincipal(request.principal).accountId;
+
+  app.get(
+    '/webhook',
+    {
+      schema: {
+        summary: "The account's webhook",
+        tags,
+        security,
+        response: { 200: WebhookView, 401: ExtError, 404: ExtError },
+      },
+    },
+    async (request, reply) => {
+      const config = await webhooks.get(account(request));
+      if (!config) return reply.code(404).send({ error: 'NOT_FOUND', message: 'no webhook is set' });
+      return { url: config.url, method: config.method, retries: config.retries };
+    },
+  );
+
+  app.put(
+    '/webhook',
+    {
+      schema: {
+        summary: 'Set the webhook (URL, method, opt-in retries)',
+        description: 'The first time, the answer carries the signing secret (whsec_...), shown this once.',
+        tags,
+        security,
+        body: WebhookBody,
+        response: { 200: WebhookView, 400: ExtError, 401: ExtError },
+      },
+    },
+    async (request) => {
+      const { config, secret } = await webhooks.set(account(request), request.body);
+      return {
+        url: config.url,
+        method: config.method,
+        retries: config.retries,
+        ...(secret === undefined ? {} : { secret }),
+      };
+    },
+  );
+
+  app.delete(
+    '/webhook',
+    {
+      schema: {
+        summary: 'Remove the webhook',
+        tags,
+        security,
+        response: { 204: { type: 'null' }, 401: ExtError, 404: ExtError },
+      },
+    },
+    async (request, reply) => {
+      const removed = await webhooks.remove(account(request));
+      if (!removed) return reply.code(404).send({ error: 'NOT_FOUND', message: 'no webhook is set' });
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/webhook/rotate-secret',
+    {
+      schema: {
+        summary: 'Make a new signing secret; the old one signs too for 24 h',
+        tags,
+        security,
+        response: { 200: SecretView, 400: ExtError, 401: ExtError },
+      },
+    },
+    async (request) => ({ secret: await webhooks.rotateSecret(account(request)) }),
+  );
+
+  app.post(
+    '/webhook/test',
+    {
+      schema: {
+        summary: "Send a test event (the account's first lock, its current state)",
+        tags,
+        security,
+        response: { 202: DeliveryAccepted, 400: ExtError, 401: ExtError },
+      },
+    },
+    async (request, reply) => {
+      const delivery = await webhooks.sendTest(account(request));
+      return reply.code(202).send({ delivery_id: delivery.id });
+    },
+  );
+
+  app.get(
+    '/webhook/deliveries',
+    {
+      schema: {
+        summary: 'The delivery log, newest first (the last 500 are kept)',
+        tags,
+        security,
+        querystring: DeliveriesQuery,
+        response: { 200: { type: 'array', items: DeliveryView }, 400: ExtError, 401: ExtError },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit === undefined ? 50 : Number(request.query.limit);
+      if (limit < 1 || limit > 500)
+        throw Object.assign(new Error('limit: must be from 1 to 500'), { statusCode: 400 });
+      return (await webhooks.deliveries(account(request), limit)).map(deliveryView);
+    },
+  );
+
+  app.post(
+    '/webhook/deliveries/:id/resend',
+    {
+      schema: {
+        summary: 'Send a logged message again, as a new message',
+        tags,
+        security,
+        params: DeliveryIdParams,
+        response: { 202: DeliveryAccepted, 400: ExtError, 401: ExtError, 404: ExtError },
+      },
+    },
+    async (request, reply) => {
+      const delivery = await webhooks.resend(account(request), request.params.id);
+      return reply.code(202).send({ delivery_id: delivery.id });
+    },
+  );
+};
