@@ -5,13 +5,28 @@
 import { type Account, isEmail, normalizeEmail } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
 import { changePassword, markDeleted } from './account-changes.ts';
-import type { Clock, IpBlock, PasswordHasher, RandomSource, Store } from './ports.ts';
+import type {
+  Clock,
+  IpBlock,
+  PasswordHasher,
+  RandomSource,
+  SecretBox,
+  Store,
+  WebhookConfig,
+  WebhookSigner,
+} from './ports.ts';
+import { removeWebhook, saveWebhook, type WebhookInput, webhookConfig } from './webhooks/settings.ts';
 
 export interface AdminDeps {
   readonly store: Store;
   readonly passwords: PasswordHasher;
   readonly clock: Clock;
   readonly random: RandomSource;
+  /**
+   * What makes and seals a webhook's signing secret: the server's key. Only setting a webhook needs
+   * it, so the other commands never touch the key.
+   */
+  readonly webhookSecrets?: { readonly box: SecretBox; readonly signer: WebhookSigner };
 }
 
 /** An account as the overview shows it: never its hash. */
@@ -126,6 +141,34 @@ export class Admin {
   /** Lifts a block at once (running servers see it within a second); false when there was none. */
   unblock(ip: string): Promise<boolean> {
     return this.deps.store.blocks.unblock(ip.trim());
+  }
+
+  /** The account's webhook (its settings, never its secret), or undefined when it has none. */
+  async webhook(email: string): Promise<WebhookConfig | undefined> {
+    const account = await this.anyAccount(email);
+    return this.deps.store.webhooks.get(account.id);
+  }
+
+  /**
+   * Sets the account's webhook by the rules the extension API applies (a PUT: the method defaults to
+   * POST, retries to off). The first time, the signing secret is made, sealed, and answered this once.
+   */
+  async setWebhook(
+    email: string,
+    input: WebhookInput,
+  ): Promise<{ config: WebhookConfig; secret: string | undefined }> {
+    const { store, clock, webhookSecrets } = this.deps;
+    const account = await this.liveAccount(email);
+    const config = webhookConfig(account.id, input);
+    if (!webhookSecrets) throw new Error('setting a webhook needs the server key (webhookSecrets)');
+    const secret = await saveWebhook({ webhooks: store.webhooks, clock, ...webhookSecrets }, config);
+    return { config, secret };
+  }
+
+  /** Removes the account's webhook and its secret, as DELETE /ext/webhook does; false when it had none. */
+  async removeWebhook(email: string): Promise<boolean> {
+    const account = await this.anyAccount(email);
+    return removeWebhook(this.deps.store, account.id);
   }
 
   private async refuseExisting(normalizedEmail: string): Promise<void> {

@@ -183,7 +183,8 @@ export class Lockcloud {
     this.commands.stop();
     this.tokenAuth.stop();
     this.rateLimits?.stop();
-    this.dispatcher.stop();
+    // Before the store closes: deliveries in flight are cut short and logged.
+    await this.dispatcher.stop();
     await this.deps.rateLimits?.close();
     await this.deps.gateway.close();
     await this.deps.store.close();

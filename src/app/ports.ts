@@ -175,6 +175,8 @@ export interface Delivery {
   readonly host: string;
   readonly method: WebhookMethod;
   readonly body: string | null;
+  /** The state the message reports; kept so a resend reports the same one (a GET has no body). */
+  readonly locked: boolean;
   readonly retries: boolean;
   /** Orders the messages of one lock: changes leave in the order they happened. */
   readonly seq: number;
@@ -198,13 +200,25 @@ export interface DeliveryStore {
   get(accountId: string, id: string): Promise<Delivery | undefined>;
   /** Newest first. */
   listForAccount(accountId: string, limit: number): Promise<Delivery[]>;
-  /** Pending deliveries due at `now`, oldest first, leaving out the hosts named. */
+  /**
+   * Pending deliveries due at `now`, oldest first, leaving out the hosts named. Only the first
+   * unfinished message of each lock is ever due: a later one waits while an earlier one is being
+   * sent or waits for a retry, so a lock's messages leave in the order of its changes.
+   */
   due(now: number, limit: number, skipHosts: readonly string[]): Promise<Delivery[]>;
   /** Takes a pending delivery for sending; false when another worker took it first. */
   claim(id: string): Promise<boolean>;
   record(id: string, outcome: DeliveryOutcome): Promise<void>;
-  /** Deliveries left `sending` by a crash: they may or may not have left, so they are not sent again. */
+  /**
+   * Deliveries left `sending` by a crash: they may or may not have left, so they are not sent again
+   * (failed, the cut-short attempt counted).
+   */
   failInterrupted(now: number): Promise<number>;
+  /**
+   * Ends the account's messages that wait to be sent (pending) as failed with `error`: its webhook is
+   * gone. A message being sent is left to finish.
+   */
+  cancelPending(accountId: string, error: string): Promise<number>;
   /** Keeps the newest `keep` log entries of the account. */
   trim(accountId: string, keep: number): Promise<number>;
 }
@@ -215,6 +229,8 @@ export interface OutboundRequest {
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string | null;
   readonly timeoutMs: number;
+  /** Aborting it cuts the request short (shutdown): it then ends as a failure at once. */
+  readonly signal?: AbortSignal;
 }
 
 export type OutboundResult =

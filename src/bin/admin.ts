@@ -11,7 +11,10 @@ import { createInterface } from 'node:readline';
 import { Command, CommanderError, Option } from 'commander';
 import { AdjustableClock } from '../adapters/system/clock.ts';
 import { cryptoRandom, scryptHasher } from '../adapters/system/crypto.ts';
+import { aesGcmBox, loadServerKey } from '../adapters/webhooks/secret-box.ts';
+import { standardWebhooksSigner } from '../adapters/webhooks/signer.ts';
 import { type AccountSummary, Admin } from '../app/admin.ts';
+import type { WebhookConfig } from '../app/ports.ts';
 import { ConfigError, loadConfig } from '../config/config.ts';
 import { normalizeEmail } from '../domain/account.ts';
 import { DomainError, isDomainError } from '../domain/errors.ts';
@@ -29,18 +32,36 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/** Opens the configured store, runs `work` and closes the store whatever happens. */
-async function withAdmin<T>(command: Command, work: (admin: Admin) => Promise<T>): Promise<T> {
+/**
+ * Opens the configured store, runs `work` and closes the store whatever happens. `serverKey`: the
+ * command seals webhook secrets, with the server's key (LOCKCLOUD_SECRET_KEY, else the key file in
+ * the data directory, made there if missing), so the server can open what it seals.
+ */
+async function withAdmin<T>(
+  command: Command,
+  work: (admin: Admin) => Promise<T>,
+  options: { serverKey?: boolean } = {},
+): Promise<T> {
   const { data } = command.optsWithGlobals<{ data?: string }>();
   // The server's own configuration, so --data and LOCKCLOUD_DATA mean here what they mean there.
   const config = loadConfig(process.env, data === undefined ? [] : ['--data', data]);
   // openStore would create a missing directory: a mistyped path must not become an empty database.
   if (!isDirectory(config.dataDir))
     throw new UsageError(`no data directory at ${config.dataDir} (pass --data DIR or set LOCKCLOUD_DATA)`);
+  const webhookSecrets =
+    options.serverKey === true
+      ? { box: aesGcmBox(loadServerKey(config.secretKey, config.dataDir)), signer: standardWebhooksSigner }
+      : undefined;
   const store = await openStore(config);
   try {
     return await work(
-      new Admin({ store, passwords: scryptHasher(), clock: new AdjustableClock(), random: cryptoRandom }),
+      new Admin({
+        store,
+        passwords: scryptHasher(),
+        clock: new AdjustableClock(),
+        random: cryptoRandom,
+        ...(webhookSecrets === undefined ? {} : { webhookSecrets }),
+      }),
     );
   } finally {
     await store.close();
@@ -109,6 +130,10 @@ function accountsTable(accounts: readonly AccountSummary[]): string {
     )
     .join('\n');
 }
+
+/** `POST https://... (retries off)`: a webhook on one line, never its secret. */
+const webhookLine = (config: WebhookConfig): string =>
+  `${config.method} ${config.url} (retries ${config.retries ? 'on' : 'off'})`;
 
 function program(): Command {
   const root = new Command('lockcloud admin')
@@ -211,6 +236,58 @@ function program(): Command {
       const lifted = await withAdmin(cmd, (admin) => admin.unblock(ip));
       if (!lifted) throw new DomainError('INVALID_INPUT', `${ip.trim()} is not blocked`);
       say(`unblocked ${ip.trim()}`);
+    });
+
+  root
+    .command('webhook')
+    .description("show an account's webhook: URL, method and retries (never its signing secret)")
+    .argument('<email>')
+    .option('--json', 'as JSON, for scripts (null when there is none)')
+    .action(async (email: string, opts: { json?: boolean }, cmd: Command) => {
+      const config = await withAdmin(cmd, (admin) => admin.webhook(email));
+      if (opts.json === true)
+        say(
+          JSON.stringify(config ? { url: config.url, method: config.method, retries: config.retries } : null),
+        );
+      else
+        say(
+          config
+            ? `${normalizeEmail(email)}: ${webhookLine(config)}`
+            : `${normalizeEmail(email)} has no webhook`,
+        );
+    });
+
+  root
+    .command('set-webhook')
+    .description(
+      "set an account's webhook, as PUT /ext/webhook does; the first time, prints its signing secret once",
+    )
+    .argument('<email>')
+    .argument('<url>', 'http(s), at most 256 characters; {device_id} and {state} are filled in')
+    .option('--method <method>', 'GET or POST', 'POST')
+    .option('--retries', 'retry failed deliveries with backoff (off: one attempt, as documented)')
+    .action(async (email: string, url: string, opts: { method: string; retries?: boolean }, cmd: Command) => {
+      const { config, secret } = await withAdmin(
+        cmd,
+        (admin) => admin.setWebhook(email, { url, method: opts.method, retries: opts.retries === true }),
+        { serverKey: true },
+      );
+      say(`webhook set for ${normalizeEmail(email)}: ${webhookLine(config)}`);
+      if (secret !== undefined) say(`signing secret (shown this once; give it to the receiver): ${secret}`);
+      else say('its signing secret is unchanged');
+    });
+
+  root
+    .command('remove-webhook')
+    .description("remove an account's webhook and its signing secret")
+    .argument('<email>')
+    .action(async (email: string, _opts: unknown, cmd: Command) => {
+      const removed = await withAdmin(cmd, (admin) => admin.removeWebhook(email));
+      say(
+        removed
+          ? `removed the webhook of ${normalizeEmail(email)}`
+          : `${normalizeEmail(email)} had no webhook`,
+      );
     });
 
   return root;

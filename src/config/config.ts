@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 
 export type Mode = 'sandbox' | 'production';
@@ -158,7 +159,10 @@ export function loadConfig(
     .map((p) => p.trim())
     .filter((p) => p !== '');
   for (const range of webhookAllow) {
-    if (!/^[0-9a-fA-F.:]+\/\d{1,3}$/.test(range))
+    // The address must be one and the prefix fit its family: node's BlockList would throw at start.
+    const [, address = '', prefix = ''] = /^([^/]+)\/(\d{1,3})$/.exec(range) ?? [];
+    const family = isIP(address);
+    if (family === 0 || Number(prefix) > (family === 6 ? 128 : 32))
       problems.push(`webhookAllow: "${range}" is not a CIDR range`);
   }
   const secretKey = env[SETTINGS.secretKey.env] === '' ? undefined : env[SETTINGS.secretKey.env];

@@ -12,17 +12,19 @@ import { V3_BAD_PARAMS, V3_INTERNAL_ERROR } from './v3/errors.ts';
  * belongs to and an X-Request-Id like every other answer (DECISIONS.md, "Everywhere").
  */
 
-type Surface = 'v1' | 'v3' | 'sandbox';
+type Surface = 'v1' | 'v3' | 'sandbox' | 'ext';
 
 function surfaceOf(path: string | undefined, sandbox: boolean): Surface {
   if (path !== undefined && /^\/v1(?:[/?#]|$)/.test(path)) return 'v1';
+  // The extension API, in both modes: v3's shape with a message (EXT_ERRORS).
+  if (path !== undefined && /^\/ext(?:[/?#]|$)/.test(path)) return 'ext';
   // Outside the versioned prefixes the v3 shapes apply, as in the root not-found handler.
   return sandbox && path !== undefined && /^\/_sim(?:[/?#]|$)/.test(path) ? 'sandbox' : 'v3';
 }
 
 function badParamsBody(surface: Surface, message: string): object {
   if (surface === 'v1') return V1_BAD_REQUEST;
-  return surface === 'sandbox' ? { error: 'BAD_PARAMS', message } : V3_BAD_PARAMS;
+  return surface === 'sandbox' || surface === 'ext' ? { error: 'BAD_PARAMS', message } : V3_BAD_PARAMS;
 }
 
 function internalErrorBody(surface: Surface): object {

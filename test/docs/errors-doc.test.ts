@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { EXT_ERRORS } from '../../src/http/ext/plugin.ts';
 import { SANDBOX_ERRORS } from '../../src/http/sandbox/plugin.ts';
 import { V1_ERRORS } from '../../src/http/v1/errors.ts';
 import { V3_ERRORS } from '../../src/http/v3/errors.ts';
@@ -24,7 +25,12 @@ interface Section {
   readonly rows: readonly Row[];
   /** The keys every body of the section has, in order, and the JSON type of each. */
   readonly bodyShape: Readonly<Record<string, 'string' | 'integer'>>;
+  /** Keys of bodyShape some bodies leave out (the extension API's 401 and 500 carry no message). */
+  readonly optionalKeys?: readonly string[];
 }
+
+/** The extension API's errors that carry no message, as its error handler answers them. */
+const EXT_WITHOUT_MESSAGE: ReadonlySet<string> = new Set(['UNAUTHORIZED', 'INTERNAL_ERROR']);
 
 /** The code's tables, rendered as the document shows them (the Body column is the exact JSON). */
 const SECTIONS: readonly Section[] = [
@@ -50,6 +56,16 @@ const SECTIONS: readonly Section[] = [
       cause,
     })),
     bodyShape: { code: 'integer', message: 'string' },
+  },
+  {
+    heading: 'Extension API (/ext)',
+    rows: EXT_ERRORS.map(({ status, error, cause }) => ({
+      status,
+      body: JSON.stringify(EXT_WITHOUT_MESSAGE.has(error) ? { error } : { error, message: '<text>' }),
+      cause,
+    })),
+    bodyShape: { error: 'string', message: 'string' },
+    optionalKeys: ['message'],
   },
 ];
 
@@ -155,10 +171,13 @@ describe('docs/errors.md', () => {
       it(`shows bodies that are JSON objects of exactly ${Object.keys(section.bodyShape).join(', ')}`, () => {
         const rows = parseErrorsDoc(markdown).get(section.heading) ?? [];
         assert.ok(rows.length > 0, 'the section has rows');
+        const optional = section.optionalKeys ?? [];
         for (const row of rows) {
           const body = JSON.parse(row.body) as Record<string, unknown>;
-          assert.deepEqual(Object.keys(body), Object.keys(section.bodyShape), row.body);
+          const expected = Object.keys(section.bodyShape).filter((k) => k in body || !optional.includes(k));
+          assert.deepEqual(Object.keys(body), expected, row.body);
           for (const [key, type] of Object.entries(section.bodyShape)) {
+            if (!(key in body) && optional.includes(key)) continue;
             const value = body[key];
             const ok = type === 'integer' ? Number.isInteger(value) : typeof value === 'string';
             assert.ok(ok, `${row.body}: ${key} is ${type}`);
@@ -204,6 +223,17 @@ describe('docs/errors.md', () => {
         .replace(lastSandboxRow, `${lastSandboxRow}\n${firstRow}`);
       assert.deepEqual(check(moved, v3), { missing: [firstRow], extra: [] });
       assert.deepEqual(check(moved, sandbox), { missing: [], extra: [firstRow] });
+    });
+
+    it('finds an extension row that lost its message, and an extension row missing', () => {
+      const ext = SECTIONS.find((s) => s.heading === 'Extension API (/ext)') as Section;
+      const row = rowText(ext.rows.find((r) => r.status === 404) as Row);
+      const changed = row.replace(',"message":"<text>"', '');
+      assert.notEqual(changed, row);
+      assert.deepEqual(check(markdown.replace(row, changed), ext), { missing: [row], extra: [changed] });
+      assert.deepEqual(check(markdown.replace(`${row}\n`, ''), ext), { missing: [row], extra: [] });
+      const unauthorized = rowText(ext.rows.find((r) => r.status === 401) as Row);
+      assert.equal(unauthorized.includes('message'), false, 'the 401 carries no message');
     });
 
     it('finds a v1 row with a changed code, and a v1 row missing', () => {

@@ -1,6 +1,7 @@
 /**
- * GET /openapi.json and /docs: the OpenAPI 3.1 document lists every v3 and v1 operation (and the sandbox's,
- * in sandbox mode only) with its parameters, request bodies, security and answers.
+ * GET /openapi.json and /docs: the OpenAPI 3.1 document lists every v3, v1 and extension (/ext)
+ * operation (and the sandbox's, in sandbox mode only) with its parameters, request bodies, security
+ * and answers.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -36,6 +37,14 @@ const V1_OPERATIONS: Record<string, string[]> = {
   '/v1/locks/{lockId}/control': ['post'],
 };
 const V1_TOKEN = ['/v1/locks', '/v1/locks/{lockId}', '/v1/locks/{lockId}/control'];
+/** The extension API: the webhook settings, its secret and its delivery log; all keyed, in both modes. */
+const EXT_OPERATIONS: Record<string, string[]> = {
+  '/ext/webhook': ['delete', 'get', 'put'],
+  '/ext/webhook/rotate-secret': ['post'],
+  '/ext/webhook/test': ['post'],
+  '/ext/webhook/deliveries': ['get'],
+  '/ext/webhook/deliveries/{id}/resend': ['post'],
+};
 
 describe('the OpenAPI document, in sandbox mode', () => {
   let t: TestServer;
@@ -46,18 +55,80 @@ describe('the OpenAPI document, in sandbox mode', () => {
   });
   after(() => t.close());
 
-  it('is OpenAPI 3.1 and documents every v3, v1 and sandbox operation, nothing else', () => {
+  it('is OpenAPI 3.1 and documents every v3, v1, extension and sandbox operation, nothing else', () => {
     assert.match(doc.openapi, /^3\.1\.\d+$/);
     assert.equal(doc.info.title, 'lockcloud');
-    assert.deepEqual(
-      Object.keys(doc.paths).sort(),
-      Object.keys({ ...V3_OPERATIONS, ...V1_OPERATIONS, ...SIM_OPERATIONS }).sort(),
-    );
-    for (const [path, methods] of Object.entries({ ...V3_OPERATIONS, ...V1_OPERATIONS, ...SIM_OPERATIONS })) {
+    const all = { ...V3_OPERATIONS, ...V1_OPERATIONS, ...EXT_OPERATIONS, ...SIM_OPERATIONS };
+    assert.deepEqual(Object.keys(doc.paths).sort(), Object.keys(all).sort());
+    for (const [path, methods] of Object.entries(all)) {
       assert.deepEqual(Object.keys(doc.paths[path] ?? {}).sort(), [...methods].sort(), path);
     }
     for (const path of Object.keys(doc.paths))
-      assert.match(path, /^\/(public|_sim|v1)\//, `${path} is an API path`);
+      assert.match(path, /^\/(public|_sim|v1|ext)\//, `${path} is an API path`);
+  });
+
+  it('documents the /ext webhook operations: the API key, the PUT body, the parameters, the answers', () => {
+    for (const [path, methods] of Object.entries(EXT_OPERATIONS)) {
+      for (const method of methods) {
+        const op = operation(doc, path, method);
+        assert.deepEqual(op.security, [{ apiKey: [] }], `${method} ${path} security`);
+        const success = Object.keys(op.responses).filter((s) => /^2/.test(s));
+        assert.equal(success.length, 1, `${method} ${path} documents one success`);
+        const unauthorized = op.responses['401']?.content?.['application/json']?.schema;
+        assert.deepEqual(unauthorized?.required, ['error'], `${method} ${path} 401`);
+        assert.deepEqual(Object.keys(unauthorized?.properties ?? {}).sort(), ['error', 'message']);
+      }
+    }
+    const put = bodySchema(doc, '/ext/webhook', 'put');
+    assert.deepEqual(put.required, ['url']);
+    assert.deepEqual(Object.keys(put.properties ?? {}).sort(), ['method', 'retries', 'url']);
+    assert.equal(put.properties?.url?.type, 'string');
+    assert.deepEqual(allowedValues(put.properties?.method ?? {})?.sort(), ['GET', 'POST']);
+    assert.equal(put.properties?.retries?.type, 'boolean');
+    assert.equal(put.additionalProperties, false);
+
+    const view = operation(doc, '/ext/webhook', 'get').responses['200']?.content?.['application/json']
+      ?.schema;
+    assert.deepEqual(view?.required, ['url', 'method', 'retries'], 'the secret is not a required field');
+    for (const [path, method] of [
+      ['/ext/webhook', 'get'],
+      ['/ext/webhook', 'delete'],
+      ['/ext/webhook/deliveries/{id}/resend', 'post'],
+    ] as const) {
+      assert.ok(operation(doc, path, method).responses['404'], `${method} ${path} documents 404`);
+    }
+    assert.ok(operation(doc, '/ext/webhook', 'delete').responses['204'], 'DELETE documents 204');
+    for (const path of ['/ext/webhook/test', '/ext/webhook/deliveries/{id}/resend']) {
+      const accepted = operation(doc, path, 'post').responses['202']?.content?.['application/json']?.schema;
+      assert.deepEqual(accepted?.required, ['delivery_id'], path);
+    }
+    const rotated = operation(doc, '/ext/webhook/rotate-secret', 'post').responses['200']?.content?.[
+      'application/json'
+    ]?.schema;
+    assert.deepEqual(rotated?.required, ['secret']);
+
+    assert.equal(parameter(doc, '/ext/webhook/deliveries/{id}/resend', 'post', 'path', 'id').required, true);
+    const limit = parameter(doc, '/ext/webhook/deliveries', 'get', 'query', 'limit');
+    assert.notEqual(limit.required, true);
+    const log = operation(doc, '/ext/webhook/deliveries', 'get').responses['200']?.content?.[
+      'application/json'
+    ]?.schema;
+    assert.equal(log?.type, 'array');
+    assert.deepEqual([...(log?.items?.required ?? [])].sort(), [
+      'attempts',
+      'created_at',
+      'device_id',
+      'error',
+      'event',
+      'id',
+      'last_attempt_at',
+      'latency_ms',
+      'method',
+      'next_attempt_at',
+      'response_status',
+      'status',
+      'url',
+    ]);
   });
 
   it('documents the path and query parameters with their schemas', () => {
@@ -213,10 +284,10 @@ describe('the OpenAPI document, with --production', () => {
   });
   after(() => t.close());
 
-  it('documents every v3 and v1 operation and no /_sim path', async () => {
+  it('documents every v3, v1 and extension operation and no /_sim path', async () => {
     const doc = await fetchDoc(t);
     assert.match(doc.openapi, /^3\.1\.\d+$/);
-    for (const [path, methods] of Object.entries({ ...V3_OPERATIONS, ...V1_OPERATIONS })) {
+    for (const [path, methods] of Object.entries({ ...V3_OPERATIONS, ...V1_OPERATIONS, ...EXT_OPERATIONS })) {
       assert.deepEqual(Object.keys(doc.paths[path] ?? {}).sort(), [...methods].sort(), path);
     }
     assert.deepEqual(

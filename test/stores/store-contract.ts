@@ -190,12 +190,23 @@ export function storeContract(backend: string, factory: StoreFactory): void {
     });
 
     it('keeps one webhook per account', async () => {
-      await store.webhooks.set({ accountId: 'acc-1', url: 'http://a.example/1', method: 'GET', retries: false });
-      await store.webhooks.set({ accountId: 'acc-1', url: 'http://a.example/2', method: 'POST', retries: true });
+      await store.webhooks.set({
+        accountId: 'acc-1',
+        url: 'http://a.example/1',
+        method: 'GET',
+        retries: false,
+      });
+      await store.webhooks.set({
+        accountId: 'acc-1',
+        url: 'http://a.example/2',
+        method: 'POST',
+        retries: true,
+      });
       assert.deepEqual(await store.webhooks.get('acc-1'), {
         accountId: 'acc-1',
         url: 'http://a.example/2',
         method: 'POST',
+        retries: true,
       });
       assert.equal(await store.webhooks.get('acc-2'), undefined);
     });

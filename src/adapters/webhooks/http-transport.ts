@@ -71,7 +71,13 @@ export function httpTransport(allowed: AddressCheck): WebhookTransport {
         }
         const req = send(
           url,
-          { method: request.method, headers, lookup: guardedLookup, timeout: request.timeoutMs },
+          {
+            method: request.method,
+            headers,
+            lookup: guardedLookup,
+            timeout: request.timeoutMs,
+            ...(request.signal === undefined ? {} : { signal: request.signal }),
+          },
           (res) => {
             let read = 0;
             res.on('data', (chunk: Buffer) => {

@@ -1,5 +1,6 @@
 import { Value } from 'typebox/value';
 import { normalizeEmail } from '../../domain/account.ts';
+import { webhookUrlProblem } from '../../domain/webhook.ts';
 import { Seed } from './schema.ts';
 
 export class SeedError extends Error {
@@ -77,6 +78,9 @@ function referenceProblems(seed: Seed): string[] {
     const email = normalizeEmail(hook.account);
     if (hooked.has(email)) problems.push(`seed.webhooks[${i}].account: one webhook per account`);
     hooked.add(email);
+    // The rules the API and the admin CLI apply: no credentials in the URL, a URL that parses.
+    const problem = webhookUrlProblem(hook.url);
+    if (problem !== undefined) problems.push(`seed.webhooks[${i}].url: ${problem}`);
   });
   return problems;
 }

@@ -63,11 +63,16 @@ export class WebhookDispatcher {
   private stopListening: Cancel | undefined;
   private wakeUp: Cancel | undefined;
   private stopped = false;
+  /** The dispatch pass under way, and the attempts in flight: what stop() waits for. */
+  private pass: Promise<void> | undefined;
+  private readonly attempts = new Set<Promise<void>>();
+  private shutdown = new AbortController();
 
   constructor(private readonly deps: DispatcherDeps) {}
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.shutdown = new AbortController();
     const interrupted = await this.deps.store.deliveries.failInterrupted(this.deps.clock.now());
     if (interrupted > 0)
       this.deps.logger.warn(
@@ -84,10 +89,19 @@ export class WebhookDispatcher {
     this.kick();
   }
 
-  stop(): void {
+  /**
+   * Stops listening and polling, and cuts the deliveries in flight short: they are logged failed as
+   * interrupted and not sent again (at most once, as after a crash). Resolves once the dispatcher no
+   * longer touches the store, so the store may close after it.
+   */
+  async stop(): Promise<void> {
     this.stopped = true;
     this.stopListening?.();
     this.wakeUp?.();
+    this.shutdown.abort();
+    while (this.pass !== undefined || this.attempts.size > 0) {
+      await Promise.allSettled([this.pass, ...this.attempts]);
+    }
   }
 
   /** A state change: one message if the owner has a webhook. */
@@ -103,12 +117,8 @@ export class WebhookDispatcher {
   }
 
   /** Sends a logged message again, as a new message to the webhook's current URL and method. */
-  async resend(config: WebhookConfig, original: Delivery): Promise<Delivery> {
-    const locked =
-      original.body === null
-        ? /\/locked(?:\/|$|\?)|=locked\b/.test(original.url)
-        : JSON.parse(original.body).locked === true;
-    return this.enqueue(config, original.deviceId, locked, original.event);
+  resend(config: WebhookConfig, original: Delivery): Promise<Delivery> {
+    return this.enqueue(config, original.deviceId, original.locked, original.event);
   }
 
   private async enqueue(
@@ -131,6 +141,7 @@ export class WebhookDispatcher {
       host: hostOf(url),
       method: config.method,
       body: config.method === 'POST' ? deliveryBody(deviceId, locked) : null,
+      locked,
       retries: config.retries,
       seq: this.lastSeq,
       createdAt: now,
@@ -156,10 +167,11 @@ export class WebhookDispatcher {
       return;
     }
     this.draining = true;
-    this.drain()
+    this.pass = this.drain()
       .catch((error: unknown) => this.deps.logger.error({ err: error }, 'webhook dispatch failed'))
       .finally(() => {
         this.draining = false;
+        this.pass = undefined;
         if (this.again) {
           this.again = false;
           this.kick();
@@ -183,11 +195,13 @@ export class WebhookDispatcher {
         continue;
       }
       blockedDevices.add(deviceKey);
+      if (this.stopped) return;
       if (!(await store.deliveries.claim(delivery.id))) continue;
       this.inFlight++;
       this.inFlightHosts.set(delivery.host, hostCount + 1);
       this.inFlightDevices.add(deviceKey);
-      void this.attempt(delivery).finally(() => {
+      const attempt = this.attempt(delivery).finally(() => {
+        this.attempts.delete(attempt);
         this.inFlight--;
         const left = (this.inFlightHosts.get(delivery.host) ?? 1) - 1;
         if (left <= 0) this.inFlightHosts.delete(delivery.host);
@@ -195,14 +209,22 @@ export class WebhookDispatcher {
         this.inFlightDevices.delete(deviceKey);
         this.kick();
       });
+      this.attempts.add(attempt);
     }
   }
 
+  /** One attempt; never rejects. */
   private async attempt(delivery: Delivery): Promise<void> {
     const { clock, transport, signer, store, limits, logger } = this.deps;
     const attempts = delivery.attempts + 1;
+    const { signal } = this.shutdown;
     try {
       const secrets = await signingSecrets(this.deps, delivery.accountId);
+      if (signal.aborted) {
+        // The dispatcher stopped before this left: it stays queued for the next start.
+        await store.deliveries.record(delivery.id, { ...delivery, status: 'pending' });
+        return;
+      }
       const timestamp = Math.floor(clock.now() / 1000);
       const headers: Record<string, string> = {
         'webhook-id': delivery.id,
@@ -216,8 +238,21 @@ export class WebhookDispatcher {
         headers,
         body: delivery.body,
         timeoutMs: limits.timeoutMs,
+        signal,
       });
       const now = clock.now();
+      if (!result.ok && signal.aborted) {
+        await store.deliveries.record(delivery.id, {
+          status: 'failed',
+          attempts,
+          nextAttemptAt: null,
+          lastAttemptAt: now,
+          responseStatus: null,
+          error: 'interrupted by a shutdown; not sent again',
+          latencyMs: result.latencyMs,
+        });
+        return;
+      }
       const status = result.ok ? result.status : undefined;
       const succeeded = status !== undefined && status >= 200 && status < 300;
       const delay =
@@ -235,15 +270,19 @@ export class WebhookDispatcher {
       });
     } catch (error) {
       logger.error({ err: error, delivery: delivery.id }, 'webhook delivery failed');
-      await store.deliveries.record(delivery.id, {
-        status: 'failed',
-        attempts,
-        nextAttemptAt: null,
-        lastAttemptAt: clock.now(),
-        responseStatus: null,
-        error: 'internal error',
-        latencyMs: null,
-      });
+      await store.deliveries
+        .record(delivery.id, {
+          status: 'failed',
+          attempts,
+          nextAttemptAt: null,
+          lastAttemptAt: clock.now(),
+          responseStatus: null,
+          error: 'internal error',
+          latencyMs: null,
+        })
+        .catch((recordError: unknown) =>
+          logger.error({ err: recordError, delivery: delivery.id }, 'logging a webhook delivery failed'),
+        );
     }
   }
 }

@@ -1,3 +1,4 @@
+import { DomainError } from '../../domain/errors.ts';
 import { SECRET_OVERLAP_MS } from '../../domain/webhook.ts';
 import type { Clock, SecretBox, WebhookSigner, WebhookStore } from '../ports.ts';
 
@@ -19,7 +20,8 @@ export async function signingSecrets(deps: SecretDeps, accountId: string): Promi
       previousUntil: null,
     });
     stored = await deps.webhooks.getSecrets(accountId);
-    if (!stored) return [];
+    // No webhook any more (removed while this message was on its way): never send it unsigned.
+    if (!stored) throw new DomainError('NOT_CONFIGURED', 'the webhook was removed');
   }
   const secrets = [deps.box.open(stored.current)];
   if (stored.previous !== null && stored.previousUntil !== null && deps.clock.now() < stored.previousUntil) {

@@ -10,6 +10,47 @@ export interface WebhookInput {
   readonly retries?: unknown;
 }
 
+/**
+ * The rules every way of setting a webhook applies (the extension API, the admin CLI): a checked
+ * config, or INVALID_INPUT naming the field. Method defaults to POST, retries to off.
+ */
+export function webhookConfig(accountId: string, input: WebhookInput): WebhookConfig {
+  if (typeof input.url !== 'string')
+    throw new DomainError('INVALID_INPUT', 'url: must be a string', { field: 'url' });
+  const problem = webhookUrlProblem(input.url);
+  if (problem !== undefined) throw new DomainError('INVALID_INPUT', `url: ${problem}`, { field: 'url' });
+  const method = input.method ?? 'POST';
+  if (!isWebhookMethod(method))
+    throw new DomainError('INVALID_INPUT', 'method: must be GET or POST', { field: 'method' });
+  const retries = input.retries ?? false;
+  if (typeof retries !== 'boolean')
+    throw new DomainError('INVALID_INPUT', 'retries: must be true or false', { field: 'retries' });
+  return { accountId, url: input.url, method, retries };
+}
+
+/**
+ * Stores a checked config. The first time the account has one, its signing secret is made (sealed in
+ * the store) and answered, in clear, this once; later changes keep the secret and answer undefined.
+ */
+export async function saveWebhook(deps: SecretDeps, config: WebhookConfig): Promise<string | undefined> {
+  await deps.webhooks.set(config);
+  const hasSecret = (await deps.webhooks.getSecrets(config.accountId)) !== undefined;
+  return hasSecret ? undefined : rotateSecret(deps, config.accountId);
+}
+
+/**
+ * Removes the account's webhook and its secret; its messages still waiting to be sent (a first attempt
+ * or a retry) are ended as failed, never sent to a webhook that no longer exists. False when none.
+ */
+export async function removeWebhook(
+  store: Pick<Store, 'webhooks' | 'deliveries'>,
+  accountId: string,
+): Promise<boolean> {
+  const removed = await store.webhooks.remove(accountId);
+  if (removed) await store.deliveries.cancelPending(accountId, 'the webhook was removed; not sent');
+  return removed;
+}
+
 export interface WebhookSettingsDeps extends SecretDeps {
   readonly store: Store;
   readonly dispatcher: WebhookDispatcher;
@@ -31,25 +72,12 @@ export class WebhookSettings {
     accountId: string,
     input: WebhookInput,
   ): Promise<{ config: WebhookConfig; secret: string | undefined }> {
-    if (typeof input.url !== 'string')
-      throw new DomainError('INVALID_INPUT', 'url: must be a string', { field: 'url' });
-    const problem = webhookUrlProblem(input.url);
-    if (problem !== undefined) throw new DomainError('INVALID_INPUT', `url: ${problem}`, { field: 'url' });
-    const method = input.method ?? 'POST';
-    if (!isWebhookMethod(method))
-      throw new DomainError('INVALID_INPUT', 'method: must be GET or POST', { field: 'method' });
-    const retries = input.retries ?? false;
-    if (typeof retries !== 'boolean')
-      throw new DomainError('INVALID_INPUT', 'retries: must be true or false', { field: 'retries' });
-    const config: WebhookConfig = { accountId, url: input.url, method, retries };
-    await this.deps.store.webhooks.set(config);
-    const hasSecret = (await this.deps.store.webhooks.getSecrets(accountId)) !== undefined;
-    const secret = hasSecret ? undefined : await rotateSecret(this.deps, accountId);
-    return { config, secret };
+    const config = webhookConfig(accountId, input);
+    return { config, secret: await saveWebhook(this.deps, config) };
   }
 
   remove(accountId: string): Promise<boolean> {
-    return this.deps.store.webhooks.remove(accountId);
+    return removeWebhook(this.deps.store, accountId);
   }
 
   async rotateSecret(accountId: string): Promise<string> {

@@ -22,10 +22,20 @@ export const EXT_ERRORS = [
     status: 400,
     error: 'BAD_PARAMS',
     cause:
-      'a field is missing, unknown, of the wrong type or value (the message names it); no webhook is set for an operation that needs one',
+      'a field is missing, unknown, of the wrong type or value (the message names it); the body is not valid JSON, not an object, or of another content type; no webhook is set for an operation that needs one (test, rotate-secret, resend); the path cannot be decoded or the request is not valid HTTP',
   },
   { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
-  { status: 401, error: 'UNAUTHORIZED', cause: 'the API key is missing, unknown or deleted' },
+  {
+    status: 431,
+    error: 'BAD_PARAMS',
+    cause: 'the request line and headers are over 16 KiB (a very long path or query string)',
+  },
+  { status: 408, error: 'BAD_PARAMS', cause: 'the request line and headers did not arrive in time' },
+  {
+    status: 401,
+    error: 'UNAUTHORIZED',
+    cause: 'the API key is missing, unknown, deleted, or its account is deleted',
+  },
   {
     status: 404,
     error: 'NOT_FOUND',

@@ -185,6 +185,7 @@ describe('seed loading', () => {
       accountId: abc.id,
       method: 'POST',
       url: 'http://127.0.0.1:9999/hook/{device_id}/{state}',
+      retries: false,
     });
   });
 

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Delivery, DeliveryOutcome, DeliveryStatus, DeliveryStore } from '../../../app/ports.ts';
 import { bool, type Database, type WebhookDeliveriesTable } from './tables.ts';
 
@@ -15,6 +15,8 @@ function toDelivery(r: Selectable<WebhookDeliveriesTable>): Delivery {
     host: r.host,
     method: r.method === 'GET' ? 'GET' : 'POST',
     body: r.body,
+    // Rows from before the column: a POST body still tells the state.
+    locked: r.locked === null ? r.body?.includes('"locked":true') === true : r.locked === 1,
     retries: r.retries === 1,
     seq: Number(r.seq),
     createdAt: Number(r.created_at),
@@ -43,6 +45,7 @@ export class SqlDeliveryStore implements DeliveryStore {
         host: d.host,
         method: d.method,
         body: d.body,
+        locked: bool(d.locked),
         retries: bool(d.retries),
         seq: d.seq,
         created_at: d.createdAt,
@@ -83,7 +86,20 @@ export class SqlDeliveryStore implements DeliveryStore {
       .selectFrom('webhook_deliveries')
       .selectAll()
       .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now);
+      .where('next_attempt_at', '<=', now)
+      // Per lock, first come first out: nothing overtakes a message that is out or waits for a retry.
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('webhook_deliveries as earlier')
+              .select('earlier.id')
+              .whereRef('earlier.account_id', '=', 'webhook_deliveries.account_id')
+              .whereRef('earlier.device_id', '=', 'webhook_deliveries.device_id')
+              .where('earlier.status', 'in', ['pending', 'sending'])
+              .whereRef('earlier.seq', '<', 'webhook_deliveries.seq'),
+          ),
+        ),
+      );
     if (skipHosts.length > 0) query = query.where('host', 'not in', [...skipHosts]);
     const rows = await query.orderBy('seq').limit(limit).execute();
     return rows.map(toDelivery);
@@ -118,8 +134,24 @@ export class SqlDeliveryStore implements DeliveryStore {
   async failInterrupted(now: number): Promise<number> {
     const result = await this.db
       .updateTable('webhook_deliveries')
-      .set({ status: 'failed', error: 'interrupted by a restart; not sent again', last_attempt_at: now })
+      .set({
+        status: 'failed',
+        // The attempt under way when the process died is one made.
+        attempts: sql<number>`attempts + 1`,
+        error: 'interrupted by a restart; not sent again',
+        last_attempt_at: now,
+      })
       .where('status', '=', 'sending')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  async cancelPending(accountId: string, error: string): Promise<number> {
+    const result = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', error, next_attempt_at: null })
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'pending')
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
   }

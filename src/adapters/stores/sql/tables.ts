@@ -72,6 +72,8 @@ export interface WebhookDeliveriesTable {
   host: string;
   method: string;
   body: string | null;
+  /** 1 locked, 0 unlocked; null for rows older than the column. */
+  locked: number | null;
   retries: number;
   seq: number;
   created_at: number;

@@ -3,6 +3,7 @@ import * as initial from './001-initial.ts';
 import * as loginTokens from './002-login-tokens.ts';
 import * as ipBlocks from './003-ip-blocks.ts';
 import * as webhookDeliveries from './004-webhook-deliveries.ts';
+import * as deliveryState from './005-delivery-state.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '002-login-tokens': loginTokens,
   '003-ip-blocks': ipBlocks,
   '004-webhook-deliveries': webhookDeliveries,
+  '005-delivery-state': deliveryState,
 };
 
 export const migrationProvider: MigrationProvider = {

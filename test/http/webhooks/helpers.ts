@@ -1,0 +1,152 @@
+/**
+ * Shared by the webhook black-box tests: the /ext webhook API, the delivery log, waiting until the
+ * dispatcher is idle, and a Standard Webhooks verifier written from the specification alone (it
+ * shares no code with src/).
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Seed } from '../../../src/app/seed/schema.ts';
+import { answer, OWNER, OWNER_KEY, standardSeed, type TestServer } from '../../support/server.ts';
+
+export const FLAGS = ['--no-rate-limit'] as const;
+
+/** A delivery log entry as GET /ext/webhook/deliveries answers it. */
+export interface LogEntry {
+  readonly id: string;
+  readonly event: string;
+  readonly device_id: string;
+  readonly url: string;
+  readonly method: string;
+  readonly status: 'pending' | 'sending' | 'delivered' | 'failed';
+  readonly attempts: number;
+  readonly response_status: number | null;
+  readonly error: string | null;
+  readonly latency_ms: number | null;
+  readonly created_at: string;
+  readonly last_attempt_at: string | null;
+  readonly next_attempt_at: string | null;
+}
+
+export interface WebhookAnswer {
+  readonly url: string;
+  readonly method: string;
+  readonly retries: boolean;
+  readonly secret?: string;
+}
+
+/** PUT /ext/webhook, which must succeed. */
+export async function putWebhook(
+  t: TestServer,
+  body: { url: string; method?: 'GET' | 'POST'; retries?: boolean },
+  key = OWNER_KEY,
+): Promise<WebhookAnswer> {
+  const { status, body: answered } = await answer(
+    await t.request('/ext/webhook', { method: 'PUT', key, json: body }),
+  );
+  if (status !== 200) throw new Error(`PUT /ext/webhook refused: ${status} ${JSON.stringify(answered)}`);
+  return answered as WebhookAnswer;
+}
+
+/** POST to an /ext path that answers 2xx with JSON; anything else fails the test. */
+export async function extPost(
+  t: TestServer,
+  path: string,
+  key = OWNER_KEY,
+): Promise<Record<string, unknown>> {
+  const { status, body } = await answer(await t.request(`/ext${path}`, { method: 'POST', key }));
+  if (status < 200 || status > 299) throw new Error(`POST /ext${path}: ${status} ${JSON.stringify(body)}`);
+  return body as Record<string, unknown>;
+}
+
+/** The delivery log, oldest first (the API answers newest first). */
+export async function deliveries(t: TestServer, key = OWNER_KEY): Promise<LogEntry[]> {
+  const { status, body } = await answer(await t.request('/ext/webhook/deliveries?limit=500', { key }));
+  if (status !== 200) throw new Error(`GET /ext/webhook/deliveries: ${status} ${JSON.stringify(body)}`);
+  return [...(body as LogEntry[])].reverse();
+}
+
+const busy = (e: LogEntry): boolean => e.status === 'sending' || (e.status === 'pending' && e.attempts === 0);
+
+/**
+ * Polls the log until it holds at least `expected` entries and none is waiting for its first
+ * attempt or being sent (a message waiting for a retry counts as settled). Answers the log, oldest first.
+ */
+export async function settle(t: TestServer, expected: number, key = OWNER_KEY): Promise<LogEntry[]> {
+  let log: LogEntry[] = [];
+  for (let i = 0; i < 1000; i++) {
+    log = await deliveries(t, key);
+    if (log.length >= expected && !log.some(busy)) return log;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`delivery log not settled at ${expected} entries: ${JSON.stringify(log, null, 1)}`);
+}
+
+/** Polls the log until `probe` holds for it. */
+export async function waitForLog(
+  t: TestServer,
+  what: string,
+  probe: (log: LogEntry[]) => boolean,
+  key = OWNER_KEY,
+): Promise<LogEntry[]> {
+  let log: LogEntry[] = [];
+  for (let i = 0; i < 1500; i++) {
+    log = await deliveries(t, key);
+    if (probe(log)) return log;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`still waiting for ${what}: ${JSON.stringify(log, null, 1)}`);
+}
+
+/** The server's (sandbox) clock, in ms. */
+export async function serverNow(t: TestServer): Promise<number> {
+  const res = await t.request('/_sim/clock');
+  return ((await res.json()) as { epoch_ms: number }).epoch_ms;
+}
+
+/** One header's value as a string (node gives arrays only for set-cookie). */
+export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** The standard seed with a webhook (and optional known secret) for some accounts. */
+export function seedWithWebhooks(webhooks: NonNullable<Seed['webhooks']>): Seed {
+  return { ...standardSeed(), webhooks };
+}
+
+/** A webhook for the owner in the seed, to the given URL. */
+export function ownerHook(
+  url: string,
+  extra: { method?: 'GET' | 'POST'; retries?: boolean; secret?: string } = {},
+) {
+  return { account: OWNER, url, ...extra };
+}
+
+// ---- Standard Webhooks verification, from the specification (standardwebhooks.com) ----
+
+/**
+ * Checks a delivery as a receiver following the Standard Webhooks specification would: the signed
+ * content is `${webhook-id}.${webhook-timestamp}.${body}`; the key is the base64-decoded part after
+ * `whsec_`; `webhook-signature` is a space-separated list of `v1,<base64 HMAC-SHA256>`, and the
+ * delivery is genuine when any of them matches (compared in constant time).
+ */
+export function verifyStandardWebhook(secret: string, headers: IncomingHttpHeaders, body: string): boolean {
+  const id = header(headers, 'webhook-id');
+  const timestamp = header(headers, 'webhook-timestamp');
+  const signatures = header(headers, 'webhook-signature');
+  if (id === undefined || timestamp === undefined || signatures === undefined) return false;
+  if (!secret.startsWith('whsec_')) return false;
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`, 'utf8').digest();
+  return signatures.split(' ').some((entry) => {
+    const [version, signature] = entry.split(',', 2);
+    if (version !== 'v1' || signature === undefined) return false;
+    const given = Buffer.from(signature, 'base64');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}
+
+/** The `v1,...` entries of a webhook-signature header. */
+export function signatureEntries(headers: IncomingHttpHeaders): string[] {
+  return (header(headers, 'webhook-signature') ?? '').split(' ').filter((s) => s !== '');
+}
