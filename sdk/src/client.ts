@@ -1,0 +1,242 @@
+/**
+ * The v3 client (`/public`, API key in `Authorization`).
+ */
+import { TaskFailedError, TaskTimeoutError, ThrottledError, v3ErrorFrom } from './errors.ts';
+import { type CallOptions, type ClientOptions, Http, segment } from './http.ts';
+import { sleep } from './retry.ts';
+import type {
+  ActionResult,
+  Command,
+  CommandResponse,
+  Lock,
+  LockStatus,
+  PartnerCommand,
+  SucceededResult,
+} from './types.ts';
+
+/**
+ * The options of {@link LockcloudClient}.
+ *
+ * @example
+ * const options: LockcloudClientOptions = { baseUrl: 'http://127.0.0.1:8080', apiKey: process.env.LOCKCLOUD_API_KEY ?? '' };
+ */
+export interface LockcloudClientOptions extends ClientOptions {
+  /** The API key, sent as `Authorization: <key>`. */
+  readonly apiKey: string;
+}
+
+/**
+ * How {@link LockcloudClient.waitForTask} polls.
+ *
+ * @example
+ * await client.waitForTask(taskId, { timeoutMs: 20_000, signal: AbortSignal.timeout(30_000) });
+ */
+export interface WaitOptions extends CallOptions {
+  /** Give up (TaskTimeoutError) after this long; default 30 000 ms (the server ends a task after 15 s by default). */
+  readonly timeoutMs?: number;
+  /** The first interval between polls (default 100 ms); it grows by half each poll up to `maxIntervalMs`. */
+  readonly intervalMs?: number;
+  /** The longest interval between polls (default 1000 ms). */
+  readonly maxIntervalMs?: number;
+}
+
+/**
+ * A client of the v3 API. Methods resolve to the documented response bodies and reject with one
+ * error class per documented error (see errors.ts); with `retry` on, refusals that carry a wait
+ * (`DEVICE_IS_BUSY n`, `THROTTLED`) are retried after it.
+ *
+ * @example
+ * const client = new LockcloudClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: 'lck_…', retry: true });
+ * const [first] = await client.listLocks();
+ * const { task_id } = await client.unlock(first.device_id);
+ * await client.waitForTask(task_id); // resolves once the lock confirmed; TaskFailedError if it did not
+ */
+export class LockcloudClient {
+  readonly #http: Http;
+  readonly #apiKey: string;
+
+  constructor(options: LockcloudClientOptions) {
+    if (typeof options.apiKey !== 'string' || options.apiKey === '')
+      throw new TypeError('apiKey is required');
+    this.#http = new Http(options, v3ErrorFrom);
+    this.#apiKey = options.apiKey;
+  }
+
+  /**
+   * The base URL, without a trailing slash.
+   *
+   * @example
+   * console.log(`talking to ${client.baseUrl}`);
+   */
+  get baseUrl(): string {
+    return this.#http.baseUrl;
+  }
+
+  #get<T>(path: string, options: CallOptions | undefined): Promise<T> {
+    return this.#http.request<T>({
+      method: 'GET',
+      path: `/public${path}`,
+      headers: { authorization: this.#apiKey },
+      signal: options?.signal,
+    });
+  }
+
+  /**
+   * `GET /public/locks`: the locks the key's account owns.
+   *
+   * @example
+   * for (const lock of await client.listLocks()) console.log(lock.device_id, lock.nickname);
+   */
+  listLocks(options?: CallOptions): Promise<Lock[]> {
+    return this.#get('/locks', options);
+  }
+
+  /**
+   * `GET /public/lock/{device_id}`: the stored status.
+   *
+   * @example
+   * const { locked, battery } = await client.getLock(deviceId);
+   */
+  getLock(deviceId: string, options?: CallOptions): Promise<LockStatus> {
+    return this.#get(`/lock/${segment(deviceId)}`, options);
+  }
+
+  /**
+   * `POST /public/lock/{device_id}`: sends a command; resolves to the task to poll.
+   *
+   * @example
+   * const { task_id } = await client.sendCommand(deviceId, 'sync');
+   */
+  sendCommand(deviceId: string, command: Command, options?: CallOptions): Promise<CommandResponse> {
+    return this.#http.request({
+      method: 'POST',
+      path: `/public/lock/${segment(deviceId)}`,
+      headers: { authorization: this.#apiKey },
+      json: { command },
+      signal: options?.signal,
+    });
+  }
+
+  /**
+   * Sends `lock`.
+   *
+   * @example
+   * const { task_id } = await client.lock(deviceId);
+   */
+  lock(deviceId: string, options?: CallOptions): Promise<CommandResponse> {
+    return this.sendCommand(deviceId, 'lock', options);
+  }
+
+  /**
+   * Sends `unlock`.
+   *
+   * @example
+   * const { task_id } = await client.unlock(deviceId);
+   */
+  unlock(deviceId: string, options?: CallOptions): Promise<CommandResponse> {
+    return this.sendCommand(deviceId, 'unlock', options);
+  }
+
+  /**
+   * Sends `sync` (the lock reports its real state). Use sparingly: it drains the battery.
+   *
+   * @example
+   * const { task_id } = await client.sync(deviceId);
+   */
+  sync(deviceId: string, options?: CallOptions): Promise<CommandResponse> {
+    return this.sendCommand(deviceId, 'sync', options);
+  }
+
+  /**
+   * `GET /public/action-result`: one read of the task's state.
+   *
+   * @example
+   * const result = await client.actionResult(taskId);
+   * if (result.status === 'terminated') console.log(result.successful);
+   */
+  actionResult(taskId: string, options?: CallOptions): Promise<ActionResult> {
+    if (typeof taskId !== 'string' || taskId === '') throw new TypeError('taskId is required');
+    return this.#get(`/action-result?task_id=${encodeURIComponent(taskId)}`, options);
+  }
+
+  /**
+   * Polls the task until it terminates: after 100 ms, then 150, 225, … up to 1 s between polls. A
+   * `THROTTLED` poll waits its Retry-After (within the timeout) whatever the retry setting.
+   *
+   * Resolves to `{status: 'terminated', successful: true}`. Rejects with {@link TaskFailedError}
+   * (its `reason` the task's `error`) when the task terminated with `successful: false`, so that
+   * `await client.waitForTask(id)` means "the lock did it"; with {@link TaskTimeoutError} after
+   * `timeoutMs`; with the signal's reason when aborted; with the API error of a poll otherwise.
+   *
+   * @example
+   * try {
+   *   await client.waitForTask(task_id, { timeoutMs: 20_000 });
+   * } catch (err) {
+   *   if (err instanceof TaskFailedError) console.error(`the lock said ${err.reason}`);
+   *   else throw err;
+   * }
+   */
+  async waitForTask(taskId: string, options: WaitOptions = {}): Promise<SucceededResult> {
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    const maxIntervalMs = options.maxIntervalMs ?? 1000;
+    let intervalMs = options.intervalMs ?? 100;
+    const deadline = Date.now() + timeoutMs;
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new TaskTimeoutError(taskId, timeoutMs)), timeoutMs);
+    const signal =
+      options.signal === undefined ? timeout.signal : AbortSignal.any([options.signal, timeout.signal]);
+    try {
+      for (;;) {
+        signal.throwIfAborted();
+        let result: ActionResult | undefined;
+        try {
+          result = await this.actionResult(taskId, { signal });
+        } catch (error) {
+          if (!(error instanceof ThrottledError)) throw signal.aborted ? signal.reason : error;
+          const waitMs = (error.retryAfterSeconds ?? 1) * 1000;
+          if (Date.now() + waitMs > deadline) throw new TaskTimeoutError(taskId, timeoutMs);
+          await sleep(waitMs, signal);
+          continue;
+        }
+        if (result.status === 'terminated') {
+          if (result.successful) return result;
+          throw new TaskFailedError(taskId, result);
+        }
+        await sleep(intervalMs, signal);
+        intervalMs = Math.min(maxIntervalMs, intervalMs * 1.5);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Sends a command and waits for its task: the common case in one call.
+   *
+   * @example
+   * await client.run(deviceId, 'unlock', { timeoutMs: 20_000 });
+   */
+  async run(deviceId: string, command: Command, options: WaitOptions = {}): Promise<SucceededResult> {
+    const { task_id } = await this.sendCommand(deviceId, command, options);
+    return this.waitForTask(task_id, options);
+  }
+
+  /**
+   * `POST /public/partners/automation`: the partner endpoint, with this client's key in the body
+   * (no header); `lock` or `unlock` only.
+   *
+   * @example
+   * const { task_id } = await client.partnerAutomation({ command: 'lock', deviceId });
+   */
+  partnerAutomation(
+    request: { command: PartnerCommand; deviceId: string },
+    options?: CallOptions,
+  ): Promise<CommandResponse> {
+    return this.#http.request({
+      method: 'POST',
+      path: '/public/partners/automation',
+      json: { command: request.command, apikey: this.#apiKey, device_id: request.deviceId },
+      signal: options?.signal,
+    });
+  }
+}
