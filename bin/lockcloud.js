@@ -5,7 +5,11 @@ import { register } from 'tsx/esm/api';
 
 register();
 const [command = 'serve', ...rest] = process.argv.slice(2);
-const commands = { serve: '../src/bin/serve.ts', admin: '../src/bin/admin.ts' };
+const commands = {
+  serve: '../src/bin/serve.ts',
+  admin: '../src/bin/admin.ts',
+  locks: '../src/bin/locks.ts',
+};
 if (!(command in commands)) {
   process.stderr.write(
     `lockcloud: unknown command "${command}". Commands: ${Object.keys(commands).join(', ')}\n`,

@@ -1,0 +1,392 @@
+/**
+ * `lockcloud locks`, run as a subprocess (stdio pipes: no TTY) against a live server in this process,
+ * in readable and --json modes, with its exit codes; and the README "## Command-line client" examples.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import {
+  actionResult,
+  getLock,
+  LOCK_A,
+  LOCK_B,
+  OWNER_KEY,
+  simLockOk,
+  startServer,
+  type TestServer,
+} from '../support/server.ts';
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+interface Running {
+  readonly done: Promise<Run>;
+  stdout(): string;
+  kill(signal: NodeJS.Signals): void;
+}
+
+function start(
+  args: readonly string[],
+  options: { env?: Record<string, string | undefined>; entry?: readonly string[]; program?: string } = {},
+): Running {
+  const entry = options.entry ?? ['--import', 'tsx', 'src/bin/locks.ts'];
+  const env: Record<string, string | undefined> = { ...process.env, ...options.env };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
+  const child = spawn(options.program ?? process.execPath, [...entry, ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const done = new Promise<Run>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  return { done, stdout: () => stdout, kill: (signal) => child.kill(signal) };
+}
+
+let t: TestServer;
+
+/** The CLI with the server's URL and the owner's key in the environment (unless `env` says otherwise). */
+function cli(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  return start(args, { env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY, ...env } }).done;
+}
+
+// Anything a spinner or a progress line would write: carriage returns, escapes, other C0 controls.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point
+const CONTROL = /[\x00-\x09\x0b-\x1f\x7f]/;
+
+function ok(run: Run, stdout: RegExp): void {
+  assert.equal(run.code, 0, `exit code; stderr: ${run.stderr}`);
+  assert.match(run.stdout, stdout);
+  assert.equal(run.stderr, '', 'nothing on stderr off a terminal');
+}
+
+/** Exit code, one readable line on stderr, no stack trace, no control characters. */
+function failed(run: Run, code: number, message: RegExp): void {
+  assert.equal(run.code, code, `exit code; stdout: ${run.stdout}; stderr: ${run.stderr}`);
+  assert.match(run.stderr, message);
+  assert.doesNotMatch(run.stderr, /\n\s+at /, 'a stack trace was printed');
+  assert.doesNotMatch(run.stderr, CONTROL);
+}
+
+async function lockState(id: string): Promise<{ locked: boolean; battery: number; responsive: boolean }> {
+  return (await (await getLock(t, id)).json()) as { locked: boolean; battery: number; responsive: boolean };
+}
+
+/** A port on 127.0.0.1 that nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  assert.ok(address !== null && typeof address === 'object');
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return address.port;
+}
+
+describe('lockcloud locks (a subprocess, no TTY)', () => {
+  before(async () => {
+    t = await startServer();
+  });
+  after(() => t.close());
+
+  it('list: a table, or the API answer with --json', async () => {
+    const [text, json] = await Promise.all([cli(['list']), cli(['list', '--json'])]);
+    ok(text, /^DEVICE_ID +NICKNAME +SERIAL\n/);
+    const lines = text.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 3);
+    assert.match(lines[1] ?? '', new RegExp(`^${LOCK_A} +Front door +SERIAL000A$`));
+    assert.match(lines[2] ?? '', new RegExp(`^${LOCK_B} +Back door +SERIAL000B$`));
+    ok(json, /^\[/);
+    assert.deepEqual(JSON.parse(json.stdout), [
+      { device_id: LOCK_A, serial: 'SERIAL000A', nickname: 'Front door' },
+      { device_id: LOCK_B, serial: 'SERIAL000B', nickname: 'Back door' },
+    ]);
+  });
+
+  it('status: locked, battery, responsive; --json with the device id', async () => {
+    const [text, json] = await Promise.all([cli(['status', LOCK_B]), cli(['status', LOCK_B, '--json'])]);
+    ok(text, /^locked +no\nbattery +55%\nresponsive +yes\n$/);
+    ok(json, /^\{/);
+    assert.deepEqual(JSON.parse(json.stdout), {
+      device_id: LOCK_B,
+      locked: false,
+      battery: 55,
+      responsive: true,
+    });
+  });
+
+  it('unlock, lock and sync wait for the task; the new state is visible after', async () => {
+    await simLockOk(t, LOCK_A, { latency_ms: 300 });
+    const unlocked = await cli(['unlock', LOCK_A]);
+    ok(unlocked, new RegExp(`^unlocked ${LOCK_A} \\(task [0-9a-f-]+\\)\\n$`));
+    assert.equal((await lockState(LOCK_A)).locked, false);
+
+    const locked = await cli(['lock', LOCK_A, '--json', '--timeout', '10']);
+    ok(locked, /^\{/);
+    const body = JSON.parse(locked.stdout) as Record<string, unknown>;
+    assert.equal(typeof body.task_id, 'string');
+    assert.deepEqual(body, { task_id: body.task_id, status: 'terminated', successful: true, error: null });
+    assert.equal((await lockState(LOCK_A)).locked, true);
+
+    const [synced, syncedJson] = [await cli(['sync', LOCK_A]), await cli(['sync', LOCK_A, '--json'])];
+    ok(synced, new RegExp(`^synced ${LOCK_A} \\(task [0-9a-f-]+\\)\\n$`));
+    ok(syncedJson, /"successful": true/);
+    await simLockOk(t, LOCK_A, { latency_ms: 0 });
+  });
+
+  it('a task that ends unsuccessful exits 1 with its reason (JAMMED)', async () => {
+    await simLockOk(t, LOCK_A, { fail_next: 'JAMMED' });
+    const text = await cli(['unlock', LOCK_A]);
+    failed(
+      text,
+      1,
+      new RegExp(`^lockcloud locks: unlock ${LOCK_A} failed: JAMMED \\(task [0-9a-f-]+\\)\\n$`),
+    );
+    assert.equal(text.stdout, '');
+
+    await simLockOk(t, LOCK_A, { fail_next: 'JAMMED' });
+    const json = await cli(['unlock', LOCK_A, '--json']);
+    failed(json, 1, /failed: JAMMED/);
+    const body = JSON.parse(json.stdout) as Record<string, unknown>;
+    assert.deepEqual(body, {
+      task_id: body.task_id,
+      status: 'terminated',
+      successful: false,
+      error: 'JAMMED',
+    });
+    assert.equal((await lockState(LOCK_A)).locked, true);
+  });
+
+  it('a task still running after --timeout exits 1', async () => {
+    await simLockOk(t, LOCK_B, { latency_ms: 3000 });
+    try {
+      const run = await cli(['sync', LOCK_B, '--timeout', '0.3']);
+      failed(run, 1, /still processing after 0\.3 s/);
+      // The task keeps running on the server: let it end, so that the lock is not busy for the next test.
+      const taskId = /task (\S+) still processing/.exec(run.stderr)?.[1];
+      assert.ok(taskId);
+      let result: unknown;
+      for (let i = 0; i < 50; i++) {
+        result = await (await actionResult(t, taskId)).json();
+        if ((result as { status?: unknown }).status === 'terminated') break;
+        await new Promise((r) => setTimeout(r, 250)); // slowly: the support helper's pace is throttled
+      }
+      assert.deepEqual(result, { status: 'terminated', successful: true });
+    } finally {
+      await simLockOk(t, LOCK_B, { latency_ms: 0 });
+    }
+  });
+
+  it('a refusal before running exits 4 with the code: integration off, unknown lock', async () => {
+    await simLockOk(t, LOCK_B, { integration: false });
+    try {
+      const [text, json] = await Promise.all([cli(['lock', LOCK_B]), cli(['lock', LOCK_B, '--json'])]);
+      failed(text, 4, /^lockcloud locks: refused: CLOUD_INTEGRATION_NOT_ENABLED/);
+      failed(json, 4, /CLOUD_INTEGRATION_NOT_ENABLED/);
+      assert.equal(text.stdout + json.stdout, '');
+    } finally {
+      await simLockOk(t, LOCK_B, { integration: true });
+    }
+    failed(await cli(['status', '00000000-0000-4000-8000-0000000000ff']), 4, /refused: BAD_PARAMS/);
+  });
+
+  it('exit 3 for a bad key, 2 for a missing key or bad usage, 5 for an unreachable server', async () => {
+    const port = await closedPort();
+    const [badKey, noKey, flagsWin, unreachable, unknown, noId, badTimeout] = await Promise.all([
+      cli(['list', '--json'], { LOCKCLOUD_API_KEY: 'not-a-key' }),
+      cli(['list'], { LOCKCLOUD_API_KEY: undefined }),
+      cli(['list', '--url', t.url, '--key', OWNER_KEY], {
+        LOCKCLOUD_URL: `http://127.0.0.1:${port}`,
+        LOCKCLOUD_API_KEY: 'not-a-key',
+      }),
+      cli(['status', LOCK_A], { LOCKCLOUD_URL: `http://127.0.0.1:${port}` }),
+      cli(['frobnicate']),
+      cli(['status']),
+      cli(['lock', LOCK_A, '--timeout', 'soon']),
+    ]);
+    failed(badKey, 3, /^lockcloud locks: UNAUTHORIZED/);
+    assert.equal(badKey.stdout, '');
+    failed(noKey, 2, /no API key: pass --key KEY or set LOCKCLOUD_API_KEY/);
+    ok(flagsWin, /Front door/);
+    failed(unreachable, 5, new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}: ECONNREFUSED`));
+    failed(unknown, 2, /unknown command 'frobnicate'/);
+    failed(noId, 2, /missing required argument 'device_id'/);
+    failed(badTimeout, 2, /--timeout must be a number of seconds/);
+    assert.equal((await lockState(LOCK_A)).locked, true, 'a usage error sends nothing');
+  });
+
+  it('watch prints the state, then a line per change (a hand turn), and stops after --count', async () => {
+    assert.equal((await lockState(LOCK_A)).locked, true);
+    const env = { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY };
+    const text = start(['watch', '--interval', '0.1', '--count', '1'], { env });
+    const json = start(['watch', '--interval', '0.1', '--count', '1', '--json'], { env });
+    const started = Date.now();
+    while (text.stdout().split('\n').length < 3 || json.stdout().split('\n').length < 3) {
+      assert.ok(Date.now() - started < 20_000, 'watch printed no initial state');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await simLockOk(t, LOCK_A, { locked: false }); // turned by hand
+    const [textRun, jsonRun] = await Promise.all([text.done, json.done]);
+
+    ok(textRun, new RegExp(`^\\S+Z  ${LOCK_A}  Front door  locked, battery 100%, responsive\\n`));
+    const lines = textRun.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 3);
+    assert.match(lines[1] ?? '', new RegExp(`  ${LOCK_B}  Back door  unlocked, battery 55%, responsive$`));
+    assert.match(lines[2] ?? '', new RegExp(`  ${LOCK_A}  Front door  unlocked \\(was locked\\)$`));
+
+    assert.equal(jsonRun.code, 0, jsonRun.stderr);
+    assert.equal(jsonRun.stderr, '');
+    const events = jsonRun.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => {
+        const { time, ...rest } = JSON.parse(l) as Record<string, unknown>;
+        assert.match(String(time), /^\d{4}-\d\d-\d\dT/);
+        return rest;
+      });
+    assert.deepEqual(events, [
+      {
+        device_id: LOCK_A,
+        nickname: 'Front door',
+        locked: true,
+        battery: 100,
+        responsive: true,
+        changed: [],
+      },
+      { device_id: LOCK_B, nickname: 'Back door', locked: false, battery: 55, responsive: true, changed: [] },
+      {
+        device_id: LOCK_A,
+        nickname: 'Front door',
+        locked: false,
+        battery: 100,
+        responsive: true,
+        changed: ['locked'],
+      },
+    ]);
+    await simLockOk(t, LOCK_A, { locked: true });
+  });
+
+  it('watch --once prints the state and stops; SIGINT ends a watch with 0', async () => {
+    ok(await cli(['watch', '--once', '--json']), /"changed":\[\]/);
+    const running = start(['watch', '--interval', '0.1'], {
+      env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY },
+    });
+    const started = Date.now();
+    while (!running.stdout().includes(LOCK_B)) {
+      assert.ok(Date.now() - started < 20_000, 'watch printed nothing');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    running.kill('SIGINT');
+    const run = await running.done;
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stderr, '');
+  });
+
+  it('runs as `lockcloud locks` through bin/lockcloud.js', async () => {
+    const run = await start(['locks', 'list', '--json'], {
+      entry: ['bin/lockcloud.js'],
+      env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY },
+    }).done;
+    ok(run, /Front door/);
+  });
+
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+  it('shows a progress line on stderr when it is a terminal', { skip: !hasScript }, async () => {
+    await simLockOk(t, LOCK_B, { latency_ms: 400 });
+    try {
+      // script(1) gives the CLI a pseudo-terminal; its output is the terminal's.
+      const command = `${process.execPath} --import tsx src/bin/locks.ts unlock ${LOCK_B}`;
+      const run = await start(['-qec', command, '/dev/null'], {
+        program: 'script',
+        entry: [],
+        env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY },
+      }).done;
+      assert.equal(run.code, 0, run.stdout);
+      assert.match(
+        run.stdout,
+        new RegExp(`\\r\\x1b\\[K[|/\\\\-] unlock ${LOCK_B}: waiting for the lock \\(\\d+\\.\\d s\\)`),
+      );
+      assert.match(
+        run.stdout,
+        new RegExp(`\\r\\x1b\\[Kunlocked ${LOCK_B} \\(task `),
+        'the line is cleared first',
+      );
+    } finally {
+      await simLockOk(t, LOCK_B, { latency_ms: 0 });
+    }
+  });
+});
+
+/** The first ```sh block under "## Command-line client". */
+function readmeExample(): string {
+  const readme = readFileSync('README.md', 'utf8');
+  const start = readme.indexOf('\n## Command-line client\n');
+  assert.ok(start >= 0, 'no "## Command-line client" section in README.md');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(block, 'no ```sh block under ## Command-line client');
+  return block;
+}
+
+describe('lockcloud locks: the README examples, as written', () => {
+  before(async () => {
+    t = await startServer();
+  });
+  after(() => t.close());
+
+  it('runs the example block in a shell, every command succeeding', async () => {
+    const block = readmeExample();
+    for (const [text, what] of [
+      ['http://127.0.0.1:8080', 'the URL'],
+      ['lck_...', 'the key'],
+      ['6f1c...', 'a device id'],
+      ['lockcloud locks list', 'list'],
+      ['lockcloud locks status', 'status'],
+    ] as const)
+      assert.ok(block.includes(text), `the example has no ${what} (${text})`);
+    // Only the URL, the key and the device id are substituted; `lockcloud` is the package's command.
+    const script = [
+      'set -e',
+      'lockcloud() { node bin/lockcloud.js "$@"; }',
+      block
+        .replaceAll('http://127.0.0.1:8080', t.url)
+        .replaceAll('lck_...', OWNER_KEY)
+        .replaceAll('6f1c...', LOCK_A),
+    ].join('\n');
+    const env = { ...process.env };
+    delete env.LOCKCLOUD_URL;
+    delete env.LOCKCLOUD_API_KEY;
+    const run = await new Promise<Run>((resolve, reject) => {
+      let stdout = '';
+      let stderr = '';
+      const child = spawn('sh', ['-c', script], { env });
+      child.stdout.on('data', (c: Buffer) => {
+        stdout += c.toString();
+      });
+      child.stderr.on('data', (c: Buffer) => {
+        stderr += c.toString();
+      });
+      child.once('error', reject);
+      child.once('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+    assert.equal(run.stderr, '');
+    assert.match(
+      run.stdout,
+      new RegExp(`^DEVICE_ID +NICKNAME +SERIAL\\n${LOCK_A} +Front door +SERIAL000A\\n`),
+    );
+    assert.match(run.stdout, /^locked +(yes|no)\nbattery +100%\nresponsive +yes$/m);
+  });
+});
