@@ -1,0 +1,75 @@
+/** The one-shot commands of `lockcloud locks`: list, status, and lock / unlock / sync (waiting for the task). */
+import type { Command as Program } from 'commander';
+import { type Command, TaskFailedError, TaskTimeoutError } from '../../../sdk/src/index.ts';
+import { call, context, networkError } from './context.ts';
+import { CommandFailed } from './exit-codes.ts';
+import { out, progress, table, yesNo } from './output.ts';
+
+export async function list(cmd: Program): Promise<void> {
+  const ctx = context(cmd);
+  const locks = await call(ctx, (signal) => ctx.client.listLocks({ signal }));
+  if (ctx.json) out(JSON.stringify(locks, null, 2));
+  else if (locks.length === 0) out('no locks');
+  else
+    out(
+      table([['DEVICE_ID', 'NICKNAME', 'SERIAL'], ...locks.map((l) => [l.device_id, l.nickname, l.serial])]),
+    );
+}
+
+export async function status(id: string, cmd: Program): Promise<void> {
+  const ctx = context(cmd);
+  const s = await call(ctx, (signal) => ctx.client.getLock(id, { signal }));
+  if (ctx.json) out(JSON.stringify({ device_id: id, ...s }, null, 2));
+  else
+    out(
+      table([
+        ['locked', yesNo(s.locked)],
+        ['battery', `${s.battery}%`],
+        ['responsive', yesNo(s.responsive)],
+      ]),
+    );
+}
+
+const DONE: Record<Command, string> = { lock: 'locked', unlock: 'unlocked', sync: 'synced' };
+
+export async function command(
+  command: Command,
+  id: string,
+  opts: { timeout: number },
+  cmd: Program,
+): Promise<void> {
+  const ctx = context(cmd);
+  const { task_id } = await call(ctx, (signal) => ctx.client.sendCommand(id, command, { signal }));
+  const interrupt = new AbortController();
+  const onSigint = (): void => interrupt.abort(new CommandFailed('interrupted'));
+  process.once('SIGINT', onSigint);
+  const shown = progress(`${command} ${id}: waiting for the lock`);
+  const print = (result: { status: string; successful: boolean | null; error: string | null }): void => {
+    if (ctx.json) out(JSON.stringify({ task_id, ...result }, null, 2));
+  };
+  try {
+    await ctx.client.waitForTask(task_id, { timeoutMs: opts.timeout * 1000, signal: interrupt.signal });
+    shown.stop();
+    print({ status: 'terminated', successful: true, error: null });
+    if (!ctx.json) out(`${DONE[command]} ${id} (task ${task_id})`);
+  } catch (error) {
+    shown.stop();
+    if (error instanceof TaskFailedError) {
+      print({ status: 'terminated', successful: false, error: error.reason });
+      throw new CommandFailed(`${command} ${id} failed: ${error.reason} (task ${task_id})`);
+    }
+    if (error instanceof TaskTimeoutError) {
+      print({ status: 'processing', successful: null, error: null });
+      throw new CommandFailed(
+        `${command} ${id}: task ${task_id} still processing after ${opts.timeout} s (it keeps running on the server)`,
+      );
+    }
+    if (interrupt.signal.aborted) {
+      print({ status: 'processing', successful: null, error: null });
+      throw new CommandFailed(`interrupted; task ${task_id} keeps running on the server`);
+    }
+    throw networkError(ctx, error, false);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * What every command of `lockcloud locks` runs with: the client built from --url / --key (or the
+ * environment), and `call`, which runs one request under the request timeout.
+ */
+import type { Command as Program } from 'commander';
+import { LockcloudClient, type RetryInfo } from '../../../sdk/src/index.ts';
+import { Unreachable, UsageError } from './exit-codes.ts';
+import { note } from './output.ts';
+
+export const DEFAULT_URL = 'http://127.0.0.1:8080';
+
+interface GlobalOptions {
+  url?: string;
+  key?: string;
+  json?: boolean;
+  retry?: boolean;
+  requestTimeout: number;
+}
+
+export interface Context {
+  readonly client: LockcloudClient;
+  readonly url: string;
+  readonly json: boolean;
+  readonly requestTimeoutMs: number;
+}
+
+export function context(cmd: Program, options: { alwaysRetry?: boolean } = {}): Context {
+  const opts = cmd.optsWithGlobals<GlobalOptions>();
+  const url = opts.url ?? nonEmpty(process.env.LOCKCLOUD_URL) ?? DEFAULT_URL;
+  const key = opts.key ?? nonEmpty(process.env.LOCKCLOUD_API_KEY);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`"${url}" is not a URL (pass --url or set LOCKCLOUD_URL)`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new UsageError(`"${url}" is not an http(s) URL`);
+  if (key === undefined || key === '')
+    throw new UsageError('no API key: pass --key KEY or set LOCKCLOUD_API_KEY');
+  const retry =
+    opts.retry === true || options.alwaysRetry === true
+      ? {
+          onRetry: (info: RetryInfo) =>
+            note(`${String(info.error.code)}: trying again in ${Math.ceil(info.waitMs / 1000)} s`),
+        }
+      : false;
+  return {
+    client: new LockcloudClient({ baseUrl: url, apiKey: key, retry }),
+    url: url.replace(/\/+$/, ''),
+    json: opts.json === true,
+    requestTimeoutMs: opts.requestTimeout * 1000,
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** Runs one request with the request timeout; a network failure or timeout becomes Unreachable. */
+export async function call<T>(
+  ctx: Context,
+  work: (signal: AbortSignal) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  const timeout = AbortSignal.timeout(ctx.requestTimeoutMs);
+  const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+  try {
+    return await work(combined);
+  } catch (error) {
+    throw networkError(ctx, error, timeout.aborted);
+  }
+}
+
+export function networkError(ctx: Context, error: unknown, timedOut: boolean): unknown {
+  if (timedOut) return new Unreachable(`no answer from ${ctx.url} within ${ctx.requestTimeoutMs / 1000} s`);
+  if (error instanceof TypeError && error.message === 'fetch failed') {
+    const cause = error.cause as { code?: string; message?: string } | undefined;
+    return new Unreachable(`cannot reach ${ctx.url}: ${cause?.code ?? cause?.message ?? 'network error'}`);
+  }
+  return error;
+}

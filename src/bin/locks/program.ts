@@ -1,0 +1,92 @@
+/** The commander program of `lockcloud locks`, and `locks`, which runs it on arguments to an exit code. */
+import { InvalidArgumentError, Option, Command as Program } from 'commander';
+import { command, list, status } from './commands.ts';
+import { DEFAULT_URL } from './context.ts';
+import { EXIT, exitCodeOf } from './exit-codes.ts';
+import { NAME } from './output.ts';
+import { watch } from './watch.ts';
+
+function seconds(what: string, minimum: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < minimum)
+      throw new InvalidArgumentError(`${what} must be a number of seconds, at least ${minimum}.`);
+    return n;
+  };
+}
+
+function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number, at least 1.');
+  return n;
+}
+
+function program(): Program {
+  const root = new Program(NAME)
+    .description('Talk to a lockcloud server: list locks, read their status, lock, unlock, sync, watch.')
+    .option('--url <url>', `the server's base URL (env LOCKCLOUD_URL; default ${DEFAULT_URL})`)
+    .option('--key <key>', 'the API key (env LOCKCLOUD_API_KEY)')
+    .option('--json', 'machine-readable output on stdout')
+    .option('--retry', 'wait out DEVICE_IS_BUSY n and THROTTLED as the server asks (within 30 s)')
+    .addOption(
+      new Option('--request-timeout <seconds>', 'give up on a request that gets no answer')
+        .argParser(seconds('--request-timeout', 0.1))
+        .default(30),
+    )
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .allowExcessArguments(false);
+
+  root
+    .command('list')
+    .description("the account's locks: device id, nickname, serial")
+    .action((_opts: unknown, cmd: Program) => list(cmd));
+
+  root
+    .command('status')
+    .description("a lock's stored status: locked, battery, responsive")
+    .argument('<device_id>')
+    .action((id: string, _opts: unknown, cmd: Program) => status(id, cmd));
+
+  for (const name of ['lock', 'unlock', 'sync'] as const) {
+    root
+      .command(name)
+      .description(
+        name === 'sync'
+          ? 'ask the lock for its real state, and wait for the answer'
+          : `${name} the lock, and wait until it confirms`,
+      )
+      .argument('<device_id>')
+      .addOption(
+        new Option('--timeout <seconds>', 'how long to wait for the task')
+          .argParser(seconds('--timeout', 0.1))
+          .default(30),
+      )
+      .action((id: string, opts: { timeout: number }, cmd: Program) => command(name, id, opts, cmd));
+  }
+
+  root
+    .command('watch')
+    .description("print a line per change of a lock's locked, battery or responsive (Ctrl-C ends)")
+    .addOption(
+      new Option('--interval <seconds>', 'seconds between polls')
+        .argParser(seconds('--interval', 0.1))
+        .default(2),
+    )
+    .option('--once', 'print the current state of every lock and stop')
+    .addOption(new Option('--count <n>', 'stop after n changes').argParser(positiveInteger).conflicts('once'))
+    .action((opts: { interval: number; once?: boolean; count?: number }, cmd: Program) => watch(opts, cmd));
+
+  return root;
+}
+
+/** Runs the CLI on these arguments; resolves to the exit code (no process.exit: output is flushed). */
+export async function locks(argv: readonly string[]): Promise<number> {
+  try {
+    // An action either completes (exit 0) or throws what exitCodeOf maps.
+    await program().parseAsync([...argv], { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    return exitCodeOf(error);
+  }
+}
