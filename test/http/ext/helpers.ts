@@ -1,69 +1,12 @@
 /**
- * Shared by the /ext black-box tests: a webhook receiver on 127.0.0.1 that counts connections as well
- * as requests, a spy on every outgoing TCP connect of this process, and readers of the delivery log.
+ * Shared by the /ext black-box tests: a spy on every outgoing TCP connect of this process, and checks
+ * of an answer whole. The webhook receiver and the /ext webhook API helpers are in test/support/
+ * (webhook-receiver.ts, webhooks.ts).
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import assert from 'node:assert/strict';
 import { Socket } from 'node:net';
-import { answer, OWNER_KEY, type TestServer } from '../../support/server.ts';
-
-export const FLAGS = ['--no-rate-limit'] as const;
-
-export interface Received {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-}
-
-export interface Receiver {
-  /** http://127.0.0.1:<port> */
-  readonly url: string;
-  readonly port: number;
-  readonly requests: Received[];
-  /** TCP connections accepted, whether or not a request followed. */
-  connections(): number;
-  close(): Promise<void>;
-}
-
-/** A receiver on 127.0.0.1 only; `reply` decides the answer (200 by default). */
-export async function startReceiver(
-  reply: (req: Received) => { status: number; headers?: Record<string, string> } = () => ({ status: 200 }),
-): Promise<Receiver> {
-  const requests: Received[] = [];
-  let connections = 0;
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const received: Received = {
-        method: req.method ?? '',
-        url: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-      };
-      requests.push(received);
-      const { status, headers } = reply(received);
-      res.writeHead(status, headers).end();
-    });
-  });
-  server.on('connection', () => {
-    connections++;
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    requests,
-    connections: () => connections,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+import { answer } from '../../support/server.ts';
+import { JSON_UTF8 } from '../bad-input-helpers.ts';
 
 export interface ConnectAttempt {
   /** The host connect() was asked for: an address, or a name still to be resolved. */
@@ -115,66 +58,35 @@ export function spyOnConnects(): { attempts: ConnectAttempt[]; restore: () => vo
   };
 }
 
-/** A delivery log entry as GET /ext/webhook/deliveries answers it. */
-export interface LogEntry {
-  readonly id: string;
-  readonly event: string;
-  readonly device_id: string;
-  readonly url: string;
-  readonly method: string;
-  readonly status: 'pending' | 'sending' | 'delivered' | 'failed';
-  readonly attempts: number;
-  readonly response_status: number | null;
-  readonly error: string | null;
-  readonly latency_ms: number | null;
-  readonly created_at: string;
-  readonly last_attempt_at: string | null;
-  readonly next_attempt_at: string | null;
+/** The answer whole: status, body, and the headers every answer carries. */
+export async function expectAnswer(
+  res: Response,
+  status: number,
+  body: unknown,
+  what: string,
+): Promise<void> {
+  const got = await answer(res);
+  assert.deepEqual(got, { status, body }, what);
+  assert.equal(res.headers.get('content-type'), JSON_UTF8, `${what}: content type`);
+  assert.ok(res.headers.get('x-request-id'), `${what}: X-Request-Id`);
 }
 
-/** PUT /ext/webhook, which must succeed; the answer's body. */
-export async function putWebhook(
-  t: TestServer,
-  body: Record<string, unknown>,
-  key = OWNER_KEY,
-): Promise<Record<string, unknown>> {
-  const res = await answer(await t.request('/ext/webhook', { method: 'PUT', key, json: body }));
-  if (res.status !== 200)
-    throw new Error(`PUT /ext/webhook refused: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body as Record<string, unknown>;
-}
-
-/** POST /ext/webhook/test, which must be accepted; the new delivery's id. */
-export async function sendTestEvent(t: TestServer, key = OWNER_KEY): Promise<string> {
-  const res = await answer(await t.request('/ext/webhook/test', { method: 'POST', key }));
-  const id = (res.body as { delivery_id?: unknown } | null)?.delivery_id;
-  if (res.status !== 202 || typeof id !== 'string')
-    throw new Error(`POST /ext/webhook/test: ${res.status} ${JSON.stringify(res.body)}`);
-  return id;
-}
-
-export async function deliveryLog(t: TestServer, key = OWNER_KEY): Promise<LogEntry[]> {
-  const res = await answer(await t.request('/ext/webhook/deliveries?limit=500', { key }));
-  if (res.status !== 200) throw new Error(`deliveries: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body as LogEntry[];
-}
-
-/** Polls the log until the delivery has its outcome (delivered or failed); answers its entry. */
-export async function waitForOutcome(t: TestServer, id: string, key = OWNER_KEY): Promise<LogEntry> {
-  let last: LogEntry | undefined;
-  for (let i = 0; i < 500; i++) {
-    last = (await deliveryLog(t, key)).find((e) => e.id === id);
-    if (last && (last.status === 'delivered' || last.status === 'failed')) return last;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`delivery ${id} has no outcome after 500 polls: ${JSON.stringify(last)}`);
-}
-
-/** Polls until `probe` holds; for what a receiver sees after the server answered. */
-export async function eventually(what: string, probe: () => boolean): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (probe()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`still waiting for ${what}`);
+/** An extension error: exactly {"error","message"} with a message matching `message`. */
+export async function expectExtError(
+  res: Response,
+  status: number,
+  error: string,
+  message: RegExp,
+  what: string,
+): Promise<void> {
+  const got = await answer(res);
+  const body = got.body as Record<string, unknown>;
+  assert.deepEqual(
+    { status: got.status, keys: Object.keys(body ?? {}), error: body?.error },
+    { status, keys: ['error', 'message'], error },
+    `${what}: ${JSON.stringify(got)}`,
+  );
+  assert.match(String(body.message), message, what);
+  assert.equal(res.headers.get('content-type'), JSON_UTF8, `${what}: content type`);
+  assert.ok(res.headers.get('x-request-id'), `${what}: X-Request-Id`);
 }

@@ -19,18 +19,16 @@ import {
   type TestServer,
   waitForTask,
 } from '../../support/server.ts';
+import { type Receiver, startReceiver } from '../../support/webhook-receiver.ts';
 import {
-  type ConnectAttempt,
   eventually,
   FLAGS,
   type LogEntry,
   putWebhook,
-  type Receiver,
   sendTestEvent,
-  spyOnConnects,
-  startReceiver,
   waitForOutcome,
-} from './helpers.ts';
+} from '../../support/webhooks.ts';
+import { type ConnectAttempt, spyOnConnects } from './helpers.ts';
 
 /** Production refuses the sandbox demo data, not a seed. */
 const seed: Seed = standardSeed();

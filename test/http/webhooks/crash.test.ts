@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { startProcess } from '../../support/process.ts';
 import { LOCK_A, LOCK_B, simLockOk, startServer, type TestServer } from '../../support/server.ts';
-import { deliveries, FLAGS, header, ownerHook, seedWithWebhooks, settle } from './helpers.ts';
-import { type Receiver, startReceiver } from './receiver.ts';
+import { type Receiver, startReceiver } from '../../support/webhook-receiver.ts';
+import { deliveries, FLAGS } from '../../support/webhooks.ts';
+import { header, ownerHook, seedWithWebhooks, settle } from './helpers.ts';
 
 describe('a delivery in flight when the server goes away', () => {
   let receiver: Receiver;

@@ -14,8 +14,9 @@ import {
   type TestServer,
   waitForTask,
 } from '../../support/server.ts';
-import { FLAGS, header, putWebhook, settle } from './helpers.ts';
-import { type Receiver, startReceiver } from './receiver.ts';
+import { type Receiver, startReceiver } from '../../support/webhook-receiver.ts';
+import { FLAGS, putWebhook } from '../../support/webhooks.ts';
+import { header, settle } from './helpers.ts';
 
 describe('webhook delivery format', () => {
   let receiver: Receiver;

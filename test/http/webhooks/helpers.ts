@@ -1,69 +1,13 @@
 /**
- * Shared by the webhook black-box tests: the /ext webhook API, the delivery log, waiting until the
- * dispatcher is idle, and a Standard Webhooks verifier written from the specification alone (it
- * shares no code with src/).
+ * Shared by the webhook black-box tests: waiting until the dispatcher is idle, seeds with webhooks,
+ * and a Standard Webhooks verifier written from the specification alone (it shares no code with
+ * src/). The /ext webhook API and the delivery log are in test/support/webhooks.ts.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Seed } from '../../../src/app/seed/schema.ts';
-import { answer, OWNER, OWNER_KEY, standardSeed, type TestServer } from '../../support/server.ts';
-
-export const FLAGS = ['--no-rate-limit'] as const;
-
-/** A delivery log entry as GET /ext/webhook/deliveries answers it. */
-export interface LogEntry {
-  readonly id: string;
-  readonly event: string;
-  readonly device_id: string;
-  readonly url: string;
-  readonly method: string;
-  readonly status: 'pending' | 'sending' | 'delivered' | 'failed';
-  readonly attempts: number;
-  readonly response_status: number | null;
-  readonly error: string | null;
-  readonly latency_ms: number | null;
-  readonly created_at: string;
-  readonly last_attempt_at: string | null;
-  readonly next_attempt_at: string | null;
-}
-
-export interface WebhookAnswer {
-  readonly url: string;
-  readonly method: string;
-  readonly retries: boolean;
-  readonly secret?: string;
-}
-
-/** PUT /ext/webhook, which must succeed. */
-export async function putWebhook(
-  t: TestServer,
-  body: { url: string; method?: 'GET' | 'POST'; retries?: boolean },
-  key = OWNER_KEY,
-): Promise<WebhookAnswer> {
-  const { status, body: answered } = await answer(
-    await t.request('/ext/webhook', { method: 'PUT', key, json: body }),
-  );
-  if (status !== 200) throw new Error(`PUT /ext/webhook refused: ${status} ${JSON.stringify(answered)}`);
-  return answered as WebhookAnswer;
-}
-
-/** POST to an /ext path that answers 2xx with JSON; anything else fails the test. */
-export async function extPost(
-  t: TestServer,
-  path: string,
-  key = OWNER_KEY,
-): Promise<Record<string, unknown>> {
-  const { status, body } = await answer(await t.request(`/ext${path}`, { method: 'POST', key }));
-  if (status < 200 || status > 299) throw new Error(`POST /ext${path}: ${status} ${JSON.stringify(body)}`);
-  return body as Record<string, unknown>;
-}
-
-/** The delivery log, oldest first (the API answers newest first). */
-export async function deliveries(t: TestServer, key = OWNER_KEY): Promise<LogEntry[]> {
-  const { status, body } = await answer(await t.request('/ext/webhook/deliveries?limit=500', { key }));
-  if (status !== 200) throw new Error(`GET /ext/webhook/deliveries: ${status} ${JSON.stringify(body)}`);
-  return [...(body as LogEntry[])].reverse();
-}
+import { OWNER, OWNER_KEY, standardSeed, type TestServer } from '../../support/server.ts';
+import { deliveries, type LogEntry } from '../../support/webhooks.ts';
 
 const busy = (e: LogEntry): boolean => e.status === 'sending' || (e.status === 'pending' && e.attempts === 0);
 

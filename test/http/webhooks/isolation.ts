@@ -17,8 +17,9 @@ import {
   standardSeed,
   startServer,
 } from '../../support/server.ts';
-import { deliveries, FLAGS, settle } from './helpers.ts';
-import { startReceiver } from './receiver.ts';
+import { startReceiver } from '../../support/webhook-receiver.ts';
+import { deliveries, FLAGS } from '../../support/webhooks.ts';
+import { settle } from './helpers.ts';
 
 const EXTRA_LOCKS = [0, 1, 2, 3, 4, 5].map((i) => `00000000-0000-4000-8000-0000000000d${i}`);
 const OWNER_LOCKS = [LOCK_A, LOCK_B, ...EXTRA_LOCKS];

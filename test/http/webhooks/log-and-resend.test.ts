@@ -14,8 +14,9 @@ import {
   startServer,
   type TestServer,
 } from '../../support/server.ts';
-import { deliveries, extPost, FLAGS, header, putWebhook, serverNow, settle } from './helpers.ts';
-import { type Receiver, startReceiver } from './receiver.ts';
+import { type Receiver, startReceiver } from '../../support/webhook-receiver.ts';
+import { deliveries, extPost, FLAGS, putWebhook } from '../../support/webhooks.ts';
+import { header, serverNow, settle } from './helpers.ts';
 
 describe('delivery log, failures, resend, test event', () => {
   let receiver: Receiver;

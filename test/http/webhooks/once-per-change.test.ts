@@ -32,9 +32,10 @@ import {
   waitForTask,
   waitUntil,
 } from '../../support/server.ts';
+import { type Receiver, startReceiver } from '../../support/webhook-receiver.ts';
+import { deliveries, FLAGS, type LogEntry } from '../../support/webhooks.ts';
 import { control, login } from '../v1/helpers.ts';
-import { deliveries, FLAGS, type LogEntry, ownerHook, seedWithWebhooks, settle } from './helpers.ts';
-import { type Receiver, startReceiver } from './receiver.ts';
+import { ownerHook, seedWithWebhooks, settle } from './helpers.ts';
 
 const SUCCESS = { status: 'terminated', successful: true };
 

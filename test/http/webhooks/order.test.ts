@@ -13,8 +13,9 @@ import {
   type TestServer,
   waitForTask,
 } from '../../support/server.ts';
-import { FLAGS, header, putWebhook, settle } from './helpers.ts';
-import { type Received, type Receiver, startReceiver } from './receiver.ts';
+import { type Received, type Receiver, startReceiver } from '../../support/webhook-receiver.ts';
+import { FLAGS, putWebhook } from '../../support/webhooks.ts';
+import { header, settle } from './helpers.ts';
 
 const states = (requests: readonly Received[]) =>
   requests.map((r) => (JSON.parse(r.body) as { state: string }).state);

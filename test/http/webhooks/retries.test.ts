@@ -18,8 +18,9 @@ import {
   startServer,
   type TestServer,
 } from '../../support/server.ts';
-import { FLAGS, header, type LogEntry, putWebhook, serverNow, settle, waitForLog } from './helpers.ts';
-import { type Receiver, type Reply, startReceiver } from './receiver.ts';
+import { type Receiver, type Reply, startReceiver } from '../../support/webhook-receiver.ts';
+import { FLAGS, type LogEntry, putWebhook } from '../../support/webhooks.ts';
+import { header, serverNow, settle, waitForLog } from './helpers.ts';
 
 describe('opt-in retries', () => {
   let receiver: Receiver;

@@ -16,18 +16,16 @@ import {
   startServer,
   type TestServer,
 } from '../../support/server.ts';
+import { type Received, type Receiver, startReceiver } from '../../support/webhook-receiver.ts';
+import { extPost, FLAGS, putWebhook } from '../../support/webhooks.ts';
 import {
-  extPost,
-  FLAGS,
   header,
-  putWebhook,
   seedWithWebhooks,
   serverNow,
   settle,
   signatureEntries,
   verifyStandardWebhook,
 } from './helpers.ts';
-import { type Received, type Receiver, startReceiver } from './receiver.ts';
 
 const SEED_SECRET = `whsec_${Buffer.from('a known secret for the seed, 32 b').toString('base64')}`;
 const otherSecret = () => `whsec_${randomBytes(24).toString('base64')}`;

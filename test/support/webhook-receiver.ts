@@ -1,7 +1,8 @@
 /**
- * A real webhook receiver for the black-box webhook tests: node:http on 127.0.0.1, a random port.
- * It records every request (method, url, headers, body, arrival time) and answers as it is told:
- * a status, a Retry-After, or nothing at all for a while (a hanging receiver).
+ * A real webhook receiver for the black-box webhook tests (test/http/webhooks, test/http/ext):
+ * node:http on 127.0.0.1, a random port. It records every request (method, url, headers, body,
+ * arrival time), counts TCP connections, and answers as it is told: a status, a Retry-After, other
+ * headers (a redirect's Location), or nothing at all for a while (a hanging receiver).
  */
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
@@ -26,6 +27,8 @@ export interface Reply {
   readonly status?: number;
   /** The Retry-After header, verbatim. */
   readonly retryAfter?: string;
+  /** More headers to answer with (e.g. a redirect's Location). */
+  readonly headers?: Readonly<Record<string, string>>;
   /** Hold the answer this long (ms) before sending it; the sender may give up first. */
   readonly hangMs?: number;
 }
@@ -35,7 +38,10 @@ export type Responder = (request: Received) => Reply;
 export interface Receiver {
   /** http://127.0.0.1:<port>, no trailing slash. */
   readonly url: string;
+  readonly port: number;
   readonly requests: readonly Received[];
+  /** TCP connections accepted, whether or not a request followed. */
+  connections(): number;
   /** Requests whose answer is still held (hanging) and whose connection is still open. */
   readonly open: number;
   /** The most requests held open at one time. */
@@ -56,6 +62,7 @@ export async function startReceiver(rule: Reply | Responder = {}): Promise<Recei
   const waiters = new Set<() => void>();
   let responder: Responder = typeof rule === 'function' ? rule : () => rule;
   let maxOpen = 0;
+  let connections = 0;
   const notify = (): void => {
     for (const waiter of [...waiters]) waiter();
   };
@@ -78,7 +85,7 @@ export async function startReceiver(rule: Reply | Responder = {}): Promise<Recei
       const answer = (): void => {
         held.delete(res);
         if (res.destroyed) return;
-        const headers: Record<string, string> = { 'content-type': 'text/plain' };
+        const headers: Record<string, string> = { 'content-type': 'text/plain', ...reply.headers };
         if (reply.retryAfter !== undefined) headers['retry-after'] = reply.retryAfter;
         res.writeHead(reply.status ?? 200, headers).end('ok');
         notify();
@@ -100,6 +107,9 @@ export async function startReceiver(rule: Reply | Responder = {}): Promise<Recei
       }
       notify();
     });
+  });
+  server.on('connection', () => {
+    connections++;
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -130,7 +140,9 @@ export async function startReceiver(rule: Reply | Responder = {}): Promise<Recei
 
   return {
     url: `http://127.0.0.1:${port}`,
+    port,
     requests,
+    connections: () => connections,
     get open() {
       return held.size;
     },

@@ -1,0 +1,96 @@
+/**
+ * The /ext webhook API as the black-box webhook tests use it (test/http/webhooks, test/http/ext):
+ * setting the webhook, sending a test event, reading the delivery log, and polling until something holds.
+ */
+import { answer, OWNER_KEY, type TestServer } from './server.ts';
+
+export const FLAGS = ['--no-rate-limit'] as const;
+
+/** A delivery log entry as GET /ext/webhook/deliveries answers it. */
+export interface LogEntry {
+  readonly id: string;
+  readonly event: string;
+  readonly device_id: string;
+  readonly url: string;
+  readonly method: string;
+  readonly status: 'pending' | 'sending' | 'delivered' | 'failed';
+  readonly attempts: number;
+  readonly response_status: number | null;
+  readonly error: string | null;
+  readonly latency_ms: number | null;
+  readonly created_at: string;
+  readonly last_attempt_at: string | null;
+  readonly next_attempt_at: string | null;
+}
+
+export interface WebhookAnswer {
+  readonly url: string;
+  readonly method: string;
+  readonly retries: boolean;
+  readonly secret?: string;
+}
+
+/** PUT /ext/webhook, which must succeed; the answer's body. */
+export async function putWebhook(
+  t: TestServer,
+  body: { url: string; method?: 'GET' | 'POST'; retries?: boolean },
+  key = OWNER_KEY,
+): Promise<WebhookAnswer> {
+  const { status, body: answered } = await answer(
+    await t.request('/ext/webhook', { method: 'PUT', key, json: body }),
+  );
+  if (status !== 200) throw new Error(`PUT /ext/webhook refused: ${status} ${JSON.stringify(answered)}`);
+  return answered as WebhookAnswer;
+}
+
+/** POST to an /ext path that answers 2xx with JSON; anything else fails the test. */
+export async function extPost(
+  t: TestServer,
+  path: string,
+  key = OWNER_KEY,
+): Promise<Record<string, unknown>> {
+  const { status, body } = await answer(await t.request(`/ext${path}`, { method: 'POST', key }));
+  if (status < 200 || status > 299) throw new Error(`POST /ext${path}: ${status} ${JSON.stringify(body)}`);
+  return body as Record<string, unknown>;
+}
+
+/** POST /ext/webhook/test, which must be accepted; the new delivery's id. */
+export async function sendTestEvent(t: TestServer, key = OWNER_KEY): Promise<string> {
+  const res = await answer(await t.request('/ext/webhook/test', { method: 'POST', key }));
+  const id = (res.body as { delivery_id?: unknown } | null)?.delivery_id;
+  if (res.status !== 202 || typeof id !== 'string')
+    throw new Error(`POST /ext/webhook/test: ${res.status} ${JSON.stringify(res.body)}`);
+  return id;
+}
+
+/** The delivery log as the API answers it: newest first. */
+export async function deliveryLog(t: TestServer, key = OWNER_KEY): Promise<LogEntry[]> {
+  const { status, body } = await answer(await t.request('/ext/webhook/deliveries?limit=500', { key }));
+  if (status !== 200) throw new Error(`GET /ext/webhook/deliveries: ${status} ${JSON.stringify(body)}`);
+  return body as LogEntry[];
+}
+
+/** The delivery log, oldest first (the API answers newest first). */
+export async function deliveries(t: TestServer, key = OWNER_KEY): Promise<LogEntry[]> {
+  return [...(await deliveryLog(t, key))].reverse();
+}
+
+/** Polls the log until the delivery has its outcome (delivered or failed); answers its entry. */
+export async function waitForOutcome(t: TestServer, id: string, key = OWNER_KEY): Promise<LogEntry> {
+  let last: LogEntry | undefined;
+  for (let i = 0; i < 500; i++) {
+    last = (await deliveryLog(t, key)).find((e) => e.id === id);
+    if (last && (last.status === 'delivered' || last.status === 'failed')) return last;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`delivery ${id} has no outcome after 500 polls: ${JSON.stringify(last)}`);
+}
+
+/** Polls until `probe` holds; for what a receiver sees after the server answered. */
+export async function eventually(what: string, probe: () => boolean): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (probe()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`still waiting for ${what}`);
+}
