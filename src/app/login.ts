@@ -1,4 +1,4 @@
-import { isEmail, normalizeEmail } from '../domain/account.ts';
+import { type Account, isEmail, normalizeEmail } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
 import { type RatePolicy, retryAfterSeconds } from '../domain/rate-limit.ts';
 import { issuedAfter } from '../domain/token.ts';
@@ -47,10 +47,15 @@ export class Login {
   constructor(private readonly deps: LoginDeps) {}
 
   /**
-   * v1 login, checks in the documented order: the client's attempt budget, the fields, the
-   * e-mail's attempt budget, then the credentials. Answers a fresh token; earlier ones stay valid.
+   * The credential checks and their attempt budgets, shared by v1 login and the dashboard's, in the
+   * documented order: the client's attempt budget, the fields, the e-mail's attempt budget, then the
+   * credentials. Answers the account and the instant its credentials were read.
    */
-  async login(email: unknown, password: unknown, clientIp: string): Promise<string> {
+  async authenticate(
+    email: unknown,
+    password: unknown,
+    clientIp: string,
+  ): Promise<{ account: Account; readAt: number }> {
     await this.spend(`login-ip:${clientIp}`, this.deps.limits.perIp);
     if (typeof email !== 'string' || email.trim() === '' || typeof password !== 'string' || password === '') {
       throw new DomainError('MISSING_FIELD', 'email and password are required');
@@ -74,7 +79,12 @@ export class Login {
     if (!(await this.deps.passwords.verify(password, account.passwordHash)))
       throw new DomainError('WRONG_CREDENTIALS');
     if (!account.verified) throw new DomainError('EMAIL_NOT_VERIFIED');
+    return { account, readAt };
+  }
 
+  /** v1 login: a fresh token; earlier ones stay valid. */
+  async login(email: unknown, password: unknown, clientIp: string): Promise<string> {
+    const { account, readAt } = await this.authenticate(email, password, clientIp);
     const token = this.deps.random.secret(TOKEN_BYTES);
     await this.deps.tokens.insert({
       id: this.deps.random.uuid(),

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Lockcloud } from '../app/lockcloud.ts';
+import { dashboardPlugin } from './dashboard/plugin.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './edge-errors.ts';
 import { extPlugin } from './ext/plugin.ts';
 import { requestFault } from './fastify-errors.ts';
@@ -55,6 +56,9 @@ export async function buildHttp(options: HttpOptions): Promise<FastifyInstance> 
   await app.register(v3Plugin, { prefix: '/public', lockcloud });
   await app.register(extPlugin, { prefix: '/ext', lockcloud });
   if (options.sandbox) await app.register(sandboxPlugin, { prefix: '/_sim', lockcloud });
+  await app.register(dashboardPlugin, { prefix: '/dashboard', lockcloud, sandbox: options.sandbox });
+  // People who open the bare address get the dashboard.
+  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/dashboard'));
 
   // Outside the versioned prefixes: the v3 shapes, the newer of the two.
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'NOT_FOUND' }));

@@ -51,4 +51,30 @@ export class SqlApiKeyStore implements ApiKeyStore {
   async touch(id: string, at: number): Promise<void> {
     await this.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
   }
+
+  async listForAccount(accountId: string): Promise<ApiKey[]> {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .select(['id', 'account_id', 'prefix', 'created_at', 'last_used_at'])
+      .where('account_id', '=', accountId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      accountId: row.account_id,
+      prefix: row.prefix,
+      createdAt: Number(row.created_at),
+      lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+    }));
+  }
+
+  async remove(accountId: string, id: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('api_keys')
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
+  }
 }

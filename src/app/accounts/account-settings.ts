@@ -1,0 +1,89 @@
+import { normalizeEmail } from '../../domain/account.ts';
+import { DomainError, isDomainError } from '../../domain/errors.ts';
+import { changePassword, markDeleted } from '../account-changes.ts';
+import type { Login } from '../login.ts';
+import type { Clock, PasswordHasher, Store } from '../ports.ts';
+import { removeWebhook } from '../webhooks/settings.ts';
+import type { Sessions, SignedIn } from './sessions.ts';
+import { requireNewPassword } from './sign-up.ts';
+
+export interface AccountSettingsDeps {
+  readonly store: Store;
+  readonly passwords: PasswordHasher;
+  readonly clock: Clock;
+  readonly login: Login;
+  readonly sessions: Sessions;
+}
+
+/** The owner's own account: change the password, delete the account. */
+export class AccountSettings {
+  constructor(private readonly deps: AccountSettingsDeps) {}
+
+  /**
+   * Checks the current password (with login's attempt budgets), stores the new one: earlier v1
+   * tokens answer 20003 and every session ends; the caller gets a fresh session in their place.
+   */
+  async changePassword(
+    me: SignedIn,
+    current: unknown,
+    next: unknown,
+    clientIp: string,
+  ): Promise<{ token: string }> {
+    if (me.account.passwordHash === null)
+      throw new DomainError(
+        'INVALID_INPUT',
+        'this account has no password yet: set one with "Forgot password"',
+        {
+          field: 'current_password',
+        },
+      );
+    const plain = requireNewPassword(next, 'new_password');
+    await this.confirmPassword(me, current, clientIp);
+    const { store, passwords, clock, sessions } = this.deps;
+    await changePassword({ accounts: store.accounts, passwords, clock }, me.account, plain);
+    await sessions.endAll(me.account.id);
+    const changed = await store.accounts.findById(me.account.id);
+    if (!changed) throw new DomainError('ACCOUNT_NOT_FOUND');
+    return sessions.open(changed, clock.now());
+  }
+
+  /**
+   * Deletes the account: v1 tokens answer 20004, API keys 401, sessions end, the webhook goes, and
+   * its locks are released (they leave the cloud with their shares). Confirmed by the password, or by
+   * typing the address for an account that never set one.
+   */
+  async deleteAccount(
+    me: SignedIn,
+    password: unknown,
+    typedEmail: unknown,
+    clientIp: string,
+  ): Promise<string[]> {
+    if (me.account.passwordHash === null) {
+      if (typeof typedEmail !== 'string' || normalizeEmail(typedEmail) !== me.account.email)
+        throw new DomainError('INVALID_INPUT', 'type your e-mail address to confirm', {
+          field: 'confirm_email',
+        });
+    } else {
+      await this.confirmPassword(me, password, clientIp);
+    }
+    const { store, clock, sessions } = this.deps;
+    await markDeleted({ accounts: store.accounts, clock }, me.account);
+    await sessions.endAll(me.account.id);
+    await removeWebhook(store, me.account.id);
+    return store.locks.releaseAccount(me.account.id);
+  }
+
+  private async confirmPassword(me: SignedIn, password: unknown, clientIp: string): Promise<void> {
+    if (typeof password !== 'string' || password === '')
+      throw new DomainError('INVALID_INPUT', 'enter your current password', { field: 'current_password' });
+    try {
+      await this.deps.login.authenticate(me.account.email, password, clientIp);
+    } catch (error) {
+      if (isDomainError(error) && error.code === 'WRONG_CREDENTIALS')
+        throw new DomainError('INVALID_INPUT', 'the current password is wrong', {
+          field: 'current_password',
+        });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The dashboard's account use cases, built together over the ports: sign-up, sessions, password
+ * reset, the owner's account settings and API Settings.
+ */
+import type { Login } from '../login.ts';
+import type {
+  Cancel,
+  Clock,
+  CodeHasher,
+  Mailer,
+  PasswordHasher,
+  RandomSource,
+  RateLimitStore,
+  SecretHasher,
+  Store,
+} from '../ports.ts';
+import { AccountSettings } from './account-settings.ts';
+import { ApiSettings } from './api-settings.ts';
+import { OneTimeCodes } from './codes.ts';
+import { type AccountLimits, Budgets, DEFAULT_ACCOUNT_LIMITS } from './limits.ts';
+import { PasswordReset } from './password-reset.ts';
+import { Sessions } from './sessions.ts';
+import { SignUp } from './sign-up.ts';
+
+export type { SignedIn } from './sessions.ts';
+
+export interface AccountDeps {
+  readonly store: Store;
+  readonly login: Login;
+  readonly passwords: PasswordHasher;
+  readonly secrets: SecretHasher;
+  readonly codeHasher: CodeHasher;
+  readonly random: RandomSource;
+  readonly clock: Clock;
+  readonly mailer: Mailer;
+  /** undefined: rate limiting is off (--no-rate-limit). */
+  readonly limiter: RateLimitStore | undefined;
+  readonly limits?: AccountLimits;
+}
+
+const CODE_PURGE_INTERVAL_MS = 60 * 60 * 1000;
+
+export class Accounts {
+  readonly sessions: Sessions;
+  readonly signUp: SignUp;
+  readonly passwordReset: PasswordReset;
+  readonly settings: AccountSettings;
+  readonly apiSettings: ApiSettings;
+  private cancelPurge: Cancel | undefined;
+
+  constructor(private readonly deps: AccountDeps) {
+    const { store, login, passwords, secrets, random, clock, mailer } = deps;
+    const budgets = new Budgets(deps.limiter, clock, deps.limits ?? DEFAULT_ACCOUNT_LIMITS);
+    const codes = new OneTimeCodes({
+      codes: store.codes,
+      hasher: deps.codeHasher,
+      mailer,
+      random,
+      clock,
+      budgets,
+    });
+    this.sessions = new Sessions({ sessions: store.sessions, login, secrets, random, clock });
+    this.signUp = new SignUp({ accounts: store.accounts, passwords, random, clock, codes, mailer, budgets });
+    this.passwordReset = new PasswordReset({
+      accounts: store.accounts,
+      passwords,
+      clock,
+      codes,
+      sessions: this.sessions,
+      budgets,
+    });
+    this.settings = new AccountSettings({ store, passwords, clock, login, sessions: this.sessions });
+    this.apiSettings = new ApiSettings({
+      apiKeys: store.apiKeys,
+      secrets,
+      random,
+      clock,
+      codes,
+      sessions: this.sessions,
+    });
+  }
+
+  start(): void {
+    this.sessions.start();
+    const { clock, store } = this.deps;
+    const schedule = (): void => {
+      this.cancelPurge = clock.at(clock.now() + CODE_PURGE_INTERVAL_MS, () => {
+        void store.codes.purgeExpiredBefore(clock.now()).finally(schedule);
+      });
+    };
+    schedule();
+  }
+
+  stop(): void {
+    this.sessions.stop();
+    this.cancelPurge?.();
+  }
+}

@@ -1,0 +1,68 @@
+import { normalizeEmail } from '../domain/account.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { Lock } from '../domain/lock.ts';
+import type { LockQueries } from './locks.ts';
+import type { Store } from './ports.ts';
+
+export interface LockWithShares extends Lock {
+  readonly sharedWith: readonly { accountId: string; email: string }[];
+}
+
+/**
+ * The owner's settings of a lock kept by the cloud (what the mobile app's settings change): cloud
+ * integration and sharing with other accounts. Only the owner may change them.
+ */
+export class LockSettings {
+  constructor(
+    private readonly store: Pick<Store, 'locks' | 'accounts'>,
+    private readonly queries: LockQueries,
+  ) {}
+
+  /** The account's own locks with whom each is shared, and the locks others share with it. */
+  async overview(accountId: string): Promise<{ owned: LockWithShares[]; shared: Lock[] }> {
+    const visible = await this.queries.listVisible(accountId);
+    const owned: LockWithShares[] = [];
+    const shared: Lock[] = [];
+    for (const lock of visible) {
+      if (lock.ownerId === accountId)
+        owned.push({ ...lock, sharedWith: await this.store.locks.sharesOf(lock.deviceId) });
+      else shared.push(lock);
+    }
+    return { owned, shared };
+  }
+
+  async setIntegration(accountId: string, deviceId: string, on: boolean): Promise<Lock> {
+    const lock = await this.queries.getOwned(accountId, deviceId);
+    await this.store.locks.update(lock.deviceId, { integration: on });
+    return { ...lock, integration: on };
+  }
+
+  /** Shares the lock with another live account, found by e-mail. */
+  async share(accountId: string, deviceId: string, email: unknown): Promise<string> {
+    const lock = await this.queries.getOwned(accountId, deviceId);
+    if (typeof email !== 'string' || email.trim() === '')
+      throw new DomainError('INVALID_INPUT', 'enter the e-mail address to share with', { field: 'email' });
+    const guest = await this.store.accounts.findByEmail(normalizeEmail(email));
+    // One answer for unknown, deleted and unverified: the form must not reveal who has an account.
+    if (!guest || guest.deletedAt !== null || !guest.verified)
+      throw new DomainError('INVALID_INPUT', `no lockcloud account can be shared with at ${email.trim()}`, {
+        field: 'email',
+      });
+    if (guest.id === accountId) throw new DomainError('CONFLICT', 'you own this lock: it needs no share');
+    await this.store.locks.share(lock.deviceId, guest.id);
+    return guest.email;
+  }
+
+  async unshare(accountId: string, deviceId: string, guestId: unknown): Promise<void> {
+    const lock = await this.queries.getOwned(accountId, deviceId);
+    if (typeof guestId !== 'string' || !(await this.store.locks.unshare(lock.deviceId, guestId)))
+      throw new DomainError('INVALID_INPUT', 'the lock is not shared with that account', {
+        field: 'account',
+      });
+  }
+
+  /** The owner's lock, or LOCK_NOT_FOUND (a lock of someone else is one that does not exist). */
+  owned(accountId: string, deviceId: string): Promise<Lock> {
+    return this.queries.getOwned(accountId, deviceId);
+  }
+}

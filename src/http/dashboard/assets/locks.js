@@ -1,0 +1,97 @@
+// The locks page, live: command buttons show their task until it ends, and the status refreshes.
+// Without this script the forms still work (the server waits for the task and shows how it ended).
+
+(() => {
+  const main = document.querySelector('main[data-csrf]');
+  if (!main) return;
+  const csrf = main.dataset.csrf;
+  const POLL_TASK_MS = 250;
+  const POLL_STATUS_MS = 3000;
+
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  async function api(path, options = {}) {
+    const headers = { accept: 'application/json', 'x-csrf-token': csrf };
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(path, { credentials: 'same-origin', ...options, headers });
+    let body = {};
+    try {
+      body = await res.json();
+    } catch {
+      body = {};
+    }
+    if (res.status === 401) window.location.assign('/dashboard/login');
+    return { ok: res.ok, status: res.status, body };
+  }
+
+  function show(output, text, kind) {
+    output.textContent = text;
+    output.classList.toggle('task-ok', kind === 'ok');
+    output.classList.toggle('task-error', kind === 'error');
+  }
+
+  function setPill(card, field, text, good) {
+    const pill = card.querySelector(`[data-field="${field}"]`);
+    if (!pill) return;
+    pill.textContent = text;
+    pill.classList.toggle(field === 'locked' ? 'pill-locked' : 'pill-ok', good);
+    pill.classList.toggle(field === 'locked' ? 'pill-unlocked' : 'pill-warn', !good);
+  }
+
+  function render(lock) {
+    const card = document.querySelector(`[data-device-id="${lock.device_id}"]`);
+    if (!card) return;
+    setPill(card, 'locked', lock.locked ? 'Locked' : 'Unlocked', lock.locked);
+    setPill(card, 'battery', `Battery ${lock.battery}%`, !lock.battery_low);
+    card.querySelector('[data-field="battery"]')?.classList.remove('pill-ok');
+    setPill(card, 'responsive', lock.responsive ? 'Online' : 'Offline', lock.responsive);
+    const app = card.querySelector('[data-field="app"]');
+    if (app) app.textContent = lock.app_open ? 'Open: it holds the lock’s only connection' : 'Closed';
+  }
+
+  async function refresh() {
+    const { ok, body } = await api('/dashboard/api/locks');
+    if (ok) for (const lock of [...body.owned, ...body.shared]) render(lock);
+  }
+
+  async function run(form) {
+    const card = form.closest('[data-device-id]');
+    const output = card.querySelector('[data-field="task"]');
+    const buttons = card.querySelectorAll('.command-form button');
+    const command = form.querySelector('input[name="command"]').value;
+    for (const b of buttons) b.disabled = true;
+    try {
+      let answer = await api(`/dashboard/api/locks/${card.dataset.deviceId}/commands`, {
+        method: 'POST',
+        body: JSON.stringify({ command }),
+      });
+      if (!answer.ok) {
+        show(output, answer.body.message || 'The command was refused.', 'error');
+        return;
+      }
+      show(output, answer.body.message, 'busy');
+      const taskId = answer.body.task_id;
+      while (answer.ok && answer.body.status === 'processing') {
+        await sleep(POLL_TASK_MS);
+        answer = await api(`/dashboard/api/tasks/${encodeURIComponent(taskId)}`);
+      }
+      if (!answer.ok) show(output, answer.body.message || 'The task could not be read.', 'error');
+      else show(output, answer.body.message, answer.body.successful ? 'ok' : 'error');
+      await refresh();
+    } catch {
+      show(output, 'The server could not be reached.', 'error');
+    } finally {
+      for (const b of buttons) b.disabled = false;
+    }
+  }
+
+  for (const form of document.querySelectorAll('.command-form')) {
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void run(form);
+    });
+  }
+  setInterval(() => {
+    if (document.visibilityState === 'visible') refresh().catch(() => undefined);
+  }, POLL_STATUS_MS);
+})();

@@ -1,0 +1,126 @@
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import fastifyStatic from '@fastify/static';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Lockcloud } from '../../app/lockcloud.ts';
+import { isDomainError } from '../../domain/errors.ts';
+import { requestFault } from '../fastify-errors.ts';
+import { csrfProblem, readState, state } from './context.ts';
+import { refusalOf } from './errors.ts';
+import { isApi, sendPage } from './reply.ts';
+import { accountRoutes } from './routes/account.ts';
+import { apiSettingsRoutes } from './routes/api-settings.ts';
+import { authRoutes } from './routes/auth.ts';
+import { lockRoutes } from './routes/locks.ts';
+import { problemPage } from './views/auth-pages.ts';
+
+export interface DashboardOptions {
+  readonly lockcloud: Lockcloud;
+  readonly sandbox: boolean;
+}
+
+const ASSETS = fileURLToPath(new URL('./assets/', import.meta.url));
+const PREFIX = '/dashboard';
+/** The pages a visitor without a session may see; everything else sends them to log in. */
+const PUBLIC = new Set([
+  '',
+  '/',
+  '/login',
+  '/logout',
+  '/signup',
+  '/verify',
+  '/verify/resend',
+  '/forgot',
+  '/reset',
+]);
+
+function isPublic(request: FastifyRequest): boolean {
+  const url = request.routeOptions.url ?? '';
+  return url.startsWith(PREFIX) && PUBLIC.has(url.slice(PREFIX.length));
+}
+
+function deny(request: FastifyRequest, reply: FastifyReply, status: number, error: string, message: string) {
+  if (isApi(request)) return reply.code(status).send({ error, message });
+  return sendPage(reply, problemPage('That did not work', message, '/dashboard'), status);
+}
+
+/** The web dashboard under /dashboard: server-rendered pages over the same use cases as the APIs. */
+export async function dashboardPlugin(app: FastifyInstance, { lockcloud, sandbox }: DashboardOptions) {
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: 16 * 1024 });
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        objectSrc: ["'none'"],
+      },
+    },
+    // Served over plain http on loopback too: HSTS would be a promise only a TLS proxy can keep.
+    strictTransportSecurity: false,
+    referrerPolicy: { policy: 'same-origin' },
+  });
+  await app.register(fastifyStatic, { root: ASSETS, prefix: '/assets/', decorateReply: false, index: false });
+
+  app.decorateRequest('dashboard', undefined);
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url.startsWith(`${PREFIX}/assets/`)) return;
+    request.dashboard = await readState(lockcloud, request, reply);
+  });
+  // Who may ask, then whether the form came from our own page: a visitor without a session is sent
+  // to log in; a mutation without this browser's CSRF token (or from another origin) is refused.
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.url.startsWith(`${PREFIX}/assets/`) || request.is404) return;
+    const { me, csrf } = state(request);
+    if (!me && !isPublic(request)) {
+      if (isApi(request)) return reply.code(401).send({ error: 'UNAUTHORIZED', message: 'Log in again.' });
+      const next =
+        request.method === 'GET' ? `?next=${encodeURIComponent(request.url.split('?')[0] ?? '')}` : '';
+      return reply.redirect(`${PREFIX}/login${next}`, 303);
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      const problem = csrfProblem(request, csrf);
+      if (problem !== undefined) {
+        request.log.info({ problem }, 'dashboard request refused by the CSRF check');
+        return deny(request, reply, 403, 'FORBIDDEN', `Refused: ${problem}. Reload the page and try again.`);
+      }
+    }
+  });
+
+  authRoutes(app, lockcloud);
+  lockRoutes(app, lockcloud, sandbox);
+  apiSettingsRoutes(app, lockcloud);
+  accountRoutes(app, lockcloud);
+
+  app.setNotFoundHandler((request, reply) =>
+    deny(request, reply, 404, 'NOT_FOUND', 'There is no such page.'),
+  );
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (request.is404) return deny(request, reply, 404, 'NOT_FOUND', 'There is no such page.');
+    if (isDomainError(error)) {
+      const r = refusalOf(error);
+      if (r.retryAfterSeconds !== undefined) reply.header('retry-after', String(r.retryAfterSeconds));
+      return deny(request, reply, r.status, r.error, r.message);
+    }
+    const fault = requestFault(error);
+    if (fault !== undefined)
+      return deny(
+        request,
+        reply,
+        fault === 'too-large' ? 413 : 400,
+        'BAD_PARAMS',
+        'The request could not be read.',
+      );
+    request.log.error({ err: error }, 'dashboard request failed');
+    return deny(request, reply, 500, 'INTERNAL_ERROR', 'Something went wrong on our side. Try again.');
+  });
+}

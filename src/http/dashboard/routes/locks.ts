@@ -1,0 +1,180 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SignedIn } from '../../../app/accounts/index.ts';
+import type { Lockcloud } from '../../../app/lockcloud.ts';
+import { DomainError, isDomainError } from '../../../domain/errors.ts';
+import { isLockCommand, type Lock } from '../../../domain/lock.ts';
+import type { Task } from '../../../domain/task.ts';
+import { state } from '../context.ts';
+import { refusalOf, taskFailureMessage } from '../errors.ts';
+import { form, HIDDEN, sendPage } from '../reply.ts';
+import type { Notice } from '../views/layout.ts';
+import { locksPage } from '../views/locks-page.ts';
+
+const DONE: Record<string, string> = { lock: 'Locked', unlock: 'Unlocked', sync: 'Synced' };
+const RUNNING: Record<string, string> = { lock: 'Locking…', unlock: 'Unlocking…', sync: 'Syncing…' };
+
+/** A task as the page shows it: its state and one readable sentence. */
+export function taskView(task: Task) {
+  if (task.status === 'processing')
+    return { task_id: task.id, status: 'processing', message: RUNNING[task.command] ?? 'Working…' };
+  const { outcome } = task;
+  return outcome.successful
+    ? {
+        task_id: task.id,
+        status: 'terminated',
+        successful: true,
+        message: `${DONE[task.command] ?? 'Done'}.`,
+      }
+    : {
+        task_id: task.id,
+        status: 'terminated',
+        successful: false,
+        error: outcome.error,
+        message: taskFailureMessage(outcome.error),
+      };
+}
+
+const lockJson = (lock: Lock, lowBatteryThreshold: number) => ({
+  device_id: lock.deviceId,
+  nickname: lock.nickname,
+  locked: lock.locked,
+  battery: lock.battery,
+  battery_low: lock.battery < lowBatteryThreshold,
+  responsive: lock.responsive,
+  integration: lock.integration,
+  access_point: lock.accessPoint,
+  app_open: lock.appOpen,
+});
+
+export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: boolean): void {
+  const { lockSettings, commands } = lockcloud;
+  const threshold = lockcloud.deps.policy.lowBatteryThreshold;
+  const me = (request: FastifyRequest): SignedIn => {
+    const signedIn = state(request).me;
+    // The plugin's preHandler sends anonymous requests to the login page before any of these run.
+    if (!signedIn) throw new Error('lock route ran without a session');
+    return signedIn;
+  };
+  const deviceId = (request: FastifyRequest) => String((request.params as { id: string }).id).toLowerCase();
+
+  async function renderPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status = 200,
+    notice?: Notice,
+    shareErrors?: Record<string, string>,
+  ) {
+    const { account } = me(request);
+    const overview = await lockSettings.overview(account.id);
+    const ctx = { csrf: state(request).csrf, email: account.email };
+    const view = { ...overview, canDriveApp: sandbox, lowBatteryThreshold: threshold, notice, shareErrors };
+    return sendPage(reply, locksPage(ctx, view), status);
+  }
+
+  /** Runs a settings change, then shows the page with the outcome (PRG would lose the field error). */
+  async function change(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    run: () => Promise<string>,
+    shareField = false,
+  ) {
+    try {
+      const text = await run();
+      return renderPage(request, reply, 200, { kind: 'success', text });
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      const r = refusalOf(error);
+      if (shareField && r.status === 400)
+        return renderPage(
+          request,
+          reply,
+          400,
+          { kind: 'error', text: 'Check the form.' },
+          { [deviceId(request)]: r.message },
+        );
+      return renderPage(request, reply, r.status, { kind: 'error', text: r.message });
+    }
+  }
+
+  app.get('/locks', HIDDEN, (request, reply) => renderPage(request, reply));
+
+  // Without JavaScript the form waits for the task to end (as v1 does) and shows how it ended.
+  app.post('/locks/:id/command', HIDDEN, async (request, reply) => {
+    const command = form(request).command;
+    try {
+      if (!isLockCommand(command))
+        throw new DomainError('INVALID_INPUT', 'command: must be lock, unlock or sync');
+      const task = await commands.send(me(request).account.id, deviceId(request), command);
+      const ended = taskView(await commands.waitForEnd(task));
+      const kind = ended.successful === true ? ('success' as const) : ('error' as const);
+      return renderPage(request, reply, 200, { kind, text: ended.message });
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      const r = refusalOf(error);
+      return renderPage(request, reply, r.status, { kind: 'error', text: r.message });
+    }
+  });
+
+  app.post('/locks/:id/integration', HIDDEN, (request, reply) =>
+    change(request, reply, async () => {
+      const on = form(request).enabled === 'on';
+      const lock = await lockSettings.setIntegration(me(request).account.id, deviceId(request), on);
+      return `Cloud integration is ${on ? 'on' : 'off'} for ${lock.nickname}.`;
+    }),
+  );
+
+  // Only the sandbox can play the owner's phone: in production the app's state comes from the device
+  // and the page only shows it (the route does not exist).
+  if (sandbox) {
+    app.post('/locks/:id/app', HIDDEN, (request, reply) =>
+      change(request, reply, async () => {
+        const lock = await lockSettings.owned(me(request).account.id, deviceId(request));
+        const open = form(request).open === 'yes';
+        await lockcloud.sandbox.changeLock(lock.deviceId, { appOpen: open });
+        return `The mobile app is ${open ? 'open: it holds' : 'closed: it released'} ${lock.nickname}.`;
+      }),
+    );
+  }
+
+  app.post('/locks/:id/share', HIDDEN, (request, reply) =>
+    change(
+      request,
+      reply,
+      async () => {
+        const email = await lockSettings.share(
+          me(request).account.id,
+          deviceId(request),
+          form(request).email,
+        );
+        return `Shared with ${email}.`;
+      },
+      true,
+    ),
+  );
+
+  app.post('/locks/:id/unshare', HIDDEN, (request, reply) =>
+    change(request, reply, async () => {
+      await lockSettings.unshare(me(request).account.id, deviceId(request), form(request).account);
+      return 'The share is removed.';
+    }),
+  );
+
+  app.get('/api/locks', HIDDEN, async (request) => {
+    const { owned, shared } = await lockSettings.overview(me(request).account.id);
+    const json = (lock: Lock) => lockJson(lock, threshold);
+    return { owned: owned.map(json), shared: shared.map(json) };
+  });
+
+  app.post('/api/locks/:id/commands', HIDDEN, async (request, reply) => {
+    const command = (request.body as { command?: unknown } | null)?.command;
+    if (!isLockCommand(command))
+      return reply.code(400).send({ error: 'BAD_PARAMS', message: 'command: must be lock, unlock or sync' });
+    const task = await commands.send(me(request).account.id, deviceId(request), command);
+    return reply.code(202).send(taskView(task));
+  });
+
+  app.get('/api/tasks/:id', HIDDEN, async (request) => {
+    const id = String((request.params as { id: string }).id);
+    return taskView(await commands.result(me(request).account.id, id));
+  });
+}

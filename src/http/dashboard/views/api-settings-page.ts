@@ -1,0 +1,115 @@
+import type { Delivery, WebhookConfig } from '../../../app/ports.ts';
+import type { ApiKey } from '../../../domain/api-key.ts';
+import { type Html, html, when } from '../html.ts';
+import { appLayout, csrfField, field, type Notice, notice, type PageContext } from './layout.ts';
+
+export interface ApiSettingsView {
+  readonly unlocked: boolean;
+  readonly unlockedUntil: number | null;
+  readonly keys: readonly ApiKey[];
+  readonly webhook: WebhookConfig | undefined;
+  readonly deliveries: readonly Delivery[];
+  readonly notice?: Notice;
+  /** A secret to show this once: a new key or a webhook signing secret. */
+  readonly revealed?: { readonly kind: 'key' | 'webhook-secret'; readonly value: string };
+  readonly errors?: Readonly<Record<string, string>>;
+  readonly webhookValues?: { readonly url: string; readonly method: string };
+}
+
+function reveal(v: ApiSettingsView, kind: 'key' | 'webhook-secret'): Html {
+  if (v.revealed?.kind !== kind) return html``;
+  const what = kind === 'key' ? 'API key' : 'webhook signing secret';
+  return html`<div class="reveal" role="status">
+<p><strong>Copy your new ${what} now.</strong> It is shown only once: after you leave or refresh this page, only its beginning is kept.</p>
+<div class="row"><code class="secret" id="revealed-${kind}" data-testid="revealed-${kind}">${v.revealed.value}</code>
+<button type="button" class="secondary copy" data-copy="revealed-${kind}">Copy</button></div>
+</div>`;
+}
+
+function keysCard(ctx: PageContext, v: ApiSettingsView): Html {
+  return html`<section class="card" aria-labelledby="keys-title">
+<h2 id="keys-title">API keys</h2>
+<p class="muted">Send a key as <code>Authorization: &lt;key&gt;</code> to the v3 API under <code>/public</code>.</p>
+${reveal(v, 'key')}
+${
+  v.keys.length === 0
+    ? html`<p class="muted" data-testid="no-keys">No keys yet.</p>`
+    : html`<table class="table" data-testid="keys">
+<thead><tr><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+<tbody>${v.keys.map(
+        (
+          k,
+        ) => html`<tr data-key-id="${k.id}"><td><code>${k.prefix}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
+<td>${
+          v.unlocked
+            ? html`<form method="post" action="/dashboard/api-settings/keys/delete">${csrfField(ctx.csrf)}<input type="hidden" name="key" value="${k.id}"><button type="submit" class="danger-link" aria-label="Delete key ${k.prefix}">Delete</button></form>`
+            : ''
+        }</td></tr>`,
+      )}</tbody></table>`
+}
+${
+  v.unlocked
+    ? html`<form method="post" action="/dashboard/api-settings/keys">${csrfField(ctx.csrf)}<button type="submit" class="primary">Add a key</button></form>`
+    : ''
+}
+</section>`;
+}
+
+function unlockCard(ctx: PageContext, v: ApiSettingsView): Html {
+  return html`<section class="card" aria-labelledby="verify-title">
+<h2 id="verify-title">Verify it’s you</h2>
+<p>To add or delete API keys and change the webhook, confirm a code we send to <strong>${ctx.email ?? ''}</strong>. It is valid for 10 minutes.</p>
+<form method="post" action="/dashboard/api-settings/code" class="inline-form">${csrfField(ctx.csrf)}<button type="submit" class="secondary">Send me a code</button></form>
+<form method="post" action="/dashboard/api-settings/confirm" class="stack narrow" novalidate>${csrfField(ctx.csrf)}
+${field({ label: 'Verification code', name: 'code', autocomplete: 'one-time-code', inputmode: 'numeric', error: v.errors?.code })}
+<button type="submit" class="primary">Confirm</button>
+</form>
+</section>`;
+}
+
+function deliveryRow(d: Delivery): Html {
+  const ok = d.status === 'delivered';
+  return html`<tr><td>${when(d.createdAt)}</td><td>${d.event === 'test' ? 'test' : 'state changed'}</td><td class="mono">${d.deviceId.slice(0, 8)}…</td>
+<td><span class="pill ${ok ? 'pill-ok' : d.status === 'failed' ? 'pill-warn' : ''}">${d.status}</span></td>
+<td>${d.responseStatus ?? '—'}</td><td>${d.attempts}</td><td>${d.error ?? ''}</td></tr>`;
+}
+
+function webhookCard(ctx: PageContext, v: ApiSettingsView): Html {
+  const url = v.webhookValues?.url ?? v.webhook?.url ?? '';
+  const method = v.webhookValues?.method ?? v.webhook?.method ?? 'POST';
+  return html`<section class="card" aria-labelledby="webhook-title">
+<h2 id="webhook-title">Webhook</h2>
+<p class="muted">Called on every change of a lock’s state. <code>{device_id}</code> and <code>{state}</code> in the URL are filled in; messages are signed (Standard Webhooks).</p>
+${reveal(v, 'webhook-secret')}
+<form method="post" action="/dashboard/api-settings/webhook" class="stack" novalidate>${csrfField(ctx.csrf)}
+${field({ label: 'URL', name: 'url', type: 'url', value: url, hint: 'http or https, at most 256 characters.', error: v.errors?.url })}
+<div class="field"><label for="f-method">Method</label>
+<select id="f-method" name="method">${['POST', 'GET'].map((m) => html`<option${m === method ? html` selected` : ''}>${m}</option>`)}</select></div>
+<button type="submit" class="primary">Save webhook</button>
+</form>
+${
+  v.webhook
+    ? html`<div class="button-row">
+<form method="post" action="/dashboard/api-settings/webhook/test">${csrfField(ctx.csrf)}<button type="submit" class="secondary">Send test</button></form>
+<form method="post" action="/dashboard/api-settings/webhook/rotate">${csrfField(ctx.csrf)}<button type="submit" class="secondary">Rotate secret</button></form>
+<form method="post" action="/dashboard/api-settings/webhook/remove">${csrfField(ctx.csrf)}<button type="submit" class="danger-link">Remove webhook</button></form>
+</div>
+<h3>Delivery log</h3>
+${
+  v.deliveries.length === 0
+    ? html`<p class="muted">No deliveries yet.</p>`
+    : html`<table class="table" data-testid="deliveries"><thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Lock</th><th scope="col">Status</th><th scope="col">HTTP</th><th scope="col">Attempts</th><th scope="col">Error</th></tr></thead>
+<tbody>${v.deliveries.map(deliveryRow)}</tbody></table>`
+}`
+    : ''
+}
+</section>`;
+}
+
+export function apiSettingsPage(ctx: PageContext, v: ApiSettingsView): Html {
+  const body = html`${notice(v.notice)}
+${v.unlocked ? html`<p class="muted">Unlocked until ${when(v.unlockedUntil)}.</p>` : unlockCard(ctx, v)}
+${keysCard(ctx, v)}
+${v.unlocked ? webhookCard(ctx, v) : ''}`;
+  return appLayout(ctx, 'api-settings', 'API Settings', body, ['copy.js']);
+}
