@@ -9,6 +9,7 @@ const commands = {
   serve: '../src/bin/serve.ts',
   admin: '../src/bin/admin.ts',
   locks: '../src/bin/locks.ts',
+  sim: '../src/bin/sim.ts',
 };
 if (!(command in commands)) {
   process.stderr.write(

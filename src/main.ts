@@ -5,10 +5,12 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
-import { InProcessSimulator } from './adapters/devices/in-process-simulator.ts';
+import { memoryMailer } from './adapters/mail/memory-mailer.ts';
+import { bothMailers, smtpMailer } from './adapters/mail/smtp-mailer.ts';
 import { MemoryRateLimitStore } from './adapters/rate-limit/memory.ts';
 import { RedisRateLimitStore } from './adapters/rate-limit/redis.ts';
 import { AdjustableClock } from './adapters/system/clock.ts';
+import { hmacCodeHasher } from './adapters/system/code-hasher.ts';
 import { cryptoRandom, scryptHasher, sha256Hasher } from './adapters/system/crypto.ts';
 import { LocalEventBus } from './adapters/system/event-bus.ts';
 import { MemoryMailbox } from './adapters/system/mailbox.ts';
@@ -17,7 +19,7 @@ import { httpTransport } from './adapters/webhooks/http-transport.ts';
 import { aesGcmBox, loadServerKey } from './adapters/webhooks/secret-box.ts';
 import { standardWebhooksSigner } from './adapters/webhooks/signer.ts';
 import { Lockcloud, type StartReport } from './app/lockcloud.ts';
-import type { PasswordHasher, RateLimitStore } from './app/ports.ts';
+import type { Logger as PortLogger, Mailer, PasswordHasher, RateLimitStore } from './app/ports.ts';
 import { parseRateLimits } from './app/rate-limit-settings.ts';
 import type { Seed } from './app/seed/schema.ts';
 import { parseSeed } from './app/seed/validate.ts';
@@ -25,6 +27,7 @@ import { DEFAULT_DISPATCH_LIMITS } from './app/webhooks/dispatcher.ts';
 import type { Config } from './config/config.ts';
 import type { RateLimitSettings } from './domain/rate-limit.ts';
 import { buildHttp } from './http/server.ts';
+import { type DeviceLinkParts, openDeviceLink } from './open-device-link.ts';
 import { openStore } from './open-store.ts';
 
 export const VERSION = '0.1.0';
@@ -40,6 +43,7 @@ export interface LockcloudServer {
   readonly http: FastifyInstance;
   readonly clock: AdjustableClock;
   readonly report: StartReport;
+  readonly devices: DeviceLinkParts;
   readonly logger: Logger;
   /** Listens on the configured host and port (0: any free port); resolves to the base URL. */
   listen(): Promise<string>;
@@ -76,6 +80,26 @@ function openRateLimitStore(config: Config): RateLimitStore | undefined {
     : new RedisRateLimitStore(config.redisUrl, config.redisPrefix);
 }
 
+/**
+ * The dashboard's mail: SMTP when SMTP_URL is set (and, in the sandbox, a copy in the mailbox for
+ * /_sim/mailbox); otherwise stored in the mailbox and logged.
+ */
+function openMailer(
+  config: Config,
+  mailbox: MemoryMailbox,
+  clock: AdjustableClock,
+  logger: PortLogger,
+): { mailer: Mailer; close: () => void } {
+  const stored = memoryMailer(mailbox, clock, logger);
+  if (config.smtpUrl === undefined) {
+    if (config.mode === 'production')
+      logger.warn({}, 'no SMTP_URL: dashboard mails (sign-up and reset codes) are only logged, not delivered');
+    return { mailer: stored, close: () => undefined };
+  }
+  const smtp = smtpMailer(config.smtpUrl, config.mailFrom, logger);
+  return { mailer: config.mode === 'sandbox' ? bothMailers(smtp, stored) : smtp, close: () => smtp.close() };
+}
+
 export async function createServer(
   config: Config,
   overrides: ServerOverrides = {},
@@ -93,24 +117,42 @@ export async function createServer(
 
   const store = await openStore(config);
   const clock = new AdjustableClock();
-  const simulator = new InProcessSimulator(store.simDevices, clock, config.lowBatteryThreshold);
-  await simulator.load();
+  const mailbox = new MemoryMailbox();
+  const mail = openMailer(config, mailbox, clock, logger);
+  const serverKey = loadServerKey(config.secretKey, config.dataDir);
+  const secretBox = aesGcmBox(serverKey);
+  let devices: DeviceLinkParts;
+  try {
+    devices = await openDeviceLink(config, {
+      store,
+      clock,
+      logger,
+      random: cryptoRandom,
+      secrets: sha256Hasher,
+      secretBox,
+    });
+  } catch (error) {
+    await store.close();
+    throw new StartupError(`cannot start the device link: ${(error as Error).message}`);
+  }
   const lockcloud = new Lockcloud({
     store,
-    gateway: simulator,
-    simulator,
+    gateway: devices.gateway,
+    simulator: devices.simulator,
     clock,
     clockControl: clock,
     random: cryptoRandom,
     secrets: sha256Hasher,
     passwords: overrides.passwords ?? scryptHasher(),
     events: new LocalEventBus((error) => logger.error({ err: error }, 'event listener failed')),
-    mailbox: new MemoryMailbox(),
+    mailbox,
+    mailer: mail.mailer,
+    codeHasher: hmacCodeHasher(serverKey),
     logger,
     policy: { commandTimeoutMs: config.commandTimeoutMs, lowBatteryThreshold: config.lowBatteryThreshold },
     rateLimits: openRateLimitStore(config),
     rateLimitSettings,
-    secretBox: aesGcmBox(loadServerKey(config.secretKey, config.dataDir)),
+    secretBox,
     webhookSigner: standardWebhooksSigner,
     webhookTransport: httpTransport(addressPolicy({ allowLoopback: sandbox, allow: config.webhookAllow })),
     webhookLimits: { ...DEFAULT_DISPATCH_LIMITS, timeoutMs: config.webhookTimeoutMs },
@@ -125,10 +167,18 @@ export async function createServer(
   }
   if (report.kind === 'refused-demo-data') {
     await lockcloud.stop();
+    await devices.broker?.stop();
     throw new StartupError(
       `--production refuses to start with demo data: ${config.dataDir} holds the sandbox demo. Use another --data directory.`,
     );
   }
+
+  // The simulated devices connect and announce themselves once the store holds them (seed, demo).
+  await devices.simulator.start();
+  logger.info(
+    { broker: devices.brokerUrl, embedded: devices.broker !== undefined },
+    'device link up',
+  );
 
   const http = await buildHttp({
     lockcloud,
@@ -142,6 +192,7 @@ export async function createServer(
     http,
     clock,
     report,
+    devices,
     logger,
     async listen() {
       await http.listen({ port: config.port, host: config.host });
@@ -152,7 +203,10 @@ export async function createServer(
     },
     async close() {
       await http.close();
+      await devices.simulator.stop();
       await lockcloud.stop();
+      await devices.broker?.stop();
+      mail.close();
     },
   };
 }

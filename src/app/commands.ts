@@ -1,5 +1,5 @@
 import { DomainError } from '../domain/errors.ts';
-import { checkCommandAllowed, type LockCommand } from '../domain/lock.ts';
+import { checkCommandAllowed, type Lock, type LockCommand } from '../domain/lock.ts';
 import {
   busyWaitSeconds,
   isExpired,
@@ -79,7 +79,7 @@ export class Commands {
         retryAfterSeconds: busyWaitSeconds(created.running.deadline, now),
       });
     }
-    this.dispatch(task);
+    this.dispatch(task, lock);
     return task;
   }
 
@@ -147,14 +147,34 @@ export class Commands {
     this.deadlines.clear();
   }
 
-  private dispatch(task: Task & { status: 'processing' }): void {
+  /**
+   * A device's answer that reached no waiting dispatch (it came after a restart, or to another
+   * process): it ends the task if that task is still running and is for this lock.
+   */
+  async deviceResult(taskId: string, deviceId: string, result: DeviceResult): Promise<void> {
+    const task = await this.deps.tasks.get(taskId);
+    if (task?.deviceId !== deviceId) {
+      this.deps.logger.warn({ taskId, deviceId }, 'a device answered a task that is not its own: dropped');
+      return;
+    }
+    await this.onDeviceResult(task, result);
+  }
+
+  private dispatch(task: Task & { status: 'processing' }, lock: Lock): void {
     const { clock, gateway, logger } = this.deps;
     this.deadlines.set(
       task.id,
       clock.at(task.deadline, () => void this.finish(task.id, { successful: false, error: 'TIMEOUT' })),
     );
     gateway
-      .execute({ taskId: task.id, deviceId: task.deviceId, command: task.command, deadline: task.deadline })
+      .execute({
+        taskId: task.id,
+        deviceId: task.deviceId,
+        accessPointId: lock.accessPointId,
+        responsive: lock.responsive,
+        command: task.command,
+        deadline: task.deadline,
+      })
       .then(
         (result) => this.onDeviceResult(task, result),
         (error: unknown) => {

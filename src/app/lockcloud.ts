@@ -1,17 +1,23 @@
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../domain/rate-limit.ts';
+import { Accounts } from './accounts/index.ts';
+import type { AccountLimits } from './accounts/limits.ts';
 import { ApiKeyAuth } from './auth.ts';
 import { type CommandPolicy, Commands } from './commands.ts';
 import { DEMO_META_KEY, type Demo, demoSeed } from './demo.ts';
+import { DeviceLink } from './device-link.ts';
 import { DeviceReports } from './device-reports.ts';
+import { LockSettings } from './lock-settings.ts';
 import { LockQueries } from './locks.ts';
 import { DEFAULT_LOGIN_LIMITS, Login, type LoginLimits } from './login.ts';
 import type {
   Clock,
   ClockControl,
+  CodeHasher,
   DeviceGateway,
   EventBus,
   Logger,
   Mailbox,
+  Mailer,
   PasswordHasher,
   RandomSource,
   RateLimitStore,
@@ -51,6 +57,10 @@ export interface LockcloudDeps {
   readonly webhookSigner: WebhookSigner;
   readonly webhookTransport: WebhookTransport;
   readonly webhookLimits?: DispatcherLimits;
+  /** The dashboard's mail (codes): stored for /_sim/mailbox, logged, or sent over SMTP. */
+  readonly mailer: Mailer;
+  readonly codeHasher: CodeHasher;
+  readonly accountLimits?: AccountLimits;
 }
 
 export interface StartOptions {
@@ -79,11 +89,15 @@ export class Lockcloud {
   readonly locks: LockQueries;
   readonly commands: Commands;
   readonly reports: DeviceReports;
+  readonly devices: DeviceLink;
   readonly sandbox: Sandbox;
   readonly webhooks: WebhookSettings;
   readonly dispatcher: WebhookDispatcher;
   /** undefined when rate limiting is off. */
   readonly rateLimits: RateLimits | undefined;
+  /** The dashboard's accounts: sign-up, sessions, password reset, account and API Settings. */
+  readonly accounts: Accounts;
+  readonly lockSettings: LockSettings;
 
   constructor(readonly deps: LockcloudDeps) {
     this.auth = new ApiKeyAuth(deps.store.apiKeys, deps.secrets, deps.clock);
@@ -124,8 +138,20 @@ export class Lockcloud {
     });
     this.webhooks = new WebhookSettings({ ...secretDeps, store: deps.store, dispatcher: this.dispatcher });
     this.locks = new LockQueries(deps.store.locks);
+    this.lockSettings = new LockSettings(deps.store, this.locks);
+    this.accounts = new Accounts({
+      store: deps.store,
+      login: this.login,
+      passwords: deps.passwords,
+      secrets: deps.secrets,
+      codeHasher: deps.codeHasher,
+      random: deps.random,
+      clock: deps.clock,
+      mailer: deps.mailer,
+      limiter: deps.rateLimits,
+      limits: deps.accountLimits,
+    });
     this.reports = new DeviceReports(deps.store.locks, deps.events, deps.clock);
-    deps.gateway.onReport((deviceId, report) => this.reports.apply(deviceId, report));
     this.commands = new Commands({
       tasks: deps.store.tasks,
       locks: this.locks,
@@ -137,6 +163,15 @@ export class Lockcloud {
       logger: deps.logger,
       policy: deps.policy,
     });
+    this.devices = new DeviceLink({
+      locks: deps.store.locks,
+      accessPoints: deps.store.accessPoints,
+      reports: this.reports,
+      commands: this.commands,
+      clock: deps.clock,
+      logger: deps.logger,
+    });
+    deps.gateway.listen(this.devices);
     this.sandbox = new Sandbox({
       store: deps.store,
       simulator: deps.simulator,
@@ -174,6 +209,7 @@ export class Lockcloud {
       this.deps.logger.warn({ tasks: ended }, 'ended tasks left processing by an earlier run as TIMEOUT');
     this.commands.start();
     this.tokenAuth.start();
+    this.accounts.start();
     await this.rateLimits?.start();
     await this.dispatcher.start();
     return report;
@@ -182,6 +218,7 @@ export class Lockcloud {
   async stop(): Promise<void> {
     this.commands.stop();
     this.tokenAuth.stop();
+    this.accounts.stop();
     this.rateLimits?.stop();
     // Before the store closes: deliveries in flight are cut short and logged.
     await this.dispatcher.stop();
@@ -191,7 +228,7 @@ export class Lockcloud {
   }
 
   private load(seed: Seed, now: number): Promise<void> {
-    const { store, simulator, secrets, passwords } = this.deps;
-    return loadSeed(seed, { store, simulator, secrets, passwords, secretBox: this.deps.secretBox, now });
+    const { store, random, secrets, passwords } = this.deps;
+    return loadSeed(seed, { store, random, secrets, passwords, secretBox: this.deps.secretBox, now });
   }
 }

@@ -2,11 +2,14 @@
  * Every side effect the use cases need, as interfaces. Adapters implement them; tests and the
  * composition root choose which. Nothing here names a driver, a framework or a protocol.
  */
+import type { AccessPoint, AnnouncedLock } from '../domain/access-point.ts';
 import type { Account } from '../domain/account.ts';
 import type { ApiKey } from '../domain/api-key.ts';
 import type { Lock, LockCommand, LockReport } from '../domain/lock.ts';
 import type { RateDecision, RatePolicy } from '../domain/rate-limit.ts';
 import type { Task, TaskFailure, TaskOutcome } from '../domain/task.ts';
+import type { CodePurpose, OneTimeCode } from '../domain/one-time-code.ts';
+import type { Session } from '../domain/session.ts';
 import type { LoginToken } from '../domain/token.ts';
 import type { WebhookMethod } from '../domain/webhook.ts';
 
@@ -68,6 +71,10 @@ export interface ApiKeyStore {
   /** The key with this hash and its account, if both exist; one indexed lookup. */
   findByHash(hash: string): Promise<{ key: ApiKey; account: Account } | undefined>;
   touch(id: string, at: number): Promise<void>;
+  /** The account's keys, oldest first (the dashboard's list: prefix, created, last used). */
+  listForAccount(accountId: string): Promise<ApiKey[]>;
+  /** Deletes one of the account's keys; false when it has no such key. */
+  remove(accountId: string, id: string): Promise<boolean>;
 }
 
 export interface LockStore {
@@ -81,6 +88,14 @@ export interface LockStore {
   /** Owned and shared-with locks together, in one stable order (creation, then id). */
   listVisibleTo(accountId: string): Promise<Lock[]>;
   isSharedWith(deviceId: string, accountId: string): Promise<boolean>;
+  /** The locks whose access point is this one (paired now or last), in creation order. */
+  listByAccessPoint(apId: string): Promise<Lock[]>;
+  /** The accounts a lock is shared with, by e-mail. */
+  sharesOf(deviceId: string): Promise<{ accountId: string; email: string }[]>;
+  /** Ends a share; false when there was none. */
+  unshare(deviceId: string, accountId: string): Promise<boolean>;
+  /** A deleted account's locks leave the cloud (and their shares), as do its shares of others' locks. */
+  releaseAccount(accountId: string): Promise<string[]>;
 }
 
 export interface TokenStore {
@@ -259,9 +274,30 @@ export interface SecretBox {
   open(sealed: string): string;
 }
 
-/** The simulated device world, persisted so a restart keeps the simulated locks as they were. */
+export interface AccessPointStore {
+  /** `brokerHash`: the secret hashed for an external broker's password file (Mosquitto), if made. */
+  insert(ap: AccessPoint & { readonly secretHash: string; readonly brokerHash?: string | null }): Promise<void>;
+  /** Every access point's broker hash, for writing an external broker's password file. */
+  brokerHashes(): Promise<{ readonly id: string; readonly brokerHash: string | null }[]>;
+  /** The access point and its secret's hash (for the broker's CONNECT check). */
+  get(id: string): Promise<(AccessPoint & { readonly secretHash: string }) | undefined>;
+  listForAccount(accountId: string): Promise<AccessPoint[]>;
+  list(): Promise<AccessPoint[]>;
+  setOnline(id: string, online: boolean, at: number): Promise<void>;
+  /** Forgets it (its credentials stop working); its locks stay, unpaired. False when there was none. */
+  remove(id: string): Promise<boolean>;
+}
+
+/**
+ * The simulated device world run inside the server, persisted so a restart keeps the simulated locks
+ * as they were. `responsive` is the lock being in its access point's reach; `accessPoint` its being
+ * paired with it.
+ */
 export interface SimDeviceState {
   readonly deviceId: string;
+  readonly apId: string;
+  readonly serial: string;
+  readonly nickname: string;
   readonly locked: boolean;
   readonly battery: number;
   readonly responsive: boolean;
@@ -271,9 +307,61 @@ export interface SimDeviceState {
   readonly failNext: TaskFailure | null;
 }
 
+/** A simulated access point's credentials, sealed by the SecretBox: it must present its secret. */
+export interface SimAccessPoint {
+  readonly id: string;
+  readonly sealedSecret: string;
+}
+
 export interface SimDeviceStore {
   list(): Promise<SimDeviceState[]>;
   save(state: SimDeviceState): Promise<void>;
+  listAccessPoints(): Promise<SimAccessPoint[]>;
+  saveAccessPoint(ap: SimAccessPoint): Promise<void>;
+}
+
+export interface SessionStore {
+  insert(session: Session & { readonly hash: string }): Promise<void>;
+  /** The session with this token hash and its account, in one indexed lookup. */
+  findByHash(hash: string): Promise<{ session: Session; account: Account } | undefined>;
+  setApiUnlockedUntil(id: string, until: number | null): Promise<void>;
+  remove(id: string): Promise<void>;
+  /** Ends every session of the account (password changed elsewhere, account deleted). */
+  removeForAccount(accountId: string): Promise<number>;
+  purgeExpiredBefore(cutoff: number): Promise<number>;
+}
+
+export interface CodeStore {
+  /** Stores a new code for the account and purpose, replacing any earlier one: one live code each. */
+  replace(code: OneTimeCode): Promise<void>;
+  find(accountId: string, purpose: CodePurpose): Promise<OneTimeCode | undefined>;
+  /**
+   * Counts one attempt, atomically and only while fewer than `max` were made: false when the
+   * attempts are spent (another request may have spent the last one meanwhile).
+   */
+  countAttempt(id: string, max: number): Promise<boolean>;
+  /** Marks the code used; false when it already was (two requests with the same code). */
+  use(id: string, at: number): Promise<boolean>;
+  purgeExpiredBefore(cutoff: number): Promise<number>;
+}
+
+/** One-time codes: drawn at random and kept only as a keyed hash, since six digits are guessable. */
+export interface CodeHasher {
+  newCode(): string;
+  /** `salt` is the code's id, so two equal codes never share a hash. */
+  hash(code: string, salt: string): string;
+  matches(code: string, salt: string, hash: string): boolean;
+}
+
+/** An outgoing e-mail; the mailer decides whether it is stored, logged or sent over SMTP. */
+export interface OutgoingMail {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+}
+
+export interface Mailer {
+  send(mail: OutgoingMail): Promise<void>;
 }
 
 /** An opaque copy of everything stored, for the sandbox's reset. Holds hashes, never secrets. */
@@ -287,8 +375,11 @@ export interface Store {
   readonly webhooks: WebhookStore;
   readonly deliveries: DeliveryStore;
   readonly simDevices: SimDeviceStore;
+  readonly accessPoints: AccessPointStore;
   readonly tokens: TokenStore;
   readonly blocks: BlockStore;
+  readonly sessions: SessionStore;
+  readonly codes: CodeStore;
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
   isEmpty(): Promise<boolean>;
@@ -300,17 +391,33 @@ export interface Store {
 export interface DeviceCommand {
   readonly taskId: string;
   readonly deviceId: string;
+  /** Where the command goes; null for a lock no access point ever announced. */
+  readonly accessPointId: string | null;
+  /** The stored status: an unresponsive lock is answered DEVICE_UNREACHABLE at once. */
+  readonly responsive: boolean;
   readonly command: LockCommand;
   /** The device need not answer after this instant: the task has timed out by then. */
   readonly deadline: number;
 }
 
 export type DeviceResult =
-  | { readonly ok: true; readonly report: LockReport }
+  | { readonly ok: true; readonly report?: LockReport }
   | { readonly ok: false; readonly error: TaskFailure; readonly report?: LockReport };
 
-/** How listeners hear unsolicited device news (a manual turn, a battery reading, going offline). */
-export type ReportListener = (deviceId: string, report: LockReport) => Promise<void>;
+/**
+ * What the devices tell the cloud unasked, already checked against the protocol and put in order
+ * (late and duplicate reports are dropped by the gateway). The listener checks ownership.
+ */
+export interface DeviceListener {
+  /** The access point connected or went away (its last will): its locks' reach follows. */
+  accessPointStatus(apId: string, online: boolean): Promise<void>;
+  /** The locks paired with the access point now (the whole list). */
+  pairedLocks(apId: string, locks: readonly AnnouncedLock[]): Promise<void>;
+  /** A lock's state as its access point reports it (a hand turn, a battery reading, reach). */
+  lockReport(apId: string, deviceId: string, report: LockReport): Promise<void>;
+  /** A command's result that no waiting caller claimed (it came after a restart, or to another process). */
+  lateResult(apId: string, taskId: string, deviceId: string, result: DeviceResult): Promise<void>;
+}
 
 /**
  * The way to the locks. Asynchronous, it can fail and it can never answer: callers bound every
@@ -318,7 +425,7 @@ export type ReportListener = (deviceId: string, report: LockReport) => Promise<v
  */
 export interface DeviceGateway {
   execute(command: DeviceCommand): Promise<DeviceResult>;
-  onReport(listener: ReportListener): void;
+  listen(listener: DeviceListener): void;
   close(): Promise<void>;
 }
 
@@ -333,12 +440,18 @@ export interface SimulatedLockChange {
   readonly failNext?: TaskFailure | null;
 }
 
+/** A simulated lock's state as its simulator tells it (SANDBOX.md's answer to POST /_sim/locks). */
+export type SimulatedLockState = Omit<SimDeviceState, 'apId' | 'serial' | 'nickname'>;
+
+/**
+ * The sandbox's way to simulated devices, wherever they run: the change is relayed to the device
+ * (over the device link) and resolves once the reports it caused have been applied, to the
+ * device's simulated state; DomainError LOCK_NOT_FOUND when no simulated device answers for it.
+ */
 export interface Simulator {
-  add(state: SimDeviceState): Promise<void>;
-  get(deviceId: string): SimDeviceState | undefined;
-  change(deviceId: string, change: SimulatedLockChange): Promise<SimDeviceState>;
-  /** Forgets every device and loads these instead (sandbox reset). */
-  replaceAll(states: readonly SimDeviceState[]): Promise<void>;
+  change(deviceId: string, apId: string, change: SimulatedLockChange): Promise<SimulatedLockState>;
+  /** The simulated devices run by this server reload their state from the store (sandbox reset). */
+  reload(): Promise<void>;
 }
 
 export interface LockStateChanged {
@@ -382,4 +495,12 @@ export interface Mail {
 export interface Mailbox {
   /** Mails sent to this address, newest first. */
   listFor(normalizedEmail: string): Promise<Mail[]>;
+}
+
+/**
+ * Hashes a device secret for an external MQTT broker's own password file (Mosquitto's `$7$`), so
+ * `lockcloud admin mqtt-acl` can write that file later without the secret, which is never stored.
+ */
+export interface BrokerPasswordHasher {
+  hash(secret: string): string;
 }

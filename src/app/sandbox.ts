@@ -9,7 +9,7 @@ import type {
   Mail,
   Mailbox,
   PasswordHasher,
-  SimDeviceState,
+  SimulatedLockState,
   Simulator,
   Store,
   StoreSnapshot,
@@ -29,7 +29,7 @@ export interface SimLockChange {
   readonly failNext?: TaskFailure | null;
 }
 
-export interface SimLockView extends SimDeviceState {
+export interface SimLockView extends SimulatedLockState {
   readonly integration: boolean;
 }
 
@@ -51,15 +51,19 @@ export class Sandbox {
   async changeLock(deviceId: string, change: SimLockChange): Promise<SimLockView> {
     const { store, simulator } = this.deps;
     const lock = await store.locks.get(deviceId);
-    if (!lock || !simulator.get(deviceId)) throw new DomainError('LOCK_NOT_FOUND');
-    // Integration and pairing are the owner's settings, kept by the cloud; the rest is the device's.
-    if (change.integration !== undefined || change.accessPoint !== undefined) {
-      await store.locks.update(deviceId, {
-        integration: change.integration,
-        accessPoint: change.accessPoint,
-      });
-    }
-    const device = await simulator.change(deviceId, change);
+    if (!lock || lock.accessPointId === null) throw new DomainError('LOCK_NOT_FOUND');
+    // Integration is the owner's setting, kept by the cloud; the rest is the device's, relayed to it
+    // (pairing too: the access point announces the change, and the cloud follows).
+    if (change.integration !== undefined) await store.locks.update(deviceId, { integration: change.integration });
+    const device = await simulator.change(deviceId, lock.accessPointId, {
+      locked: change.locked,
+      battery: change.battery,
+      responsive: change.responsive,
+      accessPoint: change.accessPoint,
+      appOpen: change.appOpen,
+      latencyMs: change.latencyMs,
+      failNext: change.failNext,
+    });
     return { ...device, integration: change.integration ?? lock.integration };
   }
 
@@ -99,7 +103,7 @@ export class Sandbox {
     await store.restore(snapshot);
     // Buckets filled on the moved clock would otherwise outlast the reset.
     await this.deps.rateLimits?.clear();
-    await simulator.replaceAll(await store.simDevices.list());
+    await simulator.reload();
     commands.start();
   }
 }

@@ -27,6 +27,19 @@ export interface Config {
   readonly webhookAllow: readonly string[];
   /** Base64 key that seals webhook secrets; shared by every process. Else a key file in the data dir. */
   readonly secretKey: string | undefined;
+  /** An external MQTT broker for the device link; undefined: the embedded broker. */
+  readonly mqttUrl: string | undefined;
+  /** Where the embedded broker listens (never 1883 by default: the machine's Mosquitto has it). */
+  readonly mqttHost: string;
+  readonly mqttPort: number;
+  /** Prefix of every device topic (several deployments or test runs on one broker); '' or ending in '/'. */
+  readonly mqttPrefix: string;
+  /** Run the simulated devices of the seed or demo in this process (off: `lockcloud sim` runs them). */
+  readonly simulator: boolean;
+  /** SMTP server for the dashboard's mail (smtp:// or smtps://); undefined: mails are stored and logged. */
+  readonly smtpUrl: string | undefined;
+  /** The From address of that mail. */
+  readonly mailFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -54,6 +67,13 @@ export const SETTINGS = {
   webhookTimeoutMs: { flag: '--webhook-timeout-ms', env: 'LOCKCLOUD_WEBHOOK_TIMEOUT_MS', default: '5000' },
   webhookAllow: { flag: '--webhook-allow', env: 'LOCKCLOUD_WEBHOOK_ALLOW', default: '' },
   secretKey: { flag: '(environment only)', env: 'LOCKCLOUD_SECRET_KEY', default: undefined },
+  mqttUrl: { flag: '--mqtt-url', env: 'MQTT_URL', default: undefined },
+  mqttHost: { flag: '--mqtt-host', env: 'LOCKCLOUD_MQTT_HOST', default: '127.0.0.1' },
+  mqttPort: { flag: '--mqtt-port', env: 'LOCKCLOUD_MQTT_PORT', default: '1884' },
+  mqttPrefix: { flag: '--mqtt-prefix', env: 'LOCKCLOUD_MQTT_PREFIX', default: '' },
+  simulator: { flag: '--no-simulator', env: 'LOCKCLOUD_SIMULATOR', default: 'on' },
+  smtpUrl: { flag: '--smtp-url', env: 'SMTP_URL', default: undefined },
+  mailFrom: { flag: '--mail-from', env: 'LOCKCLOUD_MAIL_FROM', default: 'lockcloud <no-reply@lockcloud.invalid>' },
 } as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -99,6 +119,13 @@ export function loadConfig(
         'trust-proxy': { type: 'string' },
         'webhook-timeout-ms': { type: 'string' },
         'webhook-allow': { type: 'string' },
+        'mqtt-url': { type: 'string' },
+        'mqtt-host': { type: 'string' },
+        'mqtt-port': { type: 'string' },
+        'mqtt-prefix': { type: 'string' },
+        'no-simulator': { type: 'boolean' },
+        'smtp-url': { type: 'string' },
+        'mail-from': { type: 'string' },
       },
     }).values;
   } catch (error) {
@@ -170,6 +197,29 @@ export function loadConfig(
     problems.push(`secretKey: ${SETTINGS.secretKey.env} must be 32 bytes, base64-encoded`);
   }
 
+  const smtpUrl = pick('smtp-url', 'smtpUrl');
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^/]/.test(smtpUrl))
+    problems.push(`smtpUrl: "${smtpUrl.replace(/\/\/[^@/]*@/, '//***@')}" is not an smtp:// or smtps:// URL`);
+  const mailFrom = pick('mail-from', 'mailFrom') ?? '';
+  if (mailFrom.trim() === '' || /[\r\n]/.test(mailFrom)) problems.push('mailFrom: must be one line, not empty');
+
+  const mqttUrl = pick('mqtt-url', 'mqttUrl');
+  if (mqttUrl !== undefined && !/^mqtts?:\/\/[^/]/.test(mqttUrl))
+    problems.push(`mqttUrl: "${mqttUrl.replace(/\/\/[^@/]*@/, '//***@')}" is not an mqtt:// or mqtts:// URL`);
+  const mqttHost = pick('mqtt-host', 'mqttHost') ?? '';
+  if (mqttHost.trim() === '') problems.push('mqttHost: must not be empty');
+  const mqttPrefix = pick('mqtt-prefix', 'mqttPrefix') ?? '';
+  if (mqttPrefix !== '' && (!mqttPrefix.endsWith('/') || /[+#\s]/.test(mqttPrefix)))
+    problems.push(`mqttPrefix: "${mqttPrefix}" must end with "/" and hold no wildcards or spaces`);
+  let simulator = true;
+  if (flags['no-simulator'] === true) simulator = false;
+  else {
+    const raw = env[SETTINGS.simulator.env] ?? 'on';
+    if (['off', 'false', '0'].includes(raw)) simulator = false;
+    else if (!['on', 'true', '1', ''].includes(raw))
+      problems.push(`simulator: ${SETTINGS.simulator.env}="${raw}" is not on or off`);
+  }
+
   const config: Config = {
     port: integer(problems, 'port', pick('port', 'port') ?? '', 0, 65535),
     host,
@@ -205,6 +255,13 @@ export function loadConfig(
     ),
     webhookAllow,
     secretKey,
+    mqttUrl,
+    mqttHost,
+    mqttPort: integer(problems, 'mqttPort', pick('mqtt-port', 'mqttPort') ?? '', 0, 65535),
+    mqttPrefix,
+    simulator,
+    smtpUrl,
+    mailFrom,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
@@ -214,10 +271,12 @@ export function loadConfig(
 export function describeConfig(config: Config): Record<string, unknown> {
   // A Redis URL may carry a password: show where it points, not how it logs in.
   const redisUrl = config.redisUrl?.replace(/\/\/[^@/]*@/, '//***@') ?? null;
+  const smtpUrl = config.smtpUrl?.replace(/\/\/[^@/]*@/, '//***@') ?? null;
   return {
     ...config,
     seedFile: config.seedFile ?? null,
     redisUrl,
+    smtpUrl,
     rateLimitsFile: config.rateLimitsFile ?? null,
   };
 }

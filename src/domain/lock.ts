@@ -17,6 +17,8 @@ export interface Lock {
   readonly integration: boolean;
   /** The lock is paired with a Wi-Fi access point. */
   readonly accessPoint: boolean;
+  /** The access point it is paired with, or was last; null when no device ever announced it. */
+  readonly accessPointId: string | null;
   /** The owner's mobile app holds the lock's one connection. */
   readonly appOpen: boolean;
   readonly createdAt: number;

@@ -164,6 +164,7 @@ describe('lockcloud admin (a separate process on a data directory)', () => {
       integration: true,
       accessPoint: true,
       appOpen: false,
+      accessPointId: null,
       createdAt: 0,
     });
     await store.close();

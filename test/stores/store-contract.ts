@@ -36,6 +36,7 @@ const lock = (deviceId: string, ownerId: string, createdAt: number): Lock => ({
   integration: true,
   accessPoint: true,
   appOpen: false,
+  accessPointId: null,
   createdAt,
 });
 
@@ -214,6 +215,9 @@ export function storeContract(backend: string, factory: StoreFactory): void {
     it('saves simulated devices and meta values', async () => {
       const device = {
         deviceId: 'dev-a',
+        apId: '00000000-0000-4000-8000-0000000000a1',
+        serial: 'SERIAL-A',
+        nickname: 'Dev A',
         locked: true,
         battery: 50,
         responsive: true,

@@ -30,7 +30,7 @@ class ScriptedGateway implements DeviceGateway {
   execute(command: DeviceCommand): Promise<DeviceResult> {
     return new Promise((answer, fail) => this.calls.push({ command, answer, fail }));
   }
-  onReport(): void {}
+  listen(): void {}
   async close(): Promise<void> {}
 }
 
@@ -68,6 +68,7 @@ async function fixture() {
     integration: true,
     accessPoint: true,
     appOpen: false,
+    accessPointId: null,
     createdAt: 0,
   });
   let n = 0;

@@ -18,6 +18,7 @@ export class AdjustableClock implements Clock, ClockControl {
   private offsetMs = 0;
   private readonly pending = new Set<Pending>();
   private advancing: Promise<unknown> = Promise.resolve();
+  private readonly settlers: (() => Promise<void>)[] = [];
 
   now(): number {
     return Date.now() + this.offsetMs;
@@ -46,6 +47,14 @@ export class AdjustableClock implements Clock, ClockControl {
     return run;
   }
 
+  /**
+   * Work a timer sets off that leaves the process and comes back (a command to a simulated lock over
+   * the broker): advance waits for these to report idle before and after each timer it fires.
+   */
+  settleWith(settle: () => Promise<void>): void {
+    this.settlers.push(settle);
+  }
+
   every(intervalMs: number, fn: () => void): Cancel {
     const handle = setInterval(fn, intervalMs);
     handle.unref();
@@ -72,15 +81,24 @@ export class AdjustableClock implements Clock, ClockControl {
 
   private async step(ms: number): Promise<number> {
     const targetOffset = this.offsetMs + ms;
+    await this.settle();
     for (let next = this.nextDue(targetOffset); next !== undefined; next = this.nextDue(targetOffset)) {
       this.offsetMs = Math.max(this.offsetMs, Math.min(targetOffset, next.when - Date.now()));
       clearTimeout(next.handle);
       this.fire(next);
       // Store writes and promise chains set off by the timer run as microtasks: let them finish.
       await new Promise<void>((resolve) => setImmediate(resolve));
+      await this.settle();
     }
     this.offsetMs = Math.max(this.offsetMs, targetOffset);
     return this.now();
+  }
+
+  private async settle(): Promise<void> {
+    if (this.settlers.length === 0) return;
+    for (const settle of this.settlers) await settle();
+    // What the returning answer sets off (a task ending) runs as microtasks: let it finish too.
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
 
   /** The earliest pending timer due once the offset reaches `targetOffset`, if any. */

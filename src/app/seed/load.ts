@@ -1,12 +1,13 @@
 import { normalizeEmail } from '../../domain/account.ts';
 import { displayPrefix } from '../../domain/api-key.ts';
 import type { Lock } from '../../domain/lock.ts';
-import type { PasswordHasher, SecretBox, SecretHasher, SimDeviceState, Simulator, Store } from '../ports.ts';
+import { formatDeviceSecret } from '../../domain/access-point.ts';
+import type { PasswordHasher, RandomSource, SecretBox, SecretHasher, SimDeviceState, Store } from '../ports.ts';
 import type { Seed, SeedLock } from './schema.ts';
 
 export interface SeedDeps {
   readonly store: Store;
-  readonly simulator: Simulator;
+  readonly random: RandomSource;
   readonly secrets: SecretHasher;
   readonly passwords: PasswordHasher;
   readonly secretBox: SecretBox;
@@ -29,7 +30,7 @@ function seededId(secrets: SecretHasher, namespace: string, name: string): strin
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-export function seedLockDefaults(lock: SeedLock): Required<Omit<SeedLock, 'owner'>> {
+export function seedLockDefaults(lock: SeedLock): Required<Omit<SeedLock, 'owner' | 'access_point_id'>> {
   const deviceId = lock.device_id.toLowerCase();
   const serial = lock.serial ?? deviceId.replace(/-/g, '').slice(-10).toUpperCase();
   return {
@@ -81,10 +82,12 @@ export async function loadSeed(seed: Seed, deps: SeedDeps): Promise<void> {
       createdAt: now,
     });
   }
+  const apOf = await loadAccessPoints(seed, deps, accountId);
   // Creation times one millisecond apart keep the file's order as the listing order.
   let order = 0;
   for (const entry of seed.locks ?? []) {
     const lock = seedLockDefaults(entry);
+    const apId = await apOf(entry);
     const stored: Lock = {
       deviceId: lock.device_id,
       serial: lock.serial,
@@ -96,12 +99,16 @@ export async function loadSeed(seed: Seed, deps: SeedDeps): Promise<void> {
       integration: lock.integration,
       accessPoint: lock.access_point,
       appOpen: lock.app_open,
+      accessPointId: apId,
       createdAt: now + order++,
     };
     await store.locks.insert(stored);
     for (const email of lock.shared_with) await store.locks.share(lock.device_id, accountId(email));
     const device: SimDeviceState = {
       deviceId: lock.device_id,
+      apId,
+      serial: lock.serial,
+      nickname: lock.nickname,
       locked: lock.locked,
       battery: lock.battery,
       responsive: lock.responsive,
@@ -110,7 +117,7 @@ export async function loadSeed(seed: Seed, deps: SeedDeps): Promise<void> {
       latencyMs: lock.latency_ms,
       failNext: null,
     };
-    await deps.simulator.add(device);
+    await store.simDevices.save(device);
   }
   for (const hook of seed.webhooks ?? []) {
     const id = accountId(hook.account);
@@ -128,4 +135,45 @@ export async function loadSeed(seed: Seed, deps: SeedDeps): Promise<void> {
       });
     }
   }
+}
+
+/**
+ * Registers the seed's access points, and one per owner for locks that name none, as simulated
+ * devices: each gets MQTT credentials (its own secret, or a random one), kept sealed so the server's
+ * simulator can connect as it. Returns how to find a lock's access point.
+ */
+async function loadAccessPoints(
+  seed: Seed,
+  deps: SeedDeps,
+  accountId: (email: string) => string,
+): Promise<(lock: SeedLock) => Promise<string>> {
+  const { store, secrets, secretBox, random, now } = deps;
+  const register = async (id: string, account: string, name: string, secret?: string): Promise<void> => {
+    const plain = secret ?? formatDeviceSecret(random.secret(24));
+    await store.accessPoints.insert({
+      id,
+      accountId: accountId(account),
+      name,
+      secretHash: secrets.hash(plain),
+      createdAt: now,
+      online: false,
+      lastSeenAt: null,
+    });
+    await store.simDevices.saveAccessPoint({ id, sealedSecret: secretBox.seal(plain) });
+  };
+  for (const ap of seed.access_points ?? []) {
+    await register(ap.id.toLowerCase(), ap.account, ap.name ?? 'Simulated access point', ap.secret);
+  }
+  const implicit = new Map<string, string>();
+  return async (lock) => {
+    if (lock.access_point_id !== undefined) return lock.access_point_id.toLowerCase();
+    const owner = normalizeEmail(lock.owner);
+    let id = implicit.get(owner);
+    if (id === undefined) {
+      id = seededId(secrets, 'access-point', owner);
+      implicit.set(owner, id);
+      await register(id, owner, 'Home access point');
+    }
+    return id;
+  };
 }

@@ -32,8 +32,22 @@ export const SeedLock = Type.Object(
     responsive: Type.Optional(Type.Boolean()),
     integration: Type.Optional(Type.Boolean()),
     access_point: Type.Optional(Type.Boolean()),
+    /** Which of seed.access_points speaks for the lock; by default one made for the owner. */
+    access_point_id: Type.Optional(Type.String({ pattern: UUID_PATTERN })),
     app_open: Type.Optional(Type.Boolean()),
     latency_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
+  },
+  { additionalProperties: false },
+);
+
+/** A simulated Wi-Fi access point; its locks name it in `access_point_id`. */
+export const SeedAccessPoint = Type.Object(
+  {
+    id: Type.String({ pattern: UUID_PATTERN }),
+    account: Email,
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    /** Its MQTT password, for a simulator run as a separate process (`lockcloud sim --seed`). */
+    secret: Type.Optional(Type.String({ minLength: 16, maxLength: 256, pattern: '^\\S+$' })),
   },
   { additionalProperties: false },
 );
@@ -54,6 +68,7 @@ export const Seed = Type.Object(
   {
     accounts: Type.Optional(Type.Array(SeedAccount)),
     api_keys: Type.Optional(Type.Array(SeedApiKey)),
+    access_points: Type.Optional(Type.Array(SeedAccessPoint)),
     locks: Type.Optional(Type.Array(SeedLock)),
     webhooks: Type.Optional(Type.Array(SeedWebhook)),
   },
@@ -62,3 +77,4 @@ export const Seed = Type.Object(
 
 export type Seed = Static<typeof Seed>;
 export type SeedLock = Static<typeof SeedLock>;
+export type SeedAccessPoint = Static<typeof SeedAccessPoint>;

@@ -59,9 +59,23 @@ function referenceProblems(seed: Seed): string[] {
     if (keys.has(key.key)) problems.push(`seed.api_keys[${i}].key: appears twice`);
     keys.add(key.key);
   });
+  const accessPoints = new Map<string, string>();
+  (seed.access_points ?? []).forEach((ap, i) => {
+    const id = ap.id.toLowerCase();
+    if (accessPoints.has(id)) problems.push(`seed.access_points[${i}].id: ${ap.id} appears twice`);
+    accessPoints.set(id, normalizeEmail(ap.account));
+    known('access_points', i, 'account', ap.account);
+  });
   const devices = new Set<string>();
   (seed.locks ?? []).forEach((lock, i) => {
     const id = lock.device_id.toLowerCase();
+    if (lock.access_point_id !== undefined) {
+      const apAccount = accessPoints.get(lock.access_point_id.toLowerCase());
+      if (apAccount === undefined)
+        problems.push(`seed.locks[${i}].access_point_id: no access point ${lock.access_point_id} in seed.access_points`);
+      else if (apAccount !== normalizeEmail(lock.owner))
+        problems.push(`seed.locks[${i}].access_point_id: the access point belongs to another account`);
+    }
     if (devices.has(id)) problems.push(`seed.locks[${i}].device_id: ${lock.device_id} appears twice`);
     devices.add(id);
     known('locks', i, 'owner', lock.owner);

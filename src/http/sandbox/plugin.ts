@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
-import type { SimDeviceState } from '../../app/ports.ts';
+import type { SimLockView } from '../../app/sandbox.ts';
 import { isDomainError } from '../../domain/errors.ts';
 import { requestFault } from '../fastify-errors.ts';
 import {
@@ -45,7 +45,7 @@ const noSuchRoute = (method: string) => ({
   message: `no ${method} route here (SANDBOX.md)`,
 });
 const clockState = (epochMs: number) => ({ now: new Date(epochMs).toISOString(), epoch_ms: epochMs });
-const lockState = (s: SimDeviceState & { integration: boolean }) => ({
+const lockState = (s: SimLockView) => ({
   device_id: s.deviceId,
   locked: s.locked,
   battery: s.battery,

@@ -47,8 +47,28 @@ export function freshDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'lockcloud-sandbox-test-'));
 }
 
-export function snapshotOf(t: TestServer): Promise<StoreSnapshot> {
-  return t.server.lockcloud.deps.store.snapshot();
+/**
+ * What the store holds, less when each access point was last heard from: that records the device
+ * link's own traffic (every start and reconnect), not data the seed or the sandbox set.
+ */
+export async function snapshotOf(t: TestServer): Promise<StoreSnapshot> {
+  const snapshot = await t.server.lockcloud.deps.store.snapshot();
+  return {
+    ...snapshot,
+    access_points: (snapshot.access_points ?? []).map(({ last_seen_at: _seen, ...row }) => row),
+  };
+}
+
+/**
+ * A snapshot with the simulated access points' MQTT secrets replaced by a marker: the seed does not
+ * name them, so each data directory draws its own.
+ */
+export function withoutDeviceSecrets(snapshot: StoreSnapshot): StoreSnapshot {
+  return {
+    ...snapshot,
+    access_points: (snapshot.access_points ?? []).map((row) => ({ ...row, secret_hash: 'HASHED' })),
+    sim_access_points: (snapshot.sim_access_points ?? []).map((row) => ({ ...row, sealed_secret: 'SEALED' })),
+  };
 }
 
 /** A snapshot with every password hash replaced by a marker of whether there was one (they are salted). */

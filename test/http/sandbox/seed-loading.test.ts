@@ -14,7 +14,7 @@ import {
   startServer,
   type TestServer,
 } from '../../support/server.ts';
-import { freshDataDir, json, lockStatus, snapshotOf, withoutPasswordHashes } from './helpers.ts';
+import { freshDataDir, json, lockStatus, snapshotOf, withoutDeviceSecrets, withoutPasswordHashes } from './helpers.ts';
 
 const UPPER_LOCK = 'ABCDEF01-2345-4678-9ABC-DEF012345678';
 
@@ -93,7 +93,10 @@ describe('seed loading', () => {
       const snapA = await snapshotOf(a);
       const snapB = await snapshotOf(b);
       assert.ok((snapA.accounts?.length ?? 0) > 0 && (snapA.locks?.length ?? 0) > 0);
-      assert.deepEqual(withoutPasswordHashes(snapA), withoutPasswordHashes(snapB));
+      assert.deepEqual(
+        withoutDeviceSecrets(withoutPasswordHashes(snapA)),
+        withoutDeviceSecrets(withoutPasswordHashes(snapB)),
+      );
     }
   });
 

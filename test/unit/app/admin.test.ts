@@ -29,6 +29,7 @@ const lock = (deviceId: string, ownerId: string): Lock => ({
   integration: true,
   accessPoint: true,
   appOpen: false,
+  accessPointId: null,
   createdAt: 0,
 });
 

@@ -19,6 +19,13 @@ const DEFAULTS: Config = {
   webhookTimeoutMs: 5000,
   webhookAllow: [],
   secretKey: undefined,
+  mqttUrl: undefined,
+  mqttHost: '127.0.0.1',
+  mqttPort: 1884,
+  mqttPrefix: '',
+  simulator: true,
+  smtpUrl: undefined,
+  mailFrom: 'lockcloud <no-reply@lockcloud.invalid>',
 };
 
 /** The problems loadConfig reports; fails if it accepts the input. */

@@ -26,6 +26,7 @@ function lock(fields: Partial<Lock> = {}): Lock {
     integration: true,
     accessPoint: true,
     appOpen: false,
+    accessPointId: null,
     createdAt: 0,
     ...fields,
   };

@@ -15,6 +15,7 @@ function toLock(row: Selectable<LocksTable>): Lock {
     integration: row.integration === 1,
     accessPoint: row.access_point === 1,
     appOpen: row.app_open === 1,
+    accessPointId: row.ap_id,
     createdAt: Number(row.created_at),
   };
 }
@@ -36,6 +37,7 @@ export class SqlLockStore implements LockStore {
         integration: bool(lock.integration),
         access_point: bool(lock.accessPoint),
         app_open: bool(lock.appOpen),
+        ap_id: lock.accessPointId,
         created_at: lock.createdAt,
       })
       .execute();
@@ -74,6 +76,7 @@ export class SqlLockStore implements LockStore {
     if (patch.integration !== undefined) values.integration = bool(patch.integration);
     if (patch.accessPoint !== undefined) values.access_point = bool(patch.accessPoint);
     if (patch.appOpen !== undefined) values.app_open = bool(patch.appOpen);
+    if (patch.accessPointId !== undefined) values.ap_id = patch.accessPointId;
     if (Object.keys(values).length === 0) return;
     await this.db.updateTable('locks').set(values).where('device_id', '=', deviceId).execute();
   }
@@ -95,6 +98,17 @@ export class SqlLockStore implements LockStore {
           ),
         ]),
       )
+      .orderBy('created_at')
+      .orderBy('device_id')
+      .execute();
+    return rows.map(toLock);
+  }
+
+  async listByAccessPoint(apId: string): Promise<Lock[]> {
+    const rows = await this.db
+      .selectFrom('locks')
+      .selectAll()
+      .where('ap_id', '=', apId)
       .orderBy('created_at')
       .orderBy('device_id')
       .execute();
@@ -126,5 +140,43 @@ export class SqlLockStore implements LockStore {
       .values({ device_id: deviceId, account_id: accountId })
       .onConflict((oc) => oc.doNothing())
       .execute();
+  }
+
+  async sharesOf(deviceId: string): Promise<{ accountId: string; email: string }[]> {
+    const rows = await this.db
+      .selectFrom('lock_shares as s')
+      .innerJoin('accounts as a', 'a.id', 's.account_id')
+      .select(['a.id', 'a.email'])
+      .where('s.device_id', '=', deviceId)
+      .orderBy('a.email')
+      .execute();
+    return rows.map((row) => ({ accountId: row.id, email: row.email }));
+  }
+
+  async unshare(deviceId: string, accountId: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('lock_shares')
+      .where('device_id', '=', deviceId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
+  }
+
+  async releaseAccount(accountId: string): Promise<string[]> {
+    return this.db.transaction().execute(async (trx) => {
+      const owned = await trx
+        .selectFrom('locks')
+        .select('device_id')
+        .where('owner_id', '=', accountId)
+        .execute();
+      const ids = owned.map((row) => row.device_id);
+      // Shares first: the foreign keys need not be enforced for this to leave no dangling row.
+      await trx.deleteFrom('lock_shares').where('account_id', '=', accountId).execute();
+      if (ids.length > 0) {
+        await trx.deleteFrom('lock_shares').where('device_id', 'in', ids).execute();
+        await trx.deleteFrom('locks').where('device_id', 'in', ids).execute();
+      }
+      return ids;
+    });
   }
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { SimDeviceState, SimDeviceStore } from '../../../app/ports.ts';
+import type { SimAccessPoint, SimDeviceState, SimDeviceStore } from '../../../app/ports.ts';
 import { isTaskFailure } from '../../../domain/task.ts';
 import { bool, type Database } from './tables.ts';
 
@@ -8,20 +8,33 @@ export class SqlSimDeviceStore implements SimDeviceStore {
 
   async list(): Promise<SimDeviceState[]> {
     const rows = await this.db.selectFrom('sim_devices').selectAll().orderBy('device_id').execute();
-    return rows.map((row) => ({
-      deviceId: row.device_id,
-      locked: row.locked === 1,
-      battery: row.battery,
-      responsive: row.responsive === 1,
-      accessPoint: row.access_point === 1,
-      appOpen: row.app_open === 1,
-      latencyMs: row.latency_ms,
-      failNext: isTaskFailure(row.fail_next) ? row.fail_next : null,
-    }));
+    // Rows from before the device link have no access point: they are not run by any simulated one.
+    return rows.flatMap((row) =>
+      row.ap_id === null
+        ? []
+        : [
+            {
+              deviceId: row.device_id,
+              apId: row.ap_id,
+              serial: row.serial ?? row.device_id.replace(/-/g, '').slice(-10).toUpperCase(),
+              nickname: row.nickname ?? 'Lock',
+              locked: row.locked === 1,
+              battery: row.battery,
+              responsive: row.responsive === 1,
+              accessPoint: row.access_point === 1,
+              appOpen: row.app_open === 1,
+              latencyMs: row.latency_ms,
+              failNext: isTaskFailure(row.fail_next) ? row.fail_next : null,
+            },
+          ],
+    );
   }
 
   async save(s: SimDeviceState): Promise<void> {
     const values = {
+      ap_id: s.apId,
+      serial: s.serial,
+      nickname: s.nickname,
       locked: bool(s.locked),
       battery: s.battery,
       responsive: bool(s.responsive),
@@ -34,6 +47,19 @@ export class SqlSimDeviceStore implements SimDeviceStore {
       .insertInto('sim_devices')
       .values({ device_id: s.deviceId, ...values })
       .onConflict((oc) => oc.column('device_id').doUpdateSet(values))
+      .execute();
+  }
+
+  async listAccessPoints(): Promise<SimAccessPoint[]> {
+    const rows = await this.db.selectFrom('sim_access_points').selectAll().orderBy('id').execute();
+    return rows.map((row) => ({ id: row.id, sealedSecret: row.sealed_secret }));
+  }
+
+  async saveAccessPoint(ap: SimAccessPoint): Promise<void> {
+    await this.db
+      .insertInto('sim_access_points')
+      .values({ id: ap.id, sealed_secret: ap.sealedSecret })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ sealed_secret: ap.sealedSecret }))
       .execute();
   }
 }

@@ -1,10 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Store, StoreSnapshot } from '../../../app/ports.ts';
+import { SqlAccessPointStore } from './access-points.ts';
 import { SqlAccountStore } from './accounts.ts';
 import { SqlApiKeyStore } from './api-keys.ts';
 import { SqlBlockStore } from './blocks.ts';
+import { SqlCodeStore } from './codes.ts';
 import { SqlDeliveryStore } from './deliveries.ts';
 import { SqlLockStore } from './locks.ts';
+import { SqlSessionStore } from './sessions.ts';
 import { SqlSimDeviceStore } from './sim-devices.ts';
 import { DATA_TABLES, type Database } from './tables.ts';
 import { SqlTaskStore } from './tasks.ts';
@@ -20,8 +23,11 @@ export class SqlStore implements Store {
   readonly webhooks: SqlWebhookStore;
   readonly deliveries: SqlDeliveryStore;
   readonly simDevices: SqlSimDeviceStore;
+  readonly accessPoints: SqlAccessPointStore;
   readonly tokens: SqlTokenStore;
   readonly blocks: SqlBlockStore;
+  readonly sessions: SqlSessionStore;
+  readonly codes: SqlCodeStore;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -34,8 +40,11 @@ export class SqlStore implements Store {
     this.webhooks = new SqlWebhookStore(db);
     this.deliveries = new SqlDeliveryStore(db);
     this.simDevices = new SqlSimDeviceStore(db);
+    this.accessPoints = new SqlAccessPointStore(db);
     this.tokens = new SqlTokenStore(db);
     this.blocks = new SqlBlockStore(db);
+    this.sessions = new SqlSessionStore(db);
+    this.codes = new SqlCodeStore(db);
   }
 
   async getMeta(key: string): Promise<string | undefined> {

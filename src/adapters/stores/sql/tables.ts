@@ -33,6 +33,24 @@ export interface LocksTable {
   access_point: number;
   app_open: number;
   created_at: number;
+  /** The access point the lock is paired with (or was last); null for locks no device announced. */
+  ap_id: string | null;
+}
+
+export interface AccessPointsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  secret_hash: string;
+  broker_hash: string | null;
+  created_at: number;
+  online: number;
+  last_seen_at: number | null;
+}
+
+export interface SimAccessPointsTable {
+  id: string;
+  sealed_secret: string;
 }
 
 export interface LockSharesTable {
@@ -95,6 +113,9 @@ export interface SimDevicesTable {
   app_open: number;
   latency_ms: number;
   fail_next: string | null;
+  ap_id: string | null;
+  serial: string | null;
+  nickname: string | null;
 }
 
 export interface LoginTokensTable {
@@ -110,6 +131,26 @@ export interface IpBlocksTable {
   until: number;
 }
 
+export interface SessionsTable {
+  id: string;
+  account_id: string;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+  api_unlocked_until: number | null;
+}
+
+export interface OneTimeCodesTable {
+  id: string;
+  account_id: string;
+  purpose: string;
+  code_hash: string;
+  created_at: number;
+  expires_at: number;
+  attempts: number;
+  used_at: number | null;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -123,9 +164,13 @@ export interface Database {
   tasks: TasksTable;
   webhooks: WebhooksTable;
   sim_devices: SimDevicesTable;
+  access_points: AccessPointsTable;
+  sim_access_points: SimAccessPointsTable;
   login_tokens: LoginTokensTable;
   ip_blocks: IpBlocksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  sessions: SessionsTable;
+  one_time_codes: OneTimeCodesTable;
   meta: MetaTable;
 }
 
@@ -133,14 +178,18 @@ export interface Database {
 export const DATA_TABLES = [
   'accounts',
   'api_keys',
+  'access_points',
   'locks',
   'lock_shares',
   'tasks',
   'webhooks',
   'sim_devices',
+  'sim_access_points',
   'login_tokens',
   'ip_blocks',
   'webhook_deliveries',
+  'sessions',
+  'one_time_codes',
 ] as const satisfies readonly (keyof Database)[];
 
 export const bool = (value: boolean): number => (value ? 1 : 0);

@@ -4,6 +4,8 @@ import * as loginTokens from './002-login-tokens.ts';
 import * as ipBlocks from './003-ip-blocks.ts';
 import * as webhookDeliveries from './004-webhook-deliveries.ts';
 import * as deliveryState from './005-delivery-state.ts';
+import * as accessPoints from './006-access-points.ts';
+import * as dashboard from './007-dashboard.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +14,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '003-ip-blocks': ipBlocks,
   '004-webhook-deliveries': webhookDeliveries,
   '005-delivery-state': deliveryState,
+  '006-access-points': accessPoints,
+  '007-dashboard': dashboard,
 };
 
 export const migrationProvider: MigrationProvider = {

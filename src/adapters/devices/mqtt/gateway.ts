@@ -1,0 +1,321 @@
+import type { Socket } from 'node:net';
+import { connect, type IClientOptions, type MqttClient } from 'mqtt';
+import type {
+  Clock,
+  DeviceCommand,
+  DeviceGateway,
+  DeviceListener,
+  DeviceResult,
+  Logger,
+  SimulatedLockChange,
+  SimulatedLockState,
+} from '../../../app/ports.ts';
+import { DomainError } from '../../../domain/errors.ts';
+import type { LockReport } from '../../../domain/lock.ts';
+import { KeyedQueue } from '../../../app/keyed-queue.ts';
+import type { InFlight } from './in-flight.ts';
+import { type AckMessage, type DeviceState, decode, encode, type SimAckMessage } from './messages.ts';
+import type { ParsedTopic, Topics } from './topics.ts';
+
+export interface MqttGatewayOptions {
+  readonly url: string;
+  readonly username?: string;
+  readonly password?: string;
+  readonly clientId: string;
+  readonly topics: Topics;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly inFlight?: InFlight;
+  /** How long the sandbox waits for a simulated device to answer a change. */
+  readonly simTimeoutMs?: number;
+}
+
+interface Pending {
+  readonly apId: string;
+  readonly deviceId: string;
+  readonly resolve: (result: DeviceResult) => void;
+  readonly cancel: () => void;
+}
+
+interface SimWait {
+  readonly apId: string;
+  readonly deviceId: string;
+  readonly resolve: (state: SimAckMessage['sim']) => void;
+}
+
+// Past the deadline the task has ended as TIMEOUT; the wait is only kept a little longer for a late ack.
+const LATE_ACK_GRACE_MS = 1000;
+
+/** The state a device reports, as the cloud stores it: out of reach, the rest is unknown to the AP. */
+export function reportOf(state: DeviceState): LockReport {
+  return state.reachable
+    ? { locked: state.locked, battery: state.battery, responsive: true, appOpen: state.app_open }
+    : { responsive: false, appOpen: state.app_open };
+}
+
+/**
+ * The device gateway over MQTT (docs/device-protocol.md). Commands are published to the lock's access
+ * point and matched to their acknowledgement by task id; every message from the devices is checked
+ * against the protocol, deduplicated by sequence number, and handled in order per access point.
+ */
+export class MqttGateway implements DeviceGateway {
+  private listener: DeviceListener | undefined;
+  private readonly pending = new Map<string, Pending>();
+  private readonly simWaits = new Map<string, SimWait>();
+  private readonly marks = new Map<string, { seq: number; epoch: string }>();
+  private readonly queue = new KeyedQueue();
+  private simCounter = 0;
+  private early: [string, Buffer][] = [];
+
+  private constructor(
+    private readonly client: MqttClient,
+    private readonly options: MqttGatewayOptions,
+  ) {}
+
+  /** Connects and subscribes; rejects if the broker cannot be reached or refuses the credentials. */
+  static async connect(options: MqttGatewayOptions): Promise<MqttGateway> {
+    const clientOptions: IClientOptions = {
+      clientId: options.clientId,
+      username: options.username,
+      password: options.password,
+      clean: true,
+      keepalive: 10,
+      reconnectPeriod: 500,
+      connectTimeout: 5000,
+      // A command queued while the broker is away would arrive late, or after its task ended.
+      queueQoSZero: false,
+    };
+    const client = connect(options.url, clientOptions);
+    const gateway = new MqttGateway(client, options);
+    client.on('connect', () => (client.stream as Socket).setNoDelay?.(true));
+    client.on('message', (topic, payload) => gateway.onMessage(topic, payload));
+    client.on('offline', () => options.logger.warn({ url: redact(options.url) }, 'device broker unreachable'));
+    client.on('reconnect', () => options.logger.info({}, 'reconnecting to the device broker'));
+    await new Promise<void>((resolve, reject) => {
+      const onError = (error: Error): void => {
+        client.end(true);
+        reject(error);
+      };
+      client.once('error', onError);
+      client.once('connect', () => {
+        client.off('error', onError);
+        client.on('error', (error) => options.logger.warn({ err: error }, 'device broker error'));
+        resolve();
+      });
+    });
+    await client.subscribeAsync(options.topics.cloudFilters(), { qos: 1 });
+    return gateway;
+  }
+
+  get connected(): boolean {
+    return this.client.connected;
+  }
+
+  listen(listener: DeviceListener): void {
+    this.listener = listener;
+    // Retained messages arrive as soon as we subscribe, perhaps before anyone listens.
+    const early = this.early;
+    this.early = [];
+    for (const [topic, payload] of early) this.onMessage(topic, payload);
+  }
+
+  execute(command: DeviceCommand): Promise<DeviceResult> {
+    const { accessPointId: apId, deviceId } = command;
+    // No access point, a lock out of reach or no way to the broker: nothing can carry it. Say so now.
+    if (apId === null || !command.responsive || !this.client.connected) {
+      return Promise.resolve({ ok: false, error: 'DEVICE_UNREACHABLE' });
+    }
+    return new Promise((resolve) => {
+      const cancel = this.options.clock.at(command.deadline + LATE_ACK_GRACE_MS, () =>
+        this.settle(command.taskId, { ok: false, error: 'TIMEOUT' }),
+      );
+      this.pending.set(command.taskId, { apId, deviceId, resolve, cancel });
+      const payload = encode('cmd', {
+        v: 1,
+        task_id: command.taskId,
+        command: command.command,
+        deadline: new Date(command.deadline).toISOString(),
+      });
+      this.options.inFlight?.begin(apId);
+      this.client.publish(this.options.topics.lock(apId, deviceId, 'cmd'), payload, { qos: 1 }, (error) => {
+        if (!error) return;
+        this.options.inFlight?.end(apId);
+        this.settle(command.taskId, { ok: false, error: 'DEVICE_UNREACHABLE' });
+      });
+    });
+  }
+
+  /** Relays a sandbox change to the simulated device and waits for its answer (SANDBOX.md). */
+  relaySim(apId: string, deviceId: string, change: SimulatedLockChange): Promise<SimulatedLockState> {
+    const reqId = `sim-${process.pid}-${++this.simCounter}`;
+    const timeoutMs = this.options.simTimeoutMs ?? 5000;
+    return new Promise((resolve, reject) => {
+      const notFound = (): void => {
+        this.simWaits.delete(reqId);
+        reject(
+          new DomainError(
+            'LOCK_NOT_FOUND',
+            `no simulated device answered for lock ${deviceId} (its access point is offline or not simulated)`,
+          ),
+        );
+      };
+      if (!this.client.connected) return notFound();
+      const timer = setTimeout(notFound, timeoutMs);
+      timer.unref();
+      this.simWaits.set(reqId, {
+        apId,
+        deviceId,
+        resolve: (sim) => {
+          clearTimeout(timer);
+          this.simWaits.delete(reqId);
+          resolve({
+            deviceId,
+            locked: sim.locked,
+            battery: sim.battery,
+            responsive: sim.reachable,
+            accessPoint: sim.paired,
+            appOpen: sim.app_open,
+            latencyMs: sim.latency_ms,
+            failNext: sim.fail_next,
+          });
+        },
+      });
+      const payload = encode('sim', {
+        v: 1,
+        req_id: reqId,
+        change: {
+          locked: change.locked,
+          battery: change.battery,
+          reachable: change.responsive,
+          paired: change.accessPoint,
+          app_open: change.appOpen,
+          latency_ms: change.latencyMs,
+          fail_next: change.failNext === 'INTERNAL_ERROR' ? 'JAMMED' : change.failNext,
+        },
+      });
+      this.options.inFlight?.begin(apId);
+      this.client.publish(this.options.topics.lock(apId, deviceId, 'sim'), payload, { qos: 1 });
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const taskId of [...this.pending.keys()]) this.settle(taskId, { ok: false, error: 'TIMEOUT' });
+    await this.client.endAsync(true);
+  }
+
+  private settle(taskId: string, result: DeviceResult): void {
+    const pending = this.pending.get(taskId);
+    if (!pending) return;
+    this.pending.delete(taskId);
+    pending.cancel();
+    pending.resolve(result);
+  }
+
+  private onMessage(topic: string, payload: Buffer): void {
+    if (!this.listener) {
+      this.early.push([topic, payload]);
+      return;
+    }
+    const parsed = this.options.topics.parse(topic);
+    if (!parsed) {
+      this.options.logger.warn({ topic }, 'device message on an unknown topic dropped');
+      return;
+    }
+    void this.queue
+      .run(parsed.ap, () => this.handle(parsed, topic, payload))
+      .catch((error: unknown) => this.options.logger.error({ err: error, topic }, 'device message failed'))
+      .finally(() => this.options.inFlight?.end(parsed.ap));
+  }
+
+  private async handle(parsed: ParsedTopic, topic: string, payload: Buffer): Promise<void> {
+    const listener = this.listener;
+    // A zero-length retained message clears the topic: nothing to say.
+    if (!listener || payload.byteLength === 0) return;
+    const { ap, lock } = parsed;
+    const malformed = (problem: string): void =>
+      this.options.logger.warn({ apId: ap, topic, problem }, 'malformed device message dropped');
+    switch (parsed.kind) {
+      case 'status': {
+        const decoded = decode('status', payload);
+        if (!decoded.ok) return malformed(decoded.problem);
+        if (!decoded.message.online) this.failPendingOf(ap);
+        return listener.accessPointStatus(ap, decoded.message.online);
+      }
+      case 'locks': {
+        const decoded = decode('locks', payload);
+        if (!decoded.ok) return malformed(decoded.problem);
+        const locks = decoded.message.locks.map((l) => ({
+          deviceId: l.device_id,
+          serial: l.serial,
+          nickname: l.nickname,
+        }));
+        return listener.pairedLocks(ap, locks);
+      }
+      case 'state': {
+        const decoded = decode('state', payload);
+        if (!decoded.ok || lock === undefined) return malformed(decoded.ok ? 'no lock' : decoded.problem);
+        const { seq, epoch } = decoded.message;
+        if (!this.fresh(lock, seq, epoch)) return;
+        return listener.lockReport(ap, lock, reportOf(decoded.message));
+      }
+      case 'ack': {
+        const decoded = decode('ack', payload);
+        if (!decoded.ok || lock === undefined) return malformed(decoded.ok ? 'no lock' : decoded.problem);
+        return this.onAck(ap, lock, decoded.message);
+      }
+      case 'sim-ack': {
+        const decoded = decode('sim-ack', payload);
+        if (!decoded.ok) return malformed(decoded.problem);
+        const wait = this.simWaits.get(decoded.message.req_id);
+        if (wait && wait.apId === ap && wait.deviceId === lock) wait.resolve(decoded.message.sim);
+        return;
+      }
+      default:
+        // Our own commands and sandbox changes come back only if a subscription is too wide.
+        return;
+    }
+  }
+
+  private async onAck(ap: string, lock: string, ack: AckMessage): Promise<void> {
+    const listener = this.listener;
+    if (!listener) return;
+    // The device's state is the truth even for an answer that comes late: store it first, so a task
+    // is never seen ended before the state it left.
+    if (ack.state && this.fresh(lock, ack.seq, ack.epoch)) await listener.lockReport(ap, lock, reportOf(ack.state));
+    const result: DeviceResult = ack.ok
+      ? { ok: true }
+      : { ok: false, error: ack.error ?? 'JAMMED' };
+    const pending = this.pending.get(ack.task_id);
+    if (pending) {
+      if (pending.apId !== ap || pending.deviceId !== lock) {
+        this.options.logger.warn({ apId: ap, deviceId: lock, taskId: ack.task_id }, 'an ack for another lock dropped');
+        return;
+      }
+      this.settle(ack.task_id, result);
+      return;
+    }
+    await listener.lateResult(ap, ack.task_id, lock, result);
+  }
+
+  /**
+   * Late, duplicate and out-of-order reports change nothing: a lock's reports must carry a rising
+   * sequence number, counted afresh when its access point starts a new epoch.
+   */
+  private fresh(lock: string, seq: number, epoch = ''): boolean {
+    const mark = this.marks.get(lock);
+    if (mark && mark.epoch === epoch && seq <= mark.seq) return false;
+    this.marks.set(lock, { seq, epoch });
+    return true;
+  }
+
+  /** The access point went away: what it was carrying can no longer be answered. */
+  private failPendingOf(apId: string): void {
+    for (const [taskId, pending] of this.pending) {
+      if (pending.apId === apId) this.settle(taskId, { ok: false, error: 'DEVICE_UNREACHABLE' });
+    }
+  }
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}

@@ -1,0 +1,81 @@
+import type {
+  Clock,
+  Logger,
+  SecretBox,
+  SimDeviceStore,
+  SimulatedLockChange,
+  SimulatedLockState,
+  Simulator,
+} from '../../app/ports.ts';
+import { Fleet } from '../../simulator/fleet.ts';
+import type { MqttGateway } from './mqtt/gateway.ts';
+import type { InFlight } from './mqtt/in-flight.ts';
+import type { Topics } from './mqtt/topics.ts';
+
+export interface ServerSimulatorOptions {
+  readonly url: string;
+  readonly topics: Topics;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly store: SimDeviceStore;
+  readonly secretBox: SecretBox;
+  readonly gateway: MqttGateway;
+  readonly inFlight: InFlight;
+  readonly lowBatteryThreshold: number;
+  /** false (--no-simulator): the simulated devices run elsewhere (`lockcloud sim`); only relay to them. */
+  readonly runDevices: boolean;
+}
+
+// How long a start or reset waits for the simulated devices' announcements to be applied.
+const SETTLE_MS = 5000;
+
+/**
+ * The sandbox's simulator: changes are relayed over the device link to whichever simulated device
+ * has the lock; the devices the seed or the demo created run here, as MQTT clients of the same
+ * broker, their state kept in the store so a restart finds them as they were.
+ */
+export class ServerSimulator implements Simulator {
+  private fleet: Fleet | undefined;
+
+  constructor(private readonly options: ServerSimulatorOptions) {}
+
+  /** Starts the simulated access points kept in the store, and waits until the cloud has heard them. */
+  async start(): Promise<void> {
+    if (!this.options.runDevices) return;
+    const { store, secretBox, inFlight } = this.options;
+    const fleet = new Fleet({
+      url: this.options.url,
+      topics: this.options.topics,
+      clock: this.options.clock,
+      logger: this.options.logger,
+      lowBatteryThreshold: this.options.lowBatteryThreshold,
+      inFlight,
+      onChange: (state) => store.save(state),
+    });
+    const states = await store.list();
+    for (const ap of await store.listAccessPoints()) {
+      inFlight.track(ap.id);
+      fleet.add({ id: ap.id, secret: secretBox.open(ap.sealedSecret), locks: states.filter((s) => s.apId === ap.id) });
+    }
+    this.fleet = fleet;
+    await fleet.start();
+    await inFlight.idle(SETTLE_MS);
+  }
+
+  change(deviceId: string, apId: string, change: SimulatedLockChange): Promise<SimulatedLockState> {
+    return this.options.gateway.relaySim(apId, deviceId, change);
+  }
+
+  async reload(): Promise<void> {
+    if (!this.fleet) return;
+    // A command on its way to a device must arrive (and be forgotten by the reload), not land after it.
+    await this.options.inFlight.idle(SETTLE_MS);
+    this.fleet.reload(await this.options.store.list());
+    await this.options.inFlight.idle(SETTLE_MS);
+  }
+
+  async stop(): Promise<void> {
+    await this.fleet?.stop();
+    this.fleet = undefined;
+  }
+}

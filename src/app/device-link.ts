@@ -1,0 +1,93 @@
+import { type AnnouncedLock, planPairing } from '../domain/access-point.ts';
+import type { Lock, LockReport } from '../domain/lock.ts';
+import type { Commands } from './commands.ts';
+import type { DeviceReports } from './device-reports.ts';
+import type { AccessPointStore, Clock, DeviceListener, DeviceResult, LockStore, Logger } from './ports.ts';
+
+export interface DeviceLinkDeps {
+  readonly locks: LockStore;
+  readonly accessPoints: AccessPointStore;
+  readonly reports: DeviceReports;
+  readonly commands: Commands;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/**
+ * What the cloud does with the devices' news. The gateway has checked the protocol and put each
+ * access point's messages in order; here every message is checked against ownership: an access point
+ * speaks only for the locks paired with it, and pairing never crosses accounts.
+ */
+export class DeviceLink implements DeviceListener {
+  constructor(private readonly deps: DeviceLinkDeps) {}
+
+  async accessPointStatus(apId: string, online: boolean): Promise<void> {
+    const { accessPoints, locks, reports, clock } = this.deps;
+    if (!(await accessPoints.get(apId))) return this.drop(apId, 'status from an unregistered access point');
+    await accessPoints.setOnline(apId, online, clock.now());
+    if (online) return; // its state reports follow and say which locks are in reach
+    for (const lock of await locks.listByAccessPoint(apId)) {
+      if (lock.accessPoint) await reports.apply(lock.deviceId, { responsive: false });
+    }
+  }
+
+  async pairedLocks(apId: string, announced: readonly AnnouncedLock[]): Promise<void> {
+    const { accessPoints, locks, logger, clock } = this.deps;
+    const ap = await accessPoints.get(apId);
+    if (!ap) return this.drop(apId, 'pairing from an unregistered access point');
+    const known = new Map<string, Lock>();
+    for (const entry of announced) {
+      const lock = await locks.get(entry.deviceId);
+      if (lock) known.set(lock.deviceId, lock);
+    }
+    const steps = planPairing(apId, ap.accountId, announced, known, await locks.listByAccessPoint(apId));
+    for (const step of steps) {
+      if (step.kind === 'add') {
+        // Until the access point's first state report the status is unknown: shown unresponsive.
+        // Integration starts on: pairing a lock to an access point of a cloud account is asking for it.
+        await locks.insert({
+          deviceId: step.lock.deviceId,
+          serial: step.lock.serial,
+          nickname: step.lock.nickname,
+          ownerId: ap.accountId,
+          locked: true,
+          battery: 100,
+          responsive: false,
+          integration: true,
+          accessPoint: true,
+          accessPointId: apId,
+          appOpen: false,
+          createdAt: clock.now(),
+        });
+      } else if (step.kind === 'pair') {
+        await locks.update(step.deviceId, { accessPoint: true, accessPointId: apId });
+      } else if (step.kind === 'unpair') {
+        await this.deps.reports.apply(step.deviceId, { responsive: false });
+        await locks.update(step.deviceId, { accessPoint: false });
+      } else {
+        logger.warn(
+          { apId, deviceId: step.deviceId, ownerId: step.ownerId, accountId: ap.accountId },
+          'an access point announced a lock of another account: not taken over',
+        );
+      }
+    }
+  }
+
+  async lockReport(apId: string, deviceId: string, report: LockReport): Promise<void> {
+    const lock = await this.deps.locks.get(deviceId);
+    if (!lock || lock.accessPointId !== apId || !lock.accessPoint) {
+      return this.drop(apId, 'state of a lock not paired with this access point', deviceId);
+    }
+    await this.deps.reports.apply(deviceId, report);
+  }
+
+  async lateResult(apId: string, taskId: string, deviceId: string, result: DeviceResult): Promise<void> {
+    const lock = await this.deps.locks.get(deviceId);
+    if (lock?.accessPointId !== apId) return this.drop(apId, 'an answer for a lock not paired with it', deviceId);
+    await this.deps.commands.deviceResult(taskId, deviceId, result);
+  }
+
+  private drop(apId: string, why: string, deviceId?: string): void {
+    this.deps.logger.warn({ apId, deviceId }, `device message dropped: ${why}`);
+  }
+}

@@ -1,0 +1,315 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import { connect, type MqttClient } from 'mqtt';
+import type { InFlight } from '../adapters/devices/mqtt/in-flight.ts';
+import {
+  type CommandMessage,
+  type DeviceState,
+  decode,
+  encode,
+  type SimChange,
+  type SimLockState,
+  type SimMessage,
+} from '../adapters/devices/mqtt/messages.ts';
+import { apUsername, type Topics } from '../adapters/devices/mqtt/topics.ts';
+import type { Cancel, Clock, Logger, SimDeviceState } from '../app/ports.ts';
+import { carryOut } from './lock-rules.ts';
+
+export interface AccessPointOptions {
+  /** The broker, e.g. mqtt://127.0.0.1:1884. */
+  readonly url: string;
+  readonly topics: Topics;
+  /** Latency and command deadlines are read on this clock (the sandbox's, inside the server). */
+  readonly clock: Clock;
+  readonly lowBatteryThreshold: number;
+  readonly logger: Logger;
+  /** Seconds between keep-alives: the broker notices a vanished access point within 1.5 times this. */
+  readonly keepaliveSeconds?: number;
+  /** Battery a lock or unlock costs, in whole percent. */
+  readonly drainPerCommand?: number;
+  /** Probability that a lock or unlock jams. */
+  readonly jamRate?: number;
+  readonly random?: () => number;
+  /** Counts messages to and from the server's own simulated devices (sandbox clock settling). */
+  readonly inFlight?: InFlight;
+  /** Keeps a lock's simulated state after each change (the server's own simulator persists it). */
+  readonly onChange?: (state: SimDeviceState) => Promise<void>;
+}
+
+const FIRMWARE = 'lockcloud-sim/1';
+const REMEMBERED_TASKS = 1000;
+
+/**
+ * A simulated Wi-Fi access point and the locks paired with it, speaking the device protocol over a
+ * real MQTT connection exactly as a real one would: it announces itself (with a last will), its locks
+ * and their states, carries out commands after each lock's latency, and reports hand turns. It is
+ * the same code inside the server (the demo, the sandbox) and in `lockcloud sim`.
+ */
+export class SimulatedAccessPoint {
+  private client: MqttClient | undefined;
+  private readonly locks = new Map<string, SimDeviceState>();
+  private seq = 0;
+  // A new epoch per run: the cloud then accepts our counter starting again from 1.
+  private readonly epoch = randomUUID();
+  private readonly answered = new Set<string>();
+  private readonly timers = new Set<Cancel>();
+
+  constructor(
+    readonly id: string,
+    private readonly secret: string,
+    locks: readonly SimDeviceState[],
+    private readonly options: AccessPointOptions,
+  ) {
+    for (const lock of locks) this.locks.set(lock.deviceId, lock);
+  }
+
+  get connected(): boolean {
+    return this.client?.connected === true;
+  }
+
+  lockIds(): string[] {
+    return [...this.locks.keys()];
+  }
+
+  lock(deviceId: string): SimDeviceState | undefined {
+    return this.locks.get(deviceId);
+  }
+
+  /** Connects (and keeps reconnecting); resolves at the first successful connection. */
+  start(): Promise<void> {
+    const { topics, keepaliveSeconds = 5 } = this.options;
+    const client = connect(this.options.url, {
+      clientId: apUsername(this.id),
+      username: apUsername(this.id),
+      password: this.secret,
+      clean: true,
+      keepalive: keepaliveSeconds,
+      reconnectPeriod: 1000,
+      connectTimeout: 5000,
+      will: { topic: topics.status(this.id), payload: Buffer.from(encode('status', { v: 1, online: false })), qos: 1, retain: true },
+    });
+    this.client = client;
+    client.on('connect', () => {
+      (client.stream as Socket).setNoDelay?.(true);
+      this.announce();
+    });
+    client.on('message', (topic, payload) => this.onMessage(topic, payload));
+    client.on('error', (error) => this.options.logger.warn({ apId: this.id, err: error }, 'access point link error'));
+    client.subscribe(topics.apFilters(this.id), { qos: 1 });
+    return new Promise((resolve, reject) => {
+      const onConnect = (): void => {
+        client.off('error', onError);
+        resolve();
+      };
+      const onError = (error: Error): void => {
+        // Refused credentials do not get better by retrying.
+        if (/Not authorized|Bad username/i.test(error.message)) {
+          client.off('connect', onConnect);
+          client.end(true);
+          reject(error);
+        }
+      };
+      client.once('connect', onConnect);
+      client.on('error', onError);
+    });
+  }
+
+  /** Switched off properly: says it is going, then disconnects (no last will). */
+  async stop(): Promise<void> {
+    this.cancelTimers();
+    const client = this.client;
+    this.client = undefined;
+    if (!client) return;
+    if (client.connected) {
+      await this.publishAsync(client, this.options.topics.status(this.id), encode('status', { v: 1, online: false }), true);
+    }
+    await client.endAsync();
+  }
+
+  /** Loses power: the connection drops without a word, so the broker publishes the last will. */
+  kill(): void {
+    this.cancelTimers();
+    const client = this.client;
+    this.client = undefined;
+    if (!client) return;
+    client.options.reconnectPeriod = 0;
+    client.stream.destroy();
+    client.end(true);
+  }
+
+  /** Takes these states instead (the sandbox's reset) and tells the cloud. */
+  reload(locks: readonly SimDeviceState[]): void {
+    this.cancelTimers();
+    this.locks.clear();
+    for (const lock of locks) this.locks.set(lock.deviceId, lock);
+    if (this.connected) this.announce();
+  }
+
+  /** A hand turn, a battery reading or the app: changes the lock as the world would, and reports it. */
+  async changeLock(deviceId: string, change: SimChange): Promise<SimDeviceState | undefined> {
+    const device = this.locks.get(deviceId);
+    if (!device) return undefined;
+    const next: SimDeviceState = {
+      ...device,
+      locked: change.locked ?? device.locked,
+      battery: change.battery ?? device.battery,
+      responsive: change.reachable ?? device.responsive,
+      accessPoint: change.paired ?? device.accessPoint,
+      appOpen: change.app_open ?? device.appOpen,
+      latencyMs: change.latency_ms ?? device.latencyMs,
+      failNext: change.fail_next === undefined ? device.failNext : change.fail_next,
+    };
+    await this.save(next);
+    if (next.accessPoint !== device.accessPoint) this.publishLocks();
+    if (next.accessPoint) this.publishState(next);
+    return next;
+  }
+
+  private announce(): void {
+    const { topics } = this.options;
+    this.publish(topics.status(this.id), encode('status', { v: 1, online: true, fw: FIRMWARE }), true);
+    this.publishLocks();
+    for (const lock of this.locks.values()) if (lock.accessPoint) this.publishState(lock);
+  }
+
+  private publishLocks(): void {
+    const paired = [...this.locks.values()]
+      .filter((lock) => lock.accessPoint)
+      .map((lock) => ({ device_id: lock.deviceId, serial: lock.serial, nickname: lock.nickname }));
+    this.publish(this.options.topics.locks(this.id), encode('locks', { v: 1, locks: paired }), true);
+  }
+
+  private publishState(lock: SimDeviceState): void {
+    const topic = this.options.topics.lock(this.id, lock.deviceId, 'state');
+    const at = new Date(this.options.clock.now()).toISOString();
+    this.publish(topic, encode('state', { v: 1, seq: ++this.seq, epoch: this.epoch, ...stateOf(lock), at }), true);
+  }
+
+  private onMessage(topic: string, payload: Buffer): void {
+    // The message counts as in flight until what it sets off has been published.
+    void this.handle(topic, payload)
+      .catch((error: unknown) => this.options.logger.error({ apId: this.id, topic, err: error }, 'access point failed'))
+      .finally(() => this.options.inFlight?.end(this.id));
+  }
+
+  private async handle(topic: string, payload: Buffer): Promise<void> {
+    const parsed = this.options.topics.parse(topic);
+    const { logger } = this.options;
+    if (!parsed?.lock || parsed.ap !== this.id) return;
+    if (parsed.kind === 'cmd') {
+      const decoded = decode('cmd', payload);
+      if (decoded.ok) await this.onCommand(parsed.lock, decoded.message);
+      else logger.warn({ apId: this.id, topic, problem: decoded.problem }, 'malformed command dropped');
+    } else if (parsed.kind === 'sim') {
+      const decoded = decode('sim', payload);
+      if (decoded.ok) await this.onSim(parsed.lock, decoded.message);
+      else logger.warn({ apId: this.id, topic, problem: decoded.problem }, 'malformed sandbox change dropped');
+    }
+  }
+
+  private async onCommand(deviceId: string, message: CommandMessage): Promise<void> {
+    const { clock, inFlight } = this.options;
+    // QoS 1 may deliver a command twice; a command past its deadline was already ended by the cloud.
+    if (this.answered.has(message.task_id) || clock.now() > Date.parse(message.deadline)) return;
+    this.remember(message.task_id);
+    const device = this.locks.get(deviceId);
+    if (!device) return this.ack(deviceId, message.task_id, { ok: false, error: 'DEVICE_UNREACHABLE' });
+    if (device.latencyMs === 0) return this.carry(deviceId, message);
+    const cancel = clock.at(clock.now() + device.latencyMs, () => {
+      this.timers.delete(cancel);
+      // In flight from the moment the lock moves until its answer is out (sandbox clock settling).
+      inFlight?.begin(this.id);
+      void this.carry(deviceId, message)
+        .catch((error: unknown) => this.options.logger.error({ apId: this.id, err: error }, 'command failed'))
+        .finally(() => inFlight?.end(this.id));
+    });
+    this.timers.add(cancel);
+  }
+
+  private async carry(deviceId: string, message: CommandMessage): Promise<void> {
+    const device = this.locks.get(deviceId);
+    if (!device) return;
+    const { lowBatteryThreshold, drainPerCommand = 0, jamRate = 0, random = Math.random } = this.options;
+    const jam = message.command !== 'sync' && jamRate > 0 && device.failNext === null && random() < jamRate;
+    const { next, outcome } = carryOut(
+      jam ? { ...device, failNext: 'JAMMED' } : device,
+      message.command,
+      lowBatteryThreshold,
+      drainPerCommand,
+    );
+    if (next !== device) await this.save(next);
+    if (outcome === null) return; // swallowed: the cloud will call it a TIMEOUT
+    this.ack(deviceId, message.task_id, outcome.ok ? { ok: true } : { ok: false, error: outcome.error });
+    if (next.locked !== device.locked || next.battery !== device.battery) this.publishState(next);
+  }
+
+  private ack(
+    deviceId: string,
+    taskId: string,
+    outcome: { ok: true } | { ok: false; error: 'JAMMED' | 'DEVICE_IS_BUSY' | 'LOW_BATTERY' | 'DEVICE_UNREACHABLE' },
+  ): void {
+    const device = this.locks.get(deviceId);
+    const topic = this.options.topics.lock(this.id, deviceId, 'ack');
+    const state = device && device.accessPoint && device.responsive ? stateOf(device) : undefined;
+    this.publish(
+      topic,
+      encode('ack', { v: 1, task_id: taskId, seq: ++this.seq, epoch: this.epoch, ...outcome, state }),
+      false,
+    );
+  }
+
+  private async onSim(deviceId: string, message: SimMessage): Promise<void> {
+    const next = await this.changeLock(deviceId, message.change);
+    if (!next) return; // not ours: the cloud's wait runs out and says so
+    const topic = this.options.topics.lock(this.id, deviceId, 'sim-ack');
+    this.publish(topic, encode('sim-ack', { v: 1, req_id: message.req_id, sim: simStateOf(next) }), false);
+  }
+
+  private async save(next: SimDeviceState): Promise<void> {
+    this.locks.set(next.deviceId, next);
+    await this.options.onChange?.(next);
+  }
+
+  private publish(topic: string, payload: string, retain: boolean): void {
+    const client = this.client;
+    if (!client?.connected) return;
+    this.options.inFlight?.begin(this.id);
+    client.publish(topic, payload, { qos: 1, retain }, (error) => {
+      if (error) this.options.logger.warn({ apId: this.id, topic, err: error }, 'access point publish failed');
+    });
+  }
+
+  private publishAsync(client: MqttClient, topic: string, payload: string, retain: boolean): Promise<void> {
+    this.options.inFlight?.begin(this.id);
+    return client.publishAsync(topic, payload, { qos: 1, retain }).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  private remember(taskId: string): void {
+    this.answered.add(taskId);
+    if (this.answered.size > REMEMBERED_TASKS) {
+      const oldest = this.answered.values().next().value;
+      if (oldest !== undefined) this.answered.delete(oldest);
+    }
+  }
+
+  private cancelTimers(): void {
+    for (const cancel of this.timers) cancel();
+    this.timers.clear();
+  }
+}
+
+function stateOf(lock: SimDeviceState): DeviceState {
+  return { locked: lock.locked, battery: lock.battery, reachable: lock.responsive, app_open: lock.appOpen };
+}
+
+export function simStateOf(lock: SimDeviceState): SimLockState {
+  return {
+    ...stateOf(lock),
+    paired: lock.accessPoint,
+    latency_ms: lock.latencyMs,
+    fail_next: lock.failNext === 'INTERNAL_ERROR' ? null : lock.failNext,
+  };
+}
