@@ -6,11 +6,12 @@ import { describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { openSqliteStore, SQLITE_FILE_NAME } from '../../src/adapters/stores/sqlite/open.ts';
 import type { Store } from '../../src/app/ports.ts';
-import { storeContract } from './store-contract.ts';
+import { dashboardStoreContract } from './dashboard-contract.ts';
+import { type StoreFactory, storeContract } from './store-contract.ts';
 
 const dirs = new Map<Store, string>();
 
-storeContract('SQLite', {
+const sqliteFactory: StoreFactory = {
   async open() {
     const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
     const store = await openSqliteStore(dir);
@@ -21,7 +22,9 @@ storeContract('SQLite', {
     await store.close();
     rmSync(dirs.get(store) ?? '', { recursive: true, force: true });
   },
-});
+};
+storeContract('SQLite', sqliteFactory);
+dashboardStoreContract('SQLite', sqliteFactory);
 
 describe('SQLite store specifics', () => {
   it('runs in WAL mode and migrates an existing file without loss', async () => {

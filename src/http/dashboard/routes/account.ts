@@ -65,7 +65,7 @@ export function accountRoutes(app: FastifyInstance, lockcloud: Lockcloud): void 
   app.post('/account/delete', HIDDEN, async (request, reply) => {
     const f = form(request);
     try {
-      await settings.deleteAccount(me(request), f.current_password, f.confirm_email, request.ip);
+      await settings.deleteAccount(me(request), f.password, f.confirm_email, request.ip);
       reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
       return reply.redirect('/dashboard/login?ok=deleted', 303);
     } catch (error) {

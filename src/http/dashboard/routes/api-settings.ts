@@ -49,7 +49,9 @@ export function apiSettingsRoutes(app: FastifyInstance, lockcloud: Lockcloud): v
         const webhookValues = path.endsWith('/webhook')
           ? { url: f.url ?? '', method: f.method ?? 'POST' }
           : undefined;
-        const onField = r.field === 'code' || r.field === 'url' || r.field === 'method';
+        // The code field is on the page only while locked; the webhook fields only once unlocked.
+        const shown = me(request).apiUnlocked ? ['url', 'method'] : ['code'];
+        const onField = r.field !== undefined && shown.includes(r.field);
         const extra: Extra = onField
           ? {
               errors: { [r.field as string]: r.message },

@@ -35,7 +35,7 @@ ${
   v.hasPassword
     ? field({
         label: 'Your password, to confirm',
-        name: 'current_password',
+        name: 'password',
         type: 'password',
         autocomplete: 'current-password',
         error: v.errors?.delete_password,

@@ -1,0 +1,147 @@
+/**
+ * In a real browser, as the seeded owner: set a webhook in API Settings and see the delivery of an
+ * unlock made from the locks page; turn integration off and see CLOUD_INTEGRATION_NOT_ENABLED; the
+ * mobile app and a flat battery shown as readable refusals; sharing.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Locator, Page } from 'playwright-core';
+import {
+  LOCK_A,
+  LOCK_B,
+  OWNER,
+  OWNER_KEY,
+  sendCommand,
+  simLockOk,
+  startServer,
+  type TestServer,
+} from '../support/server.ts';
+import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
+import { latestCode, launchBrowser, screenshot, watchForErrors } from './support.ts';
+
+describe('dashboard in a browser: locks, commands, webhook, integration', () => {
+  let t: TestServer;
+  let receiver: Receiver;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+  const card = (deviceId: string): Locator => page.locator(`section[data-device-id="${deviceId}"]`);
+
+  before(async () => {
+    [t, receiver, browser] = await Promise.all([
+      startServer({ flags: ['--no-rate-limit'] }),
+      startReceiver(),
+      launchBrowser(),
+    ]);
+    page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    errors = watchForErrors(page);
+    await page.goto(`${t.url}/dashboard/login`);
+    await page.getByLabel('E-mail').fill(OWNER);
+    await page.getByLabel('Password').fill('owner-password');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(/\/dashboard\/locks$/);
+  });
+  after(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await t?.close();
+  });
+
+  it('configures the webhook in API Settings (secret shown once) and sends a test', async () => {
+    await page.getByRole('link', { name: 'API Settings' }).click();
+    await page.getByRole('button', { name: 'Send me a code' }).click();
+    await page.getByLabel('Verification code').fill(await latestCode(t, OWNER, /API Settings code/));
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByLabel('URL').fill(`${receiver.url}/hook/{device_id}/{state}`);
+    await page.getByLabel('Method').selectOption('POST');
+    await page.getByRole('button', { name: 'Save webhook' }).click();
+    assert.match((await page.getByTestId('revealed-webhook-secret').textContent()) ?? '', /^whsec_/);
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await receiver.waitFor(1);
+  });
+
+  it('unlocks from the locks page, shows the task until it ends, and the delivery is logged', async () => {
+    await page.getByRole('link', { name: 'Locks' }).click();
+    const front = card(LOCK_A);
+    assert.equal(await front.locator('[data-field="locked"]').textContent(), 'Locked');
+    await front.getByRole('button', { name: 'Unlock' }).click();
+    await front.locator('[data-field="task"]').getByText('Unlocked.').waitFor();
+    await front.locator('[data-field="locked"]').getByText('Unlocked').waitFor();
+    await screenshot(page, 'locks');
+    const [, hook] = await receiver.waitFor(2);
+    assert.equal(hook?.url, `/hook/${LOCK_A}/unlocked`);
+
+    await page.getByRole('link', { name: 'API Settings' }).click();
+    const log = page.getByTestId('deliveries');
+    await log.getByText('state changed').waitFor();
+    assert.match((await log.textContent()) ?? '', /delivered/);
+  });
+
+  it('shows a change made elsewhere (the lock turned by hand) without a reload', async () => {
+    await page.getByRole('link', { name: 'Locks' }).click();
+    await simLockOk(t, LOCK_A, { locked: true });
+    await card(LOCK_A)
+      .locator('[data-field="locked"]')
+      .getByText('Locked', { exact: true })
+      .waitFor({ timeout: 8000 });
+  });
+
+  it('turns integration off: the page and the v3 API both refuse with CLOUD_INTEGRATION_NOT_ENABLED', async () => {
+    const front = card(LOCK_A);
+    await front.getByRole('button', { name: 'Turn off' }).click();
+    await page.getByText('Cloud integration is off for Front door.').waitFor();
+    const v3 = await sendCommand(t, LOCK_A, 'unlock', OWNER_KEY);
+    assert.equal(v3.status, 400);
+    assert.deepEqual(await v3.json(), { error: 'CLOUD_INTEGRATION_NOT_ENABLED' });
+    await card(LOCK_A).getByRole('button', { name: 'Unlock' }).click();
+    await card(LOCK_A)
+      .locator('[data-field="task"]')
+      .getByText(/Cloud integration is off/)
+      .waitFor();
+    await card(LOCK_A).getByRole('button', { name: 'Turn on' }).click();
+    await page.getByText('Cloud integration is on for Front door.').waitFor();
+  });
+
+  it('plays the mobile app: while it is open a command is refused as busy, readably', async () => {
+    await card(LOCK_B).getByRole('button', { name: 'Open the app' }).click();
+    await page.getByText(/The mobile app is open/).waitFor();
+    await card(LOCK_B).locator('[data-field="app"]').getByText(/Open/).waitFor();
+    await card(LOCK_B).getByRole('button', { name: 'Lock', exact: true }).click();
+    await card(LOCK_B)
+      .locator('[data-field="task"]')
+      .getByText(/mobile app holds/)
+      .waitFor();
+    await card(LOCK_B).getByRole('button', { name: 'Close the app' }).click();
+    await page.getByText(/The mobile app is closed/).waitFor();
+  });
+
+  it('refuses lock and unlock on a flat battery, readably', async () => {
+    await simLockOk(t, LOCK_B, { battery: 3 });
+    await page.reload();
+    await card(LOCK_B).getByRole('button', { name: 'Lock', exact: true }).click();
+    await card(LOCK_B)
+      .locator('[data-field="task"]')
+      .getByText(/battery is too low/)
+      .waitFor();
+  });
+
+  it('shares a lock with another account and removes the share', async () => {
+    await card(LOCK_B).getByLabel('Share with (e-mail)').fill('other@example.com');
+    await card(LOCK_B).getByRole('button', { name: 'Share', exact: true }).click();
+    await page.getByText('Shared with other@example.com.').waitFor();
+    const v1 = await t.request('/v1/accounts/login', {
+      method: 'POST',
+      json: { email: 'other@example.com', password: 'other-password' },
+    });
+    const { authorization } = (await v1.json()) as { authorization: string };
+    const listed = await t.request('/v1/locks', { headers: { 'x-authorization': authorization } });
+    const ids = ((await listed.json()) as { locks: { device_id: string }[] }).locks.map((l) => l.device_id);
+    assert.ok(ids.includes(LOCK_B), 'the guest sees the shared lock');
+    await card(LOCK_B).getByRole('button', { name: 'Stop sharing with other@example.com' }).click();
+    await page.getByText('The share is removed.').waitFor();
+  });
+
+  it('ran without script errors or CSP violations', () => {
+    assert.deepEqual(errors, []);
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * Helpers for the dashboard tests: a cookie-keeping form client for HTTP-level tests, the codes the
+ * sandbox mailbox holds, and one headless Chromium per test file.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import type { TestServer } from '../support/server.ts';
+
+/** A browser-like client: keeps cookies, reads the CSRF token of the last page, sends forms. */
+export class FormClient {
+  private readonly cookies = new Map<string, string>();
+  csrf = '';
+
+  constructor(private readonly t: TestServer) {}
+
+  private remember(res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq);
+      const value = pair.slice(eq + 1);
+      if (/max-age=0|expires=thu, 01 jan 1970/i.test(line) || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  cookie(name: string): string | undefined {
+    return this.cookies.get(name);
+  }
+
+  async get(path: string): Promise<{ status: number; text: string; res: Response }> {
+    const res = await fetch(this.t.url + path, {
+      headers: { cookie: this.cookieHeader() },
+      redirect: 'manual',
+    });
+    this.remember(res);
+    const text = await res.text();
+    const token = /name="_csrf" value="([^"]+)"/.exec(text)?.[1];
+    if (token !== undefined) this.csrf = token;
+    return { status: res.status, text, res };
+  }
+
+  /** Posts a form with this browser's CSRF token unless `_csrf` is given. */
+  async post(
+    path: string,
+    fields: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; text: string; res: Response }> {
+    const res = await fetch(this.t.url + path, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: this.cookieHeader(),
+        'content-type': 'application/x-www-form-urlencoded',
+        ...headers,
+      },
+      body: new URLSearchParams({ _csrf: this.csrf, ...fields }),
+    });
+    this.remember(res);
+    const text = await res.text();
+    const token = /name="_csrf" value="([^"]+)"/.exec(text)?.[1];
+    if (token !== undefined) this.csrf = token;
+    return { status: res.status, text, res };
+  }
+
+  async logIn(email: string, password: string): Promise<void> {
+    await this.get('/dashboard/login');
+    const { status, res } = await this.post('/dashboard/login', { email, password });
+    if (status !== 303) throw new Error(`login of ${email} refused: ${status}`);
+    await this.get(res.headers.get('location') ?? '/dashboard/locks');
+  }
+}
+
+export interface MailView {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+}
+
+export async function mails(t: TestServer, email: string): Promise<MailView[]> {
+  const res = await t.request(`/_sim/mailbox?to=${encodeURIComponent(email)}`);
+  return (await res.json()) as MailView[];
+}
+
+/** The code of the newest mail to the address, whose subject matches. */
+export async function latestCode(t: TestServer, email: string, subject: RegExp): Promise<string> {
+  const mail = (await mails(t, email)).find((m) => subject.test(m.subject));
+  const code = mail && /\b(\d{6})\b/.exec(mail.text)?.[1];
+  if (!code) throw new Error(`no mail matching ${subject} to ${email}`);
+  return code;
+}
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+const SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url).pathname;
+
+/** Saves the page for the README: docs/screenshots/<name>.png, a fixed size so diffs stay small. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Fails the page on any CSP violation or script error: the dashboard must run under its own policy. */
+export function watchForErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) errors.push(msg.text());
+  });
+  return errors;
+}
