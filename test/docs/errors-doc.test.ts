@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { DASHBOARD_ERRORS } from '../../src/http/dashboard/errors.ts';
 import { EXT_ERRORS } from '../../src/http/ext/plugin.ts';
 import { SANDBOX_ERRORS } from '../../src/http/sandbox/plugin.ts';
 import { V1_ERRORS } from '../../src/http/v1/errors.ts';
@@ -66,6 +67,15 @@ const SECTIONS: readonly Section[] = [
     })),
     bodyShape: { error: 'string', message: 'string' },
     optionalKeys: ['message'],
+  },
+  {
+    heading: 'Dashboard (/dashboard/api)',
+    rows: DASHBOARD_ERRORS.map(({ status, error, cause }) => ({
+      status,
+      body: JSON.stringify({ error, message: '<text>' }),
+      cause,
+    })),
+    bodyShape: { error: 'string', message: 'string' },
   },
 ];
 

@@ -90,6 +90,8 @@ describe('loadConfig', () => {
         webhookTimeoutMs: 5000,
         webhookAllow: [],
         secretKey: undefined,
+        smtpUrl: undefined,
+        mailFrom: 'lockcloud <no-reply@lockcloud.invalid>',
       },
     );
   });
@@ -132,6 +134,8 @@ describe('loadConfig', () => {
         webhookTimeoutMs: 5000,
         webhookAllow: [],
         secretKey: undefined,
+        smtpUrl: undefined,
+        mailFrom: 'lockcloud <no-reply@lockcloud.invalid>',
       },
     );
   });
@@ -184,6 +188,8 @@ describe('loadConfig', () => {
         webhookTimeoutMs: 5000,
         webhookAllow: [],
         secretKey: undefined,
+        smtpUrl: undefined,
+        mailFrom: 'lockcloud <no-reply@lockcloud.invalid>',
       },
     );
   });
