@@ -19,7 +19,7 @@ import { httpTransport } from './adapters/webhooks/http-transport.ts';
 import { aesGcmBox, loadServerKey } from './adapters/webhooks/secret-box.ts';
 import { standardWebhooksSigner } from './adapters/webhooks/signer.ts';
 import { Lockcloud, type StartReport } from './app/lockcloud.ts';
-import type { Logger as PortLogger, Mailer, PasswordHasher, RateLimitStore } from './app/ports.ts';
+import type { Mailer, PasswordHasher, Logger as PortLogger, RateLimitStore } from './app/ports.ts';
 import { parseRateLimits } from './app/rate-limit-settings.ts';
 import type { Seed } from './app/seed/schema.ts';
 import { parseSeed } from './app/seed/validate.ts';
@@ -93,7 +93,10 @@ function openMailer(
   const stored = memoryMailer(mailbox, clock, logger);
   if (config.smtpUrl === undefined) {
     if (config.mode === 'production')
-      logger.warn({}, 'no SMTP_URL: dashboard mails (sign-up and reset codes) are only logged, not delivered');
+      logger.warn(
+        {},
+        'no SMTP_URL: dashboard mails (sign-up and reset codes) are only logged, not delivered',
+      );
     return { mailer: stored, close: () => undefined };
   }
   const smtp = smtpMailer(config.smtpUrl, config.mailFrom, logger);
@@ -175,10 +178,7 @@ export async function createServer(
 
   // The simulated devices connect and announce themselves once the store holds them (seed, demo).
   await devices.simulator.start();
-  logger.info(
-    { broker: devices.brokerUrl, embedded: devices.broker !== undefined },
-    'device link up',
-  );
+  logger.info({ broker: devices.brokerUrl, embedded: devices.broker !== undefined }, 'device link up');
 
   const http = await buildHttp({
     lockcloud,

@@ -5,7 +5,7 @@
  * or the demo as ordinary MQTT clients unless --no-simulator.
  */
 import { hostname } from 'node:os';
-import { EmbeddedBroker, CLOUD_USERNAME } from './adapters/devices/mqtt/embedded-broker.ts';
+import { CLOUD_USERNAME, EmbeddedBroker } from './adapters/devices/mqtt/embedded-broker.ts';
 import { MqttGateway } from './adapters/devices/mqtt/gateway.ts';
 import { InFlight } from './adapters/devices/mqtt/in-flight.ts';
 import { Topics } from './adapters/devices/mqtt/topics.ts';
@@ -33,7 +33,10 @@ export interface DeviceLinkDeps {
 }
 
 export async function openDeviceLink(
-  config: Pick<Config, 'mqttUrl' | 'mqttHost' | 'mqttPort' | 'mqttPrefix' | 'simulator' | 'lowBatteryThreshold'>,
+  config: Pick<
+    Config,
+    'mqttUrl' | 'mqttHost' | 'mqttPort' | 'mqttPrefix' | 'simulator' | 'lowBatteryThreshold'
+  >,
   deps: DeviceLinkDeps,
 ): Promise<DeviceLinkParts> {
   const topics = new Topics(config.mqttPrefix);

@@ -83,7 +83,8 @@ export class DeviceLink implements DeviceListener {
 
   async lateResult(apId: string, taskId: string, deviceId: string, result: DeviceResult): Promise<void> {
     const lock = await this.deps.locks.get(deviceId);
-    if (lock?.accessPointId !== apId) return this.drop(apId, 'an answer for a lock not paired with it', deviceId);
+    if (lock?.accessPointId !== apId)
+      return this.drop(apId, 'an answer for a lock not paired with it', deviceId);
     await this.deps.commands.deviceResult(taskId, deviceId, result);
   }
 

@@ -6,10 +6,10 @@ import type { AccessPoint, AnnouncedLock } from '../domain/access-point.ts';
 import type { Account } from '../domain/account.ts';
 import type { ApiKey } from '../domain/api-key.ts';
 import type { Lock, LockCommand, LockReport } from '../domain/lock.ts';
-import type { RateDecision, RatePolicy } from '../domain/rate-limit.ts';
-import type { Task, TaskFailure, TaskOutcome } from '../domain/task.ts';
 import type { CodePurpose, OneTimeCode } from '../domain/one-time-code.ts';
+import type { RateDecision, RatePolicy } from '../domain/rate-limit.ts';
 import type { Session } from '../domain/session.ts';
+import type { Task, TaskFailure, TaskOutcome } from '../domain/task.ts';
 import type { LoginToken } from '../domain/token.ts';
 import type { WebhookMethod } from '../domain/webhook.ts';
 
@@ -276,7 +276,9 @@ export interface SecretBox {
 
 export interface AccessPointStore {
   /** `brokerHash`: the secret hashed for an external broker's password file (Mosquitto), if made. */
-  insert(ap: AccessPoint & { readonly secretHash: string; readonly brokerHash?: string | null }): Promise<void>;
+  insert(
+    ap: AccessPoint & { readonly secretHash: string; readonly brokerHash?: string | null },
+  ): Promise<void>;
   /** Every access point's broker hash, for writing an external broker's password file. */
   brokerHashes(): Promise<{ readonly id: string; readonly brokerHash: string | null }[]>;
   /** The access point and its secret's hash (for the broker's CONNECT check). */

@@ -54,7 +54,8 @@ export class Sandbox {
     if (!lock || lock.accessPointId === null) throw new DomainError('LOCK_NOT_FOUND');
     // Integration is the owner's setting, kept by the cloud; the rest is the device's, relayed to it
     // (pairing too: the access point announces the change, and the cloud follows).
-    if (change.integration !== undefined) await store.locks.update(deviceId, { integration: change.integration });
+    if (change.integration !== undefined)
+      await store.locks.update(deviceId, { integration: change.integration });
     const device = await simulator.change(deviceId, lock.accessPointId, {
       locked: change.locked,
       battery: change.battery,

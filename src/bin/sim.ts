@@ -17,7 +17,9 @@ function number(min: number, max: number, integer = true) {
   return (value: string): number => {
     const n = Number(value);
     if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n)))
-      throw new InvalidArgumentError(`must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}.`);
+      throw new InvalidArgumentError(
+        `must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}.`,
+      );
     return n;
   };
 }
@@ -48,25 +50,63 @@ function program(run: (options: SimOptions) => Promise<void>): Command {
         'Give the devices either as a seed file whose access_points have secrets (--seed), or as the\n' +
         'credentials printed by `lockcloud admin register-ap --json` plus a number of locks (--access-points, --locks).',
     )
+    .addOption(new Option('--mqtt-url <url>', 'the broker').env('MQTT_URL').default('mqtt://127.0.0.1:1884'))
     .addOption(
-      new Option('--mqtt-url <url>', 'the broker').env('MQTT_URL').default('mqtt://127.0.0.1:1884'),
+      new Option('--mqtt-prefix <prefix>', 'topic prefix, as the server’s --mqtt-prefix').default(''),
     )
-    .addOption(new Option('--mqtt-prefix <prefix>', 'topic prefix, as the server’s --mqtt-prefix').default(''))
     .option('--seed <file>', 'run the access points (with secrets) and locks of this seed file')
     .option('--access-points <file>', 'credentials JSON from `lockcloud admin register-ap --json`')
-    .addOption(new Option('--locks <n>', 'locks to deal out among --access-points').argParser(number(1, 100_000)).default(10))
-    .addOption(new Option('--latency-ms <ms>', 'time a lock takes to move').argParser(number(0, 600_000)).default(200))
-    .addOption(new Option('--battery <percent>', 'starting battery of --locks').argParser(number(0, 100)).default(100))
-    .addOption(new Option('--drain-per-command <percent>', 'battery a lock or unlock costs').argParser(number(0, 100)).default(0))
-    .addOption(new Option('--jam-rate <p>', 'probability a lock or unlock jams').argParser(number(0, 1, false)).default(0))
-    .addOption(new Option('--turns-per-hour <n>', 'hand turns per lock per hour').argParser(number(0, 3600, false)).default(0))
     .addOption(
-      new Option('--offline-per-hour <n>', 'power losses per access point per hour').argParser(number(0, 3600, false)).default(0),
+      new Option('--locks <n>', 'locks to deal out among --access-points')
+        .argParser(number(1, 100_000))
+        .default(10),
     )
-    .addOption(new Option('--offline-seconds <s>', 'how long a power loss lasts').argParser(number(1, 86_400)).default(30))
-    .addOption(new Option('--low-battery <percent>', 'under this a lock refuses to move').argParser(number(0, 100)).default(10))
-    .addOption(new Option('--keepalive <s>', 'MQTT keep-alive: a vanished access point is noticed within 1.5x').argParser(number(1, 600)).default(5))
-    .addOption(new Option('--random-seed <n>', 'repeatable jams, turns and power losses').argParser(number(0, 2 ** 32 - 1)))
+    .addOption(
+      new Option('--latency-ms <ms>', 'time a lock takes to move').argParser(number(0, 600_000)).default(200),
+    )
+    .addOption(
+      new Option('--battery <percent>', 'starting battery of --locks').argParser(number(0, 100)).default(100),
+    )
+    .addOption(
+      new Option('--drain-per-command <percent>', 'battery a lock or unlock costs')
+        .argParser(number(0, 100))
+        .default(0),
+    )
+    .addOption(
+      new Option('--jam-rate <p>', 'probability a lock or unlock jams')
+        .argParser(number(0, 1, false))
+        .default(0),
+    )
+    .addOption(
+      new Option('--turns-per-hour <n>', 'hand turns per lock per hour')
+        .argParser(number(0, 3600, false))
+        .default(0),
+    )
+    .addOption(
+      new Option('--offline-per-hour <n>', 'power losses per access point per hour')
+        .argParser(number(0, 3600, false))
+        .default(0),
+    )
+    .addOption(
+      new Option('--offline-seconds <s>', 'how long a power loss lasts')
+        .argParser(number(1, 86_400))
+        .default(30),
+    )
+    .addOption(
+      new Option('--low-battery <percent>', 'under this a lock refuses to move')
+        .argParser(number(0, 100))
+        .default(10),
+    )
+    .addOption(
+      new Option('--keepalive <s>', 'MQTT keep-alive: a vanished access point is noticed within 1.5x')
+        .argParser(number(1, 600))
+        .default(5),
+    )
+    .addOption(
+      new Option('--random-seed <n>', 'repeatable jams, turns and power losses').argParser(
+        number(0, 2 ** 32 - 1),
+      ),
+    )
     .addOption(new Option('--log-level <level>', 'pino level').default('info'))
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')

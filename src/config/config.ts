@@ -73,7 +73,11 @@ export const SETTINGS = {
   mqttPrefix: { flag: '--mqtt-prefix', env: 'LOCKCLOUD_MQTT_PREFIX', default: '' },
   simulator: { flag: '--no-simulator', env: 'LOCKCLOUD_SIMULATOR', default: 'on' },
   smtpUrl: { flag: '--smtp-url', env: 'SMTP_URL', default: undefined },
-  mailFrom: { flag: '--mail-from', env: 'LOCKCLOUD_MAIL_FROM', default: 'lockcloud <no-reply@lockcloud.invalid>' },
+  mailFrom: {
+    flag: '--mail-from',
+    env: 'LOCKCLOUD_MAIL_FROM',
+    default: 'lockcloud <no-reply@lockcloud.invalid>',
+  },
 } as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -201,7 +205,8 @@ export function loadConfig(
   if (smtpUrl !== undefined && !/^smtps?:\/\/[^/]/.test(smtpUrl))
     problems.push(`smtpUrl: "${smtpUrl.replace(/\/\/[^@/]*@/, '//***@')}" is not an smtp:// or smtps:// URL`);
   const mailFrom = pick('mail-from', 'mailFrom') ?? '';
-  if (mailFrom.trim() === '' || /[\r\n]/.test(mailFrom)) problems.push('mailFrom: must be one line, not empty');
+  if (mailFrom.trim() === '' || /[\r\n]/.test(mailFrom))
+    problems.push('mailFrom: must be one line, not empty');
 
   const mqttUrl = pick('mqtt-url', 'mqttUrl');
   if (mqttUrl !== undefined && !/^mqtts?:\/\/[^/]/.test(mqttUrl))

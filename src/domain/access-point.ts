@@ -56,10 +56,12 @@ export function planPairing(
     if (!lock) steps.push({ kind: 'add', lock: entry });
     else if (lock.ownerId !== accountId)
       steps.push({ kind: 'conflict', deviceId: entry.deviceId, ownerId: lock.ownerId });
-    else if (lock.accessPointId !== apId || !lock.accessPoint) steps.push({ kind: 'pair', deviceId: entry.deviceId });
+    else if (lock.accessPointId !== apId || !lock.accessPoint)
+      steps.push({ kind: 'pair', deviceId: entry.deviceId });
   }
   for (const lock of pairedHere) {
-    if (!listed.has(lock.deviceId) && lock.accessPoint) steps.push({ kind: 'unpair', deviceId: lock.deviceId });
+    if (!listed.has(lock.deviceId) && lock.accessPoint)
+      steps.push({ kind: 'unpair', deviceId: lock.deviceId });
   }
   return steps;
 }

@@ -86,7 +86,12 @@ export class SimulatedAccessPoint {
       keepalive: keepaliveSeconds,
       reconnectPeriod: 1000,
       connectTimeout: 5000,
-      will: { topic: topics.status(this.id), payload: Buffer.from(encode('status', { v: 1, online: false })), qos: 1, retain: true },
+      will: {
+        topic: topics.status(this.id),
+        payload: Buffer.from(encode('status', { v: 1, online: false })),
+        qos: 1,
+        retain: true,
+      },
     });
     this.client = client;
     client.on('connect', () => {
@@ -94,7 +99,9 @@ export class SimulatedAccessPoint {
       this.announce();
     });
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
-    client.on('error', (error) => this.options.logger.warn({ apId: this.id, err: error }, 'access point link error'));
+    client.on('error', (error) =>
+      this.options.logger.warn({ apId: this.id, err: error }, 'access point link error'),
+    );
     client.subscribe(topics.apFilters(this.id), { qos: 1 });
     return new Promise((resolve, reject) => {
       const onConnect = (): void => {
@@ -121,7 +128,12 @@ export class SimulatedAccessPoint {
     this.client = undefined;
     if (!client) return;
     if (client.connected) {
-      await this.publishAsync(client, this.options.topics.status(this.id), encode('status', { v: 1, online: false }), true);
+      await this.publishAsync(
+        client,
+        this.options.topics.status(this.id),
+        encode('status', { v: 1, online: false }),
+        true,
+      );
     }
     await client.endAsync();
   }
@@ -182,13 +194,19 @@ export class SimulatedAccessPoint {
   private publishState(lock: SimDeviceState): void {
     const topic = this.options.topics.lock(this.id, lock.deviceId, 'state');
     const at = new Date(this.options.clock.now()).toISOString();
-    this.publish(topic, encode('state', { v: 1, seq: ++this.seq, epoch: this.epoch, ...stateOf(lock), at }), true);
+    this.publish(
+      topic,
+      encode('state', { v: 1, seq: ++this.seq, epoch: this.epoch, ...stateOf(lock), at }),
+      true,
+    );
   }
 
   private onMessage(topic: string, payload: Buffer): void {
     // The message counts as in flight until what it sets off has been published.
     void this.handle(topic, payload)
-      .catch((error: unknown) => this.options.logger.error({ apId: this.id, topic, err: error }, 'access point failed'))
+      .catch((error: unknown) =>
+        this.options.logger.error({ apId: this.id, topic, err: error }, 'access point failed'),
+      )
       .finally(() => this.options.inFlight?.end(this.id));
   }
 
@@ -203,7 +221,8 @@ export class SimulatedAccessPoint {
     } else if (parsed.kind === 'sim') {
       const decoded = decode('sim', payload);
       if (decoded.ok) await this.onSim(parsed.lock, decoded.message);
-      else logger.warn({ apId: this.id, topic, problem: decoded.problem }, 'malformed sandbox change dropped');
+      else
+        logger.warn({ apId: this.id, topic, problem: decoded.problem }, 'malformed sandbox change dropped');
     }
   }
 
@@ -246,11 +265,13 @@ export class SimulatedAccessPoint {
   private ack(
     deviceId: string,
     taskId: string,
-    outcome: { ok: true } | { ok: false; error: 'JAMMED' | 'DEVICE_IS_BUSY' | 'LOW_BATTERY' | 'DEVICE_UNREACHABLE' },
+    outcome:
+      | { ok: true }
+      | { ok: false; error: 'JAMMED' | 'DEVICE_IS_BUSY' | 'LOW_BATTERY' | 'DEVICE_UNREACHABLE' },
   ): void {
     const device = this.locks.get(deviceId);
     const topic = this.options.topics.lock(this.id, deviceId, 'ack');
-    const state = device && device.accessPoint && device.responsive ? stateOf(device) : undefined;
+    const state = device?.accessPoint && device.responsive ? stateOf(device) : undefined;
     this.publish(
       topic,
       encode('ack', { v: 1, task_id: taskId, seq: ++this.seq, epoch: this.epoch, ...outcome, state }),
@@ -275,7 +296,8 @@ export class SimulatedAccessPoint {
     if (!client?.connected) return;
     this.options.inFlight?.begin(this.id);
     client.publish(topic, payload, { qos: 1, retain }, (error) => {
-      if (error) this.options.logger.warn({ apId: this.id, topic, err: error }, 'access point publish failed');
+      if (error)
+        this.options.logger.warn({ apId: this.id, topic, err: error }, 'access point publish failed');
     });
   }
 

@@ -76,7 +76,9 @@ export function fromSeed(path: string): FleetMember[] {
   const members = new Map<string, FleetMember & { locks: SimDeviceState[] }>();
   for (const ap of seed.access_points ?? []) {
     if (ap.secret === undefined)
-      throw new DevicesFileError(`${path}: access point ${ap.id} has no "secret": a separate simulator needs it`);
+      throw new DevicesFileError(
+        `${path}: access point ${ap.id} has no "secret": a separate simulator needs it`,
+      );
     members.set(ap.id.toLowerCase(), { id: ap.id.toLowerCase(), secret: ap.secret, locks: [] });
   }
   for (const entry of seed.locks ?? []) {

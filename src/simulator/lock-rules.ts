@@ -35,7 +35,8 @@ export function carryOut(
   }
   if (device.appOpen) return { next: device, outcome: { ok: false, error: 'DEVICE_IS_BUSY' } };
   if (command === 'sync') return { next: device, outcome: { ok: true } };
-  if (device.battery < lowBatteryThreshold) return { next: device, outcome: { ok: false, error: 'LOW_BATTERY' } };
+  if (device.battery < lowBatteryThreshold)
+    return { next: device, outcome: { ok: false, error: 'LOW_BATTERY' } };
   const locked = stateAfter(command, device.locked);
   const battery = Math.max(0, device.battery - drainPerCommand);
   return { next: { ...device, locked, battery }, outcome: { ok: true } };

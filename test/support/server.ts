@@ -67,7 +67,18 @@ const cheapPasswords = scryptHasher({ N: 1024, r: 8, p: 1 });
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'lockcloud-test-'));
-  const argv = ['--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--log-level', 'silent', '--mqtt-port', '0'];
+  const argv = [
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    '--data',
+    dataDir,
+    '--log-level',
+    'silent',
+    '--mqtt-port',
+    '0',
+  ];
   const seed = options.seed === undefined ? standardSeed() : options.seed;
   if (seed !== null) {
     const seedFile = join(dataDir, 'seed.json');

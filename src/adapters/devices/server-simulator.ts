@@ -55,7 +55,11 @@ export class ServerSimulator implements Simulator {
     const states = await store.list();
     for (const ap of await store.listAccessPoints()) {
       inFlight.track(ap.id);
-      fleet.add({ id: ap.id, secret: secretBox.open(ap.sealedSecret), locks: states.filter((s) => s.apId === ap.id) });
+      fleet.add({
+        id: ap.id,
+        secret: secretBox.open(ap.sealedSecret),
+        locks: states.filter((s) => s.apId === ap.id),
+      });
     }
     this.fleet = fleet;
     await fleet.start();

@@ -1,8 +1,15 @@
+import { formatDeviceSecret } from '../../domain/access-point.ts';
 import { normalizeEmail } from '../../domain/account.ts';
 import { displayPrefix } from '../../domain/api-key.ts';
 import type { Lock } from '../../domain/lock.ts';
-import { formatDeviceSecret } from '../../domain/access-point.ts';
-import type { PasswordHasher, RandomSource, SecretBox, SecretHasher, SimDeviceState, Store } from '../ports.ts';
+import type {
+  PasswordHasher,
+  RandomSource,
+  SecretBox,
+  SecretHasher,
+  SimDeviceState,
+  Store,
+} from '../ports.ts';
 import type { Seed, SeedLock } from './schema.ts';
 
 export interface SeedDeps {

@@ -72,7 +72,9 @@ function referenceProblems(seed: Seed): string[] {
     if (lock.access_point_id !== undefined) {
       const apAccount = accessPoints.get(lock.access_point_id.toLowerCase());
       if (apAccount === undefined)
-        problems.push(`seed.locks[${i}].access_point_id: no access point ${lock.access_point_id} in seed.access_points`);
+        problems.push(
+          `seed.locks[${i}].access_point_id: no access point ${lock.access_point_id} in seed.access_points`,
+        );
       else if (apAccount !== normalizeEmail(lock.owner))
         problems.push(`seed.locks[${i}].access_point_id: the access point belongs to another account`);
     }

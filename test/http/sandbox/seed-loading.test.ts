@@ -14,7 +14,14 @@ import {
   startServer,
   type TestServer,
 } from '../../support/server.ts';
-import { freshDataDir, json, lockStatus, snapshotOf, withoutDeviceSecrets, withoutPasswordHashes } from './helpers.ts';
+import {
+  freshDataDir,
+  json,
+  lockStatus,
+  snapshotOf,
+  withoutDeviceSecrets,
+  withoutPasswordHashes,
+} from './helpers.ts';
 
 const UPPER_LOCK = 'ABCDEF01-2345-4678-9ABC-DEF012345678';
 

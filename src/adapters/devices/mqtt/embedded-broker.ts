@@ -74,7 +74,8 @@ export class EmbeddedBroker {
       authorizePublish: (client, packet, done) => {
         const role = client && this.roles.get(client);
         if (!client || role?.kind === 'cloud') return done(null);
-        if (role?.kind === 'ap' && this.options.topics.apMayPublish(role.apId, packet.topic)) return done(null);
+        if (role?.kind === 'ap' && this.options.topics.apMayPublish(role.apId, packet.topic))
+          return done(null);
         this.options.logger.warn({ clientId: client.id, topic: packet.topic }, 'device publish refused');
         done(new Error('not authorized'));
       },
@@ -84,7 +85,10 @@ export class EmbeddedBroker {
         if (role?.kind === 'ap' && this.options.topics.apMaySubscribe(role.apId, subscription.topic)) {
           return done(null, subscription);
         }
-        this.options.logger.warn({ clientId: client.id, topic: subscription.topic }, 'device subscription refused');
+        this.options.logger.warn(
+          { clientId: client.id, topic: subscription.topic },
+          'device subscription refused',
+        );
         done(null, null);
       },
     });
@@ -117,7 +121,11 @@ export class EmbeddedBroker {
     if (broker) await new Promise<void>((resolve) => broker.close(() => resolve()));
   }
 
-  private async authenticate(client: Client, username: string | undefined, password: Buffer | undefined): Promise<Role> {
+  private async authenticate(
+    client: Client,
+    username: string | undefined,
+    password: Buffer | undefined,
+  ): Promise<Role> {
     const given = password?.toString('utf8') ?? '';
     if (username === CLOUD_USERNAME) {
       if (sameSecret(given, this.options.cloudSecret)) return { kind: 'cloud' };

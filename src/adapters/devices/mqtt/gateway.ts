@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
+import { KeyedQueue } from '../../../app/keyed-queue.ts';
 import type {
   Clock,
   DeviceCommand,
@@ -12,7 +13,6 @@ import type {
 } from '../../../app/ports.ts';
 import { DomainError } from '../../../domain/errors.ts';
 import type { LockReport } from '../../../domain/lock.ts';
-import { KeyedQueue } from '../../../app/keyed-queue.ts';
 import type { InFlight } from './in-flight.ts';
 import { type AckMessage, type DeviceState, decode, encode, type SimAckMessage } from './messages.ts';
 import type { ParsedTopic, Topics } from './topics.ts';
@@ -89,7 +89,9 @@ export class MqttGateway implements DeviceGateway {
     const gateway = new MqttGateway(client, options);
     client.on('connect', () => (client.stream as Socket).setNoDelay?.(true));
     client.on('message', (topic, payload) => gateway.onMessage(topic, payload));
-    client.on('offline', () => options.logger.warn({ url: redact(options.url) }, 'device broker unreachable'));
+    client.on('offline', () =>
+      options.logger.warn({ url: redact(options.url) }, 'device broker unreachable'),
+    );
     client.on('reconnect', () => options.logger.info({}, 'reconnecting to the device broker'));
     await new Promise<void>((resolve, reject) => {
       const onError = (error: Error): void => {
@@ -281,14 +283,16 @@ export class MqttGateway implements DeviceGateway {
     if (!listener) return;
     // The device's state is the truth even for an answer that comes late: store it first, so a task
     // is never seen ended before the state it left.
-    if (ack.state && this.fresh(lock, ack.seq, ack.epoch)) await listener.lockReport(ap, lock, reportOf(ack.state));
-    const result: DeviceResult = ack.ok
-      ? { ok: true }
-      : { ok: false, error: ack.error ?? 'JAMMED' };
+    if (ack.state && this.fresh(lock, ack.seq, ack.epoch))
+      await listener.lockReport(ap, lock, reportOf(ack.state));
+    const result: DeviceResult = ack.ok ? { ok: true } : { ok: false, error: ack.error ?? 'JAMMED' };
     const pending = this.pending.get(ack.task_id);
     if (pending) {
       if (pending.apId !== ap || pending.deviceId !== lock) {
-        this.options.logger.warn({ apId: ap, deviceId: lock, taskId: ack.task_id }, 'an ack for another lock dropped');
+        this.options.logger.warn(
+          { apId: ap, deviceId: lock, taskId: ack.task_id },
+          'an ack for another lock dropped',
+        );
         return;
       }
       this.settle(ack.task_id, result);

@@ -17,7 +17,9 @@ function toAccessPoint(row: Selectable<AccessPointsTable>): AccessPoint {
 export class SqlAccessPointStore implements AccessPointStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(ap: AccessPoint & { readonly secretHash: string; readonly brokerHash?: string | null }): Promise<void> {
+  async insert(
+    ap: AccessPoint & { readonly secretHash: string; readonly brokerHash?: string | null },
+  ): Promise<void> {
     await this.db
       .insertInto('access_points')
       .values({
@@ -39,7 +41,11 @@ export class SqlAccessPointStore implements AccessPointStore {
   }
 
   async brokerHashes(): Promise<{ readonly id: string; readonly brokerHash: string | null }[]> {
-    const rows = await this.db.selectFrom('access_points').select(['id', 'broker_hash']).orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('access_points')
+      .select(['id', 'broker_hash'])
+      .orderBy('id')
+      .execute();
     return rows.map((row) => ({ id: row.id, brokerHash: row.broker_hash }));
   }
 

@@ -1,0 +1,124 @@
+/**
+ * A command's round trip through the MQTT device link, against bare MQTT request/response measured
+ * in the same run. Ours: the gateway publishes a command, the server's simulated access point
+ * carries it out and acks, the gateway checks the ack and applies its state (the whole device path
+ * of a task, without HTTP). Baseline: two bare mqtt.js clients echoing a message through a bare aedes
+ * broker, with TCP_NODELAY, and (a few rounds) without it, which is what STACK.md warned about.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Aedes } from 'aedes';
+import { connect, type MqttClient } from 'mqtt';
+import { scryptHasher } from '../src/adapters/system/crypto.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { createServer } from '../src/main.ts';
+
+const LOCK = '00000000-0000-4000-8000-000000000001';
+const ROUNDS = 2000;
+const NAGLE_ROUNDS = 20;
+
+const quantile = (xs: number[], q: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))] ?? Number.NaN;
+const ms = (x: number): string => `${x.toFixed(3)} ms`;
+
+async function ours(): Promise<number[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'lockcloud-bench-'));
+  const seed = join(dir, 'seed.json');
+  writeFileSync(
+    seed,
+    JSON.stringify({
+      accounts: [{ email: 'a@example.com' }],
+      locks: [{ device_id: LOCK, owner: 'a@example.com' }],
+    }),
+  );
+  const server = await createServer(
+    loadConfig({}, [
+      '--data',
+      dir,
+      '--seed',
+      seed,
+      '--log-level',
+      'silent',
+      '--port',
+      '0',
+      '--mqtt-port',
+      '0',
+    ]),
+    { passwords: scryptHasher({ N: 1024, r: 8, p: 1 }) },
+  );
+  const lock = await server.lockcloud.deps.store.locks.get(LOCK);
+  if (!lock?.accessPointId) throw new Error('the seeded lock has no access point');
+  const times: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const started = performance.now();
+    const result = await server.devices.gateway.execute({
+      taskId: randomUUID(),
+      deviceId: LOCK,
+      accessPointId: lock.accessPointId,
+      responsive: true,
+      command: i % 2 === 0 ? 'unlock' : 'lock',
+      deadline: Date.now() + 15_000,
+    });
+    if (!result.ok) throw new Error(`command failed: ${result.error}`);
+    times.push(performance.now() - started);
+  }
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+  return times;
+}
+
+async function bare(noDelay: boolean, rounds: number): Promise<number[]> {
+  const broker = await Aedes.createBroker();
+  const server: Server = createTcpServer({ noDelay }, (socket) => broker.handle(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const client = async (): Promise<MqttClient> => {
+    const c = connect(`mqtt://127.0.0.1:${port}`, { clean: true });
+    await new Promise<void>((resolve) => c.once('connect', () => resolve()));
+    if (noDelay) (c.stream as Socket).setNoDelay(true);
+    return c;
+  };
+  const cloud = await client();
+  const device = await client();
+  await device.subscribeAsync('cmd', { qos: 1 });
+  await cloud.subscribeAsync('ack', { qos: 1 });
+  device.on('message', (_topic, payload) => device.publish('ack', payload, { qos: 1 }));
+  const times: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const started = performance.now();
+    await new Promise<void>((resolve) => {
+      cloud.once('message', () => resolve());
+      cloud.publish('cmd', JSON.stringify({ i }), { qos: 1 });
+    });
+    times.push(performance.now() - started);
+  }
+  await cloud.endAsync();
+  await device.endAsync();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await new Promise<void>((resolve) => broker.close(() => resolve()));
+  return times;
+}
+
+// Warm up both paths, then measure.
+await bare(true, 200);
+const baseline = await bare(true, ROUNDS);
+const device = await ours();
+const nagle = await bare(false, NAGLE_ROUNDS);
+
+const rows = [
+  ['bare MQTT echo, TCP_NODELAY (baseline)', baseline],
+  ['lockcloud command round trip (gateway -> simulated AP -> ack applied)', device],
+  ['bare MQTT echo without TCP_NODELAY', nagle],
+] as const;
+for (const [name, times] of rows) {
+  console.log(`${name}: n=${times.length} p50 ${ms(quantile(times, 0.5))}  p99 ${ms(quantile(times, 0.99))}`);
+}
+console.log(
+  `\nratio p50 ours/baseline: ${(quantile(device, 0.5) / quantile(baseline, 0.5)).toFixed(2)}  ` +
+    `(without TCP_NODELAY the bare echo is ${(quantile(nagle, 0.5) / quantile(baseline, 0.5)).toFixed(0)}x the baseline)`,
+);
+process.exit(0);
