@@ -19,6 +19,7 @@ import { ConfigError, loadConfig } from '../config/config.ts';
 import { normalizeEmail } from '../domain/account.ts';
 import { DomainError, isDomainError } from '../domain/errors.ts';
 import { openStore } from '../open-store.ts';
+import { addDeviceCommands } from './admin-devices.ts';
 
 class UsageError extends Error {
   override name = 'UsageError';
@@ -290,6 +291,7 @@ function program(): Command {
       );
     });
 
+  addDeviceCommands(root, (message) => new UsageError(message));
   return root;
 }
 

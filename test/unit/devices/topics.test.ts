@@ -74,10 +74,11 @@ describe('device topics', () => {
   });
 
   it('maps access points to MQTT user names and back', () => {
-    assert.equal(apUsername(A), `ap:${A}`);
-    assert.equal(apIdOfUsername(`ap:${A}`), A);
+    assert.equal(apUsername(A), `ap-${A}`);
+    assert.equal(apIdOfUsername(`ap-${A}`), A);
+    assert.equal(apIdOfUsername(`ap:${A}`), undefined);
     assert.equal(apIdOfUsername('cloud'), undefined);
-    assert.equal(apIdOfUsername('ap:nope'), undefined);
+    assert.equal(apIdOfUsername('ap-nope'), undefined);
     assert.equal(apIdOfUsername(undefined), undefined);
   });
 });

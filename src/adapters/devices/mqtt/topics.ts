@@ -27,13 +27,16 @@ export function isDeviceId(value: string): boolean {
   return ID.test(value);
 }
 
-/** MQTT user names: access points are `ap:{id}`; the cloud's own connections `cloud` or `cloud:{name}`. */
+/**
+ * MQTT user names: access points are `ap-{id}`; the cloud's own connection is `cloud`. No ':' in
+ * either: Mosquitto's password file splits each line at the first one.
+ */
 export function apUsername(apId: string): string {
-  return `ap:${apId}`;
+  return `ap-${apId}`;
 }
 
 export function apIdOfUsername(username: string | undefined): string | undefined {
-  if (username === undefined || !username.startsWith('ap:')) return undefined;
+  if (username === undefined || !username.startsWith('ap-')) return undefined;
   const id = username.slice(3);
   return isDeviceId(id) ? id : undefined;
 }

@@ -1,0 +1,168 @@
+/**
+ * The files an external Mosquitto 2 broker needs to apply the device protocol's rules itself, as
+ * the embedded broker does (docs/device-protocol.md): a password file (`mosquitto_passwd` format),
+ * an ACL file and a configuration snippet. The topics come from `Topics`, the one place that says
+ * who may use which topic, so the two brokers cannot disagree.
+ *
+ * Mosquitto's ACL `pattern` lines (`%u`) cannot strip the `ap:` of a user name, so each access
+ * point gets a `user` block of its own.
+ */
+import { chmodSync, chownSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PROTOCOL_MAJOR, type Topics } from './topics.ts';
+
+export interface MosquittoUser {
+  readonly username: string;
+  /** A `$7$` hash (mosquitto-password.ts). */
+  readonly hash: string;
+}
+
+export interface MosquittoAccessPoint extends MosquittoUser {
+  readonly apId: string;
+}
+
+export interface MosquittoListener {
+  readonly port: number;
+  /** The address to listen on; undefined: every interface. */
+  readonly bind?: string;
+}
+
+export interface MosquittoFiles {
+  readonly passwd: string;
+  readonly acl: string;
+  readonly conf: string;
+}
+
+const HEADER =
+  '# Written by `lockcloud admin mqtt-acl`: the whole truth, overwritten at every run. Do not edit.';
+
+/**
+ * Mosquitto splits a password file line at its first ':' (and `mosquitto_passwd` refuses such
+ * names), the ACL file ends a name at the line's end, and '#' starts a comment: a user name that
+ * would be read as something else is refused rather than written.
+ */
+export function checkMosquittoUsername(username: string): void {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  if (username === '' || /[:\s#\u0000-\u001f\u007f]/.test(username))
+    throw new Error(
+      `the MQTT user name "${username}" cannot be written to Mosquitto's password file: ` +
+        "it must not be empty nor hold ':', '#', spaces or control characters",
+    );
+}
+
+function checkHash(user: MosquittoUser): void {
+  if (!/^\$7\$\d+\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/.test(user.hash))
+    throw new Error(`the broker hash of ${user.username} is not a Mosquitto $7$ hash`);
+}
+
+/** `username:hash` lines: the cloud's user first, then the access points. */
+export function passwordFile(cloud: MosquittoUser, accessPoints: readonly MosquittoAccessPoint[]): string {
+  const users = [cloud, ...accessPoints];
+  const seen = new Set<string>();
+  for (const user of users) {
+    checkMosquittoUsername(user.username);
+    checkHash(user);
+    if (seen.has(user.username)) throw new Error(`the MQTT user name ${user.username} is used twice`);
+    seen.add(user.username);
+  }
+  return `${users.map((user) => `${user.username}:${user.hash}`).join('\n')}\n`;
+}
+
+/** What each access point may write (its up-going topics) and read (its down-going ones). */
+export function accessPointRules(topics: Topics, apId: string): { write: string[]; read: string[] } {
+  return {
+    write: [
+      topics.status(apId),
+      topics.locks(apId),
+      topics.lock(apId, '+', 'state'),
+      topics.lock(apId, '+', 'ack'),
+      topics.lock(apId, '+', 'sim-ack'),
+    ],
+    read: topics.apFilters(apId),
+  };
+}
+
+/**
+ * The cloud may read and write every topic of the protocol; an access point only its own. Mosquitto
+ * 2.0 drops a refused PUBLISH silently (MQTT 3.1.1) and grants any SUBSCRIBE, but delivers only the
+ * messages the subscriber's user may read (checked on every message, tested in
+ * test/devices/mosquitto-acl.test.ts).
+ */
+export function aclFile(
+  topics: Topics,
+  cloudUsername: string,
+  accessPoints: readonly MosquittoAccessPoint[],
+): string {
+  checkMosquittoUsername(cloudUsername);
+  const lines = [
+    HEADER,
+    '',
+    '# The cloud (lockcloud servers): every topic of the device protocol.',
+    `user ${cloudUsername}`,
+    `topic readwrite ${topics.prefix}lc/${PROTOCOL_MAJOR}/#`,
+  ];
+  for (const ap of accessPoints) {
+    checkMosquittoUsername(ap.username);
+    const rules = accessPointRules(topics, ap.apId);
+    lines.push('', `# Access point ${ap.apId}: its own topics only.`, `user ${ap.username}`);
+    for (const topic of rules.write) lines.push(`topic write ${topic}`);
+    for (const topic of rules.read) lines.push(`topic read ${topic}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A configuration for the broker (or lines to add to one): `dir` is where passwd and acl will be. */
+export function mosquittoConf(listener: MosquittoListener, dir: string): string {
+  if (!Number.isInteger(listener.port) || listener.port < 1 || listener.port > 65535)
+    throw new Error(`the port must be from 1 to 65535, not ${listener.port}`);
+  if (listener.bind !== undefined && !/^[0-9A-Za-z.:-]+$/.test(listener.bind))
+    throw new Error(`"${listener.bind}" is not an address to listen on`);
+  if (/[\n\r]/.test(dir)) throw new Error('the directory name must not hold a line break');
+  const abs = resolve(dir);
+  return [
+    HEADER,
+    "# Mosquitto 2 for lockcloud's device link. Run it as is (mosquitto -c this-file), or copy these",
+    "# lines into the broker's configuration. Reload the broker (SIGHUP) after every run.",
+    `listener ${listener.port}${listener.bind === undefined ? '' : ` ${listener.bind}`}`,
+    'allow_anonymous false',
+    `password_file ${join(abs, 'passwd')}`,
+    `acl_file ${join(abs, 'acl')}`,
+    "# One session per user name: a device cannot take over another's session by its client id.",
+    'use_username_as_clientid true',
+    "# Without it Nagle's algorithm and delayed ACKs add about 40 ms to every hop of a command.",
+    'set_tcp_nodelay true',
+    '',
+  ].join('\n');
+}
+
+/**
+ * Writes the files (mode 0600) into `dir`, each through a temporary file renamed over the old one,
+ * so the broker never reads half a file; a file that existed keeps its owner (chown it once to the
+ * broker's user). Returns the paths written.
+ */
+export function writeMosquittoFiles(
+  dir: string,
+  files: MosquittoFiles,
+): { passwd: string; acl: string; conf: string } {
+  const abs = resolve(dir);
+  mkdirSync(abs, { recursive: true, mode: 0o700 });
+  const write = (name: string, text: string): string => {
+    const path = join(abs, name);
+    const temp = join(abs, `.${name}.${process.pid}.tmp`);
+    writeFileSync(temp, text, { mode: 0o600 });
+    chmodSync(temp, 0o600); // a temporary file left by a crash keeps its mode otherwise
+    try {
+      const old = statSync(path);
+      chownSync(temp, old.uid, old.gid);
+    } catch {
+      // No old file, or not ours to give away: the new one stays the writer's.
+    }
+    renameSync(temp, path);
+    return path;
+  };
+  return {
+    passwd: write('passwd', files.passwd),
+    acl: write('acl', files.acl),
+    conf: write('mosquitto.conf', files.conf),
+  };
+}

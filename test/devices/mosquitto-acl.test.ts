@@ -1,0 +1,347 @@
+/**
+ * `lockcloud admin mqtt-acl` against a real Mosquitto 2: access points registered through the CLI,
+ * the files it writes, and a broker of the test's own (never the machine's, never port 1883) that
+ * must then apply the device protocol's rules as the embedded broker does.
+ *
+ * With MQTT 3.1.1 Mosquitto drops a refused PUBLISH silently, and it grants any SUBSCRIBE but
+ * delivers only what the subscriber may read, so refusals are checked by absence, after a positive
+ * control message sent later has arrived.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { connect, type MqttClient } from 'mqtt';
+import { apUsername, Topics } from '../../src/adapters/devices/mqtt/topics.ts';
+
+const MOSQUITTO = '/usr/sbin/mosquitto';
+const LOCK = '0f0f0f0f-0f0f-4f0f-8f0f-0f0f0f0f0f0f';
+/** Long enough for a message the broker would deliver to arrive after its control message. */
+const ABSENCE_WAIT_MS = 150;
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+interface Credentials {
+  readonly id: string;
+  readonly username: string;
+  readonly password: string;
+}
+
+function cli(args: readonly string[]): Promise<Run> {
+  const env: Record<string, string | undefined> = { ...process.env };
+  delete env.LOCKCLOUD_DATA;
+  delete env.LOCKCLOUD_MQTT_PREFIX;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/admin.ts', ...args], {
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  child.stdin.end('');
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function ok(args: readonly string[]): Promise<string> {
+  const run = await cli(args);
+  assert.equal(run.code, 0, `lockcloud admin ${args.join(' ')}: ${run.stderr}`);
+  return run.stdout;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  assert.ok(typeof address === 'object' && address !== null);
+  assert.notEqual(address.port, 1883);
+  return address.port;
+}
+
+async function waitForPort(port: number, broker: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (broker.exitCode !== null) throw new Error(`mosquitto exited with ${broker.exitCode}:\n${log()}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = createConnection({ port, host: '127.0.0.1' });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await sleep(50);
+  }
+  throw new Error(`mosquitto did not listen on ${port} within 10 s:\n${log()}`);
+}
+
+function mqttConnect(port: number, username: string, password: string): Promise<MqttClient> {
+  return new Promise((resolve, reject) => {
+    const client = connect(`mqtt://127.0.0.1:${port}`, {
+      username,
+      password,
+      protocolVersion: 4,
+      reconnectPeriod: 0,
+      connectTimeout: 5000,
+    });
+    client.once('connect', () => resolve(client));
+    client.once('error', (error) => {
+      client.end(true);
+      reject(error);
+    });
+  });
+}
+
+/** Every message a client receives, by topic. */
+function inbox(client: MqttClient): { topics: string[]; next(topic: string): Promise<string> } {
+  const topics: string[] = [];
+  const waiters: { topic: string; resolve: (payload: string) => void }[] = [];
+  client.on('message', (topic, payload) => {
+    topics.push(topic);
+    for (const waiter of waiters.filter((w) => w.topic === topic)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve(payload.toString());
+    }
+  });
+  return {
+    topics,
+    next: (topic) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no message on ${topic} within 5 s`)), 5000);
+        waiters.push({
+          topic,
+          resolve: (payload) => {
+            clearTimeout(timer);
+            resolve(payload);
+          },
+        });
+      }),
+  };
+}
+
+const SAMPLE_ID = '12345678-1234-4234-8234-123456789abc';
+/** Mosquitto's password file splits a line at its first ':' (see the report of mqtt-acl). */
+const usernameFitsMosquitto = !apUsername(SAMPLE_ID).includes(':');
+
+describe('mqtt-acl against a real Mosquitto', {
+  skip: !existsSync(MOSQUITTO) && 'mosquitto is not installed',
+}, () => {
+  it("access points' MQTT user names fit Mosquitto's password file (no ':')", () => {
+    assert.ok(
+      usernameFitsMosquitto,
+      `apUsername() gives "${apUsername(SAMPLE_ID)}": Mosquitto reads "user:hash" lines up to the first ':' ` +
+        '(and mosquitto_passwd refuses such names), so these access points could never connect to it',
+    );
+  });
+
+  describe('the generated files, served by mosquitto', {
+    skip: !usernameFitsMosquitto && "user names hold ':'",
+  }, () => {
+    const topics = new Topics();
+    let dir: string;
+    let port: number;
+    let broker: ChildProcess | undefined;
+    let brokerLog = '';
+    let cloudPassword: string;
+    let a: Credentials;
+    let b: Credentials;
+    const clients: MqttClient[] = [];
+
+    const client = async (username: string, password: string): Promise<MqttClient> => {
+      const c = await mqttConnect(port, username, password);
+      clients.push(c);
+      return c;
+    };
+
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'lockcloud-mosquitto-acl-'));
+      const data = ['--data', dir];
+      await ok(['create-account', 'owner@example.com', '--password', 'owner-password', ...data]);
+      const registered = JSON.parse(
+        await ok(['register-ap', 'owner@example.com', '--count', '2', '--json', ...data]),
+      ) as Credentials[];
+      assert.equal(registered.length, 2);
+      for (const ap of registered) assert.deepEqual(Object.keys(ap), ['id', 'username', 'password']);
+      [a, b] = registered as [Credentials, Credentials];
+
+      port = await freePort();
+      const out = join(dir, 'mosquitto');
+      const printed = await ok([
+        'mqtt-acl',
+        '--out',
+        out,
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        ...data,
+      ]);
+      const match = /mqtt:\/\/cloud:(\S+)@host:port/.exec(printed);
+      assert.ok(match?.[1], printed);
+      cloudPassword = match[1];
+      assert.match(printed, /the cloud and 2 access points/);
+
+      let conf = join(out, 'mosquitto.conf');
+      if (process.getuid?.() === 0) {
+        // As root Mosquitto would switch to its own user, who cannot read the test's 0600 files.
+        const asRoot = join(dir, 'mosquitto-as-root.conf');
+        writeFileSync(asRoot, `${readFileSync(conf, 'utf8')}user root\n`);
+        conf = asRoot;
+      }
+      broker = spawn(MOSQUITTO, ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+      broker.stdout?.on('data', (chunk: Buffer) => {
+        brokerLog += chunk.toString();
+      });
+      broker.stderr?.on('data', (chunk: Buffer) => {
+        brokerLog += chunk.toString();
+      });
+      await waitForPort(port, broker, () => brokerLog);
+    });
+
+    after(async () => {
+      await Promise.all(clients.map((c) => c.endAsync(true).catch(() => undefined)));
+      if (broker && broker.exitCode === null && broker.signalCode === null) {
+        const exited = new Promise((resolve) => broker?.once('exit', resolve));
+        broker.kill('SIGTERM');
+        await exited;
+      }
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('lets an access point in with its secret, and refuses a wrong secret or an unknown user', async () => {
+      await client(a.username, a.password);
+      await assert.rejects(mqttConnect(port, a.username, `${a.password}x`), /Not authorized|Bad username/i);
+      await assert.rejects(mqttConnect(port, a.username, b.password), /Not authorized|Bad username/i);
+      await assert.rejects(mqttConnect(port, 'cloud', a.password), /Not authorized|Bad username/i);
+      await assert.rejects(
+        mqttConnect(port, apUsername(SAMPLE_ID), a.password),
+        /Not authorized|Bad username/i,
+      );
+    });
+
+    it("delivers an access point's own state to the cloud, never one published under another's topic", async () => {
+      const cloud = await client('cloud', cloudPassword);
+      const cloudInbox = inbox(cloud);
+      await cloud.subscribeAsync(topics.cloudFilters(), { qos: 1 });
+      const apA = await client(a.username, a.password);
+
+      const own = topics.lock(a.id, LOCK, 'state');
+      const forged = topics.lock(b.id, LOCK, 'state');
+      const forgedStatus = topics.status(b.id);
+      const arrived = cloudInbox.next(own);
+      await apA.publishAsync(forged, '{"v":1,"seq":99,"locked":false}', { qos: 1 });
+      await apA.publishAsync(forgedStatus, '{"v":1,"online":false}', { qos: 1 });
+      await apA.publishAsync(own, '{"v":1,"seq":1,"locked":true}', { qos: 1 });
+      assert.equal(await arrived, '{"v":1,"seq":1,"locked":true}');
+      await sleep(ABSENCE_WAIT_MS);
+      assert.ok(!cloudInbox.topics.includes(forged), 'a state under B was delivered');
+      assert.ok(!cloudInbox.topics.includes(forgedStatus), 'a status of B was delivered');
+    });
+
+    it('lets the cloud subscribe through a shared subscription ($share), as several servers do', async () => {
+      const cloud = await client('cloud', cloudPassword);
+      const cloudInbox = inbox(cloud);
+      const granted = await cloud.subscribeAsync(
+        topics.cloudFilters().map((filter) => `$share/lockcloud/${filter}`),
+        { qos: 1 },
+      );
+      assert.ok(
+        granted.every((g) => g.qos === 1),
+        JSON.stringify(granted),
+      );
+      const apA = await client(a.username, a.password);
+      const own = topics.lock(a.id, LOCK, 'ack');
+      const arrived = cloudInbox.next(own);
+      await apA.publishAsync(own, '{"v":1,"task_id":"t"}', { qos: 1 });
+      assert.equal(await arrived, '{"v":1,"task_id":"t"}');
+    });
+
+    it("gives an access point its own commands, never another's, even through wildcards", async () => {
+      const cloud = await client('cloud', cloudPassword);
+      const apA = await client(a.username, a.password);
+      const apB = await client(b.username, b.password);
+      const inboxA = inbox(apA);
+      const inboxB = inbox(apB);
+      const filters = [...topics.apFilters(a.id), ...topics.apFilters(b.id), 'lc/1/#', '#'];
+      // Mosquitto 2.0 grants these (no 0x80 code): it checks the read ACL on every message it delivers.
+      await apA.subscribeAsync(filters, { qos: 1 });
+      await apB.subscribeAsync(topics.apFilters(b.id), { qos: 1 });
+
+      const toA = topics.lock(a.id, LOCK, 'cmd');
+      const toB = topics.lock(b.id, LOCK, 'cmd');
+      const bGot = inboxB.next(toB);
+      await cloud.publishAsync(toB, '{"v":1,"task_id":"for-b"}', { qos: 1 });
+      assert.equal(await bGot, '{"v":1,"task_id":"for-b"}', 'B receives its own command');
+      const aGot = inboxA.next(toA);
+      await cloud.publishAsync(toA, '{"v":1,"task_id":"for-a"}', { qos: 1 });
+      assert.equal(await aGot, '{"v":1,"task_id":"for-a"}');
+      await sleep(ABSENCE_WAIT_MS);
+      assert.deepEqual(
+        inboxA.topics,
+        [toA],
+        "A received a message not its own (B's command, or an up-going topic)",
+      );
+    });
+
+    it('keeps an access point from writing down-going topics (a command to itself)', async () => {
+      const apA = await client(a.username, a.password);
+      const apB = await client(b.username, b.password);
+      const inboxB = inbox(apB);
+      await apB.subscribeAsync(topics.apFilters(b.id), { qos: 1 });
+      const control = topics.lock(b.id, LOCK, 'sim');
+      const cloud = await client('cloud', cloudPassword);
+      await apA.publishAsync(topics.lock(b.id, LOCK, 'cmd'), '{"v":1,"task_id":"forged"}', { qos: 1 });
+      const got = inboxB.next(control);
+      await cloud.publishAsync(control, '{"v":1}', { qos: 1 });
+      await got;
+      await sleep(ABSENCE_WAIT_MS);
+      assert.deepEqual(inboxB.topics, [control], 'A wrote a command to B');
+    });
+
+    it('shuts a removed access point out once the files are written again and the broker reloaded', async () => {
+      const data = ['--data', dir];
+      const out = join(dir, 'mosquitto');
+      await ok(['remove-ap', b.id, ...data]);
+      const printed = await ok([
+        'mqtt-acl',
+        '--out',
+        out,
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--cloud-password',
+        cloudPassword,
+        ...data,
+      ]);
+      assert.match(printed, /the cloud and 1 access points/);
+      assert.doesNotMatch(printed, /cloud password/, 'a password given is not printed');
+      assert.doesNotMatch(readFileSync(join(out, 'passwd'), 'utf8'), new RegExp(b.id));
+      assert.doesNotMatch(readFileSync(join(out, 'acl'), 'utf8'), new RegExp(b.id));
+      const apB = await client(b.username, b.password);
+      const closed = new Promise<void>((resolve) => apB.once('close', () => resolve()));
+      broker?.kill('SIGHUP');
+      await closed; // Mosquitto checks the connected clients again on reload
+      await assert.rejects(mqttConnect(port, b.username, b.password), /Not authorized|Bad username/i);
+      await client(a.username, a.password);
+      await client('cloud', cloudPassword);
+    });
+  });
+});
