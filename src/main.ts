@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
+import { mosquittoPasswordHasher } from './adapters/devices/mqtt/mosquitto-password.ts';
 import { memoryMailer } from './adapters/mail/memory-mailer.ts';
 import { bothMailers, smtpMailer } from './adapters/mail/smtp-mailer.ts';
 import { MemoryRateLimitStore } from './adapters/rate-limit/memory.ts';
@@ -156,6 +157,7 @@ export async function createServer(
     rateLimits: openRateLimitStore(config),
     rateLimitSettings,
     secretBox,
+    brokerPasswords: mosquittoPasswordHasher(),
     webhookSigner: standardWebhooksSigner,
     webhookTransport: httpTransport(addressPolicy({ allowLoopback: sandbox, allow: config.webhookAllow })),
     webhookLimits: { ...DEFAULT_DISPATCH_LIMITS, timeoutMs: config.webhookTimeoutMs },

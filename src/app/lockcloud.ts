@@ -10,6 +10,7 @@ import { LockSettings } from './lock-settings.ts';
 import { LockQueries } from './locks.ts';
 import { DEFAULT_LOGIN_LIMITS, Login, type LoginLimits } from './login.ts';
 import type {
+  BrokerPasswordHasher,
   Clock,
   ClockControl,
   CodeHasher,
@@ -54,6 +55,8 @@ export interface LockcloudDeps {
   readonly loginLimits?: LoginLimits;
   readonly rateLimitSettings?: RateLimitSettings;
   readonly secretBox: SecretBox;
+  /** Device secrets hashed for an external broker's password file; only seeded access points use it. */
+  readonly brokerPasswords?: BrokerPasswordHasher;
   readonly webhookSigner: WebhookSigner;
   readonly webhookTransport: WebhookTransport;
   readonly webhookLimits?: DispatcherLimits;
@@ -229,6 +232,7 @@ export class Lockcloud {
 
   private load(seed: Seed, now: number): Promise<void> {
     const { store, random, secrets, passwords } = this.deps;
-    return loadSeed(seed, { store, random, secrets, passwords, secretBox: this.deps.secretBox, now });
+    const { secretBox, brokerPasswords } = this.deps;
+    return loadSeed(seed, { store, random, secrets, passwords, secretBox, brokerPasswords, now });
   }
 }

@@ -277,11 +277,13 @@ export function describeConfig(config: Config): Record<string, unknown> {
   // A Redis URL may carry a password: show where it points, not how it logs in.
   const redisUrl = config.redisUrl?.replace(/\/\/[^@/]*@/, '//***@') ?? null;
   const smtpUrl = config.smtpUrl?.replace(/\/\/[^@/]*@/, '//***@') ?? null;
+  const mqttUrl = config.mqttUrl?.replace(/\/\/[^@/]*@/, '//***@') ?? null;
   return {
     ...config,
     seedFile: config.seedFile ?? null,
     redisUrl,
     smtpUrl,
+    mqttUrl,
     rateLimitsFile: config.rateLimitsFile ?? null,
   };
 }

@@ -3,6 +3,7 @@ import { normalizeEmail } from '../../domain/account.ts';
 import { displayPrefix } from '../../domain/api-key.ts';
 import type { Lock } from '../../domain/lock.ts';
 import type {
+  BrokerPasswordHasher,
   PasswordHasher,
   RandomSource,
   SecretBox,
@@ -15,6 +16,8 @@ import type { Seed, SeedLock } from './schema.ts';
 export interface SeedDeps {
   readonly store: Store;
   readonly random: RandomSource;
+  /** Hashes device secrets for an external broker's password file (Mosquitto), when there is one. */
+  readonly brokerPasswords?: BrokerPasswordHasher;
   readonly secrets: SecretHasher;
   readonly passwords: PasswordHasher;
   readonly secretBox: SecretBox;
@@ -162,6 +165,7 @@ async function loadAccessPoints(
       accountId: accountId(account),
       name,
       secretHash: secrets.hash(plain),
+      brokerHash: deps.brokerPasswords?.hash(plain) ?? null,
       createdAt: now,
       online: false,
       lastSeenAt: null,

@@ -68,6 +68,11 @@ describe('loadConfig', () => {
         LOCKCLOUD_COMMAND_TIMEOUT_MS: '2000',
         LOCKCLOUD_LOW_BATTERY_THRESHOLD: '20',
         LOG_LEVEL: 'warn',
+        MQTT_URL: 'mqtt://cloud:pw@broker:1883',
+        LOCKCLOUD_MQTT_HOST: '0.0.0.0',
+        LOCKCLOUD_MQTT_PORT: '2883',
+        LOCKCLOUD_MQTT_PREFIX: 'site-1/',
+        LOCKCLOUD_SIMULATOR: 'off',
       },
       [],
     );
@@ -92,6 +97,11 @@ describe('loadConfig', () => {
         secretKey: undefined,
         smtpUrl: undefined,
         mailFrom: 'lockcloud <no-reply@lockcloud.invalid>',
+        mqttUrl: 'mqtt://cloud:pw@broker:1883',
+        mqttHost: '0.0.0.0',
+        mqttPort: 2883,
+        mqttPrefix: 'site-1/',
+        simulator: false,
       },
     );
   });
@@ -114,6 +124,15 @@ describe('loadConfig', () => {
       '0',
       '--log-level',
       'silent',
+      '--mqtt-url',
+      'mqtts://broker:8883',
+      '--mqtt-host',
+      '::1',
+      '--mqtt-port',
+      '0',
+      '--mqtt-prefix',
+      't/',
+      '--no-simulator',
     ]);
     assert.deepEqual(
       { ...config },
@@ -136,6 +155,11 @@ describe('loadConfig', () => {
         secretKey: undefined,
         smtpUrl: undefined,
         mailFrom: 'lockcloud <no-reply@lockcloud.invalid>',
+        mqttUrl: 'mqtts://broker:8883',
+        mqttHost: '::1',
+        mqttPort: 0,
+        mqttPrefix: 't/',
+        simulator: false,
       },
     );
   });
@@ -151,6 +175,8 @@ describe('loadConfig', () => {
       LOCKCLOUD_COMMAND_TIMEOUT_MS: '2000',
       LOCKCLOUD_LOW_BATTERY_THRESHOLD: '20',
       LOG_LEVEL: 'warn',
+      MQTT_URL: 'mqtt://env-broker:1883',
+      LOCKCLOUD_MQTT_PREFIX: 'env/',
     };
     const config = loadConfig(env, [
       '--port=9100',
@@ -168,6 +194,10 @@ describe('loadConfig', () => {
       '5',
       '--log-level',
       'debug',
+      '--mqtt-url',
+      'mqtt://flag-broker:1883',
+      '--mqtt-prefix',
+      'flag/',
     ]);
     assert.deepEqual(
       { ...config },
@@ -190,6 +220,11 @@ describe('loadConfig', () => {
         secretKey: undefined,
         smtpUrl: undefined,
         mailFrom: 'lockcloud <no-reply@lockcloud.invalid>',
+        mqttUrl: 'mqtt://flag-broker:1883',
+        mqttHost: '127.0.0.1',
+        mqttPort: 1884,
+        mqttPrefix: 'flag/',
+        simulator: true,
       },
     );
   });
@@ -221,6 +256,24 @@ describe('loadConfig', () => {
       assert.equal(loadConfig({ LOCKCLOUD_RATE_LIMIT: off }, []).rateLimit, false);
     for (const on of ['on', 'true', '1'])
       assert.equal(loadConfig({ LOCKCLOUD_RATE_LIMIT: on }, []).rateLimit, true);
+  });
+
+  it('refuses bad device-link settings, naming each, and never echoes a broker password', () => {
+    const found = problems({
+      MQTT_URL: 'http://cloud:secret-pw@broker',
+      LOCKCLOUD_MQTT_HOST: ' ',
+      LOCKCLOUD_MQTT_PORT: '65536',
+      LOCKCLOUD_MQTT_PREFIX: 'no-slash',
+      LOCKCLOUD_SIMULATOR: 'maybe',
+    });
+    for (const setting of ['mqttUrl', 'mqttHost', 'mqttPort', 'mqttPrefix', 'simulator']) {
+      assert.ok(
+        found.some((p) => p.startsWith(`${setting}:`)),
+        `${setting} missing from ${JSON.stringify(found)}`,
+      );
+    }
+    assert.ok(!JSON.stringify(found).includes('secret-pw'));
+    assert.ok(problems({}, ['--mqtt-prefix', 'a/#/']).some((p) => p.startsWith('mqttPrefix:')));
   });
 
   it('reports every bad setting at once, each naming its setting', () => {
@@ -308,6 +361,8 @@ describe('loadConfig', () => {
     const described = describeConfig(loadConfig({}, []));
     assert.deepEqual(Object.keys(described).sort(), Object.keys(DEFAULTS).sort());
     assert.equal(described.seedFile, null);
+    const withBroker = describeConfig(loadConfig({ MQTT_URL: 'mqtt://cloud:hunter2@broker:1883' }, []));
+    assert.equal(withBroker.mqttUrl, 'mqtt://***@broker:1883', 'the broker password is not logged');
   });
 });
 
