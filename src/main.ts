@@ -205,8 +205,10 @@ export async function createServer(
     },
     async close() {
       await http.close();
-      await devices.simulator.stop();
+      // The cloud side first: the simulated devices switching off with the server must not end the
+      // tasks they were carrying (those end TIMEOUT at the next start) nor mark their locks unreachable.
       await lockcloud.stop();
+      await devices.simulator.stop();
       await devices.broker?.stop();
       mail.close();
     },

@@ -36,7 +36,8 @@ const V3_MISSING: ReadonlyArray<readonly [string, string]> = [
   ['GET', '/public/LOCKS'],
   ['GET', '/public/v3/locks'],
   ['GET', '/v2/locks'],
-  ['GET', '/'],
+  // GET / is a route: it sends people to the dashboard.
+  ['POST', '/'],
   ['GET', '/nope'],
   ['GET', `/public/${'a'.repeat(10_000)}`],
   ['DELETE', '/public/locks'],
@@ -83,6 +84,20 @@ async function sendEach(
 function rawJson(res: RawResponse): { status: number; body: unknown } {
   return { status: res.status, body: JSON.parse(res.text) };
 }
+
+describe('the root', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startServer({ flags: FLAGS });
+  });
+  after(() => t.close());
+
+  it('GET / sends people to the dashboard', async () => {
+    const res = await t.request('/', { redirect: 'manual' });
+    assert.equal(res.status, 302);
+    assert.equal(res.headers.get('location'), '/dashboard');
+  });
+});
 
 describe('requests that reach no route', () => {
   let t: TestServer;

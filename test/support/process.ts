@@ -22,10 +22,14 @@ export async function startProcess(
   args: readonly string[],
   env: Record<string, string> = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/serve.ts', '--port', '0', ...args], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/bin/serve.ts', '--port', '0', '--mqtt-port', '0', ...args],
+    {
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stdout?.on('data', (chunk: Buffer) => {

@@ -66,7 +66,11 @@ export async function snapshotOf(t: TestServer): Promise<StoreSnapshot> {
 export function withoutDeviceSecrets(snapshot: StoreSnapshot): StoreSnapshot {
   return {
     ...snapshot,
-    access_points: (snapshot.access_points ?? []).map((row) => ({ ...row, secret_hash: 'HASHED' })),
+    access_points: (snapshot.access_points ?? []).map((row) => ({
+      ...row,
+      secret_hash: 'HASHED',
+      broker_hash: 'HASHED',
+    })),
     sim_access_points: (snapshot.sim_access_points ?? []).map((row) => ({ ...row, sealed_secret: 'SEALED' })),
   };
 }

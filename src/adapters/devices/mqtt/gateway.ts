@@ -62,9 +62,15 @@ export class MqttGateway implements DeviceGateway {
   private listener: DeviceListener | undefined;
   private readonly pending = new Map<string, Pending>();
   private readonly simWaits = new Map<string, SimWait>();
+  /** The highest seq applied, by `{ap}/{lock}`. */
   private readonly marks = new Map<string, { seq: number; epoch: string }>();
   private readonly queue = new KeyedQueue();
   private simCounter = 0;
+  /**
+   * After a reconnection to the broker, the access points heard from since: until one speaks again
+   * (its retained status, or its own reconnection) nothing says it is there to carry a command.
+   */
+  private heardSince: Set<string> | undefined;
   private early: [string, Buffer][] = [];
 
   private constructor(
@@ -87,7 +93,11 @@ export class MqttGateway implements DeviceGateway {
     };
     const client = connect(options.url, clientOptions);
     const gateway = new MqttGateway(client, options);
-    client.on('connect', () => (client.stream as Socket).setNoDelay?.(true));
+    let connections = 0;
+    client.on('connect', () => {
+      (client.stream as Socket).setNoDelay?.(true);
+      if (++connections > 1) gateway.heardSince = new Set();
+    });
     client.on('message', (topic, payload) => gateway.onMessage(topic, payload));
     client.on('offline', () =>
       options.logger.warn({ url: redact(options.url) }, 'device broker unreachable'),
@@ -124,7 +134,8 @@ export class MqttGateway implements DeviceGateway {
   execute(command: DeviceCommand): Promise<DeviceResult> {
     const { accessPointId: apId, deviceId } = command;
     // No access point, a lock out of reach or no way to the broker: nothing can carry it. Say so now.
-    if (apId === null || !command.responsive || !this.client.connected) {
+    const unheard = this.heardSince !== undefined && apId !== null && !this.heardSince.has(apId);
+    if (apId === null || !command.responsive || !this.client.connected || unheard) {
       return Promise.resolve({ ok: false, error: 'DEVICE_UNREACHABLE' });
     }
     return new Promise((resolve) => {
@@ -200,8 +211,10 @@ export class MqttGateway implements DeviceGateway {
     });
   }
 
+  /** Disconnects. Commands still waiting are left unanswered: their tasks end TIMEOUT at the next start. */
   async close(): Promise<void> {
-    for (const taskId of [...this.pending.keys()]) this.settle(taskId, { ok: false, error: 'TIMEOUT' });
+    for (const pending of this.pending.values()) pending.cancel();
+    this.pending.clear();
     await this.client.endAsync(true);
   }
 
@@ -234,13 +247,17 @@ export class MqttGateway implements DeviceGateway {
     // A zero-length retained message clears the topic: nothing to say.
     if (!listener || payload.byteLength === 0) return;
     const { ap, lock } = parsed;
+    this.heardSince?.add(ap);
     const malformed = (problem: string): void =>
       this.options.logger.warn({ apId: ap, topic, problem }, 'malformed device message dropped');
     switch (parsed.kind) {
       case 'status': {
         const decoded = decode('status', payload);
         if (!decoded.ok) return malformed(decoded.problem);
-        if (!decoded.message.online) this.failPendingOf(ap);
+        if (!decoded.message.online) {
+          this.heardSince?.delete(ap);
+          this.failPendingOf(ap);
+        }
         return listener.accessPointStatus(ap, decoded.message.online);
       }
       case 'locks': {
@@ -257,7 +274,7 @@ export class MqttGateway implements DeviceGateway {
         const decoded = decode('state', payload);
         if (!decoded.ok || lock === undefined) return malformed(decoded.ok ? 'no lock' : decoded.problem);
         const { seq, epoch } = decoded.message;
-        if (!this.fresh(lock, seq, epoch)) return;
+        if (!this.fresh(ap, lock, seq, epoch)) return;
         return listener.lockReport(ap, lock, reportOf(decoded.message));
       }
       case 'ack': {
@@ -283,7 +300,7 @@ export class MqttGateway implements DeviceGateway {
     if (!listener) return;
     // The device's state is the truth even for an answer that comes late: store it first, so a task
     // is never seen ended before the state it left.
-    if (ack.state && this.fresh(lock, ack.seq, ack.epoch))
+    if (ack.state && this.fresh(ap, lock, ack.seq, ack.epoch))
       await listener.lockReport(ap, lock, reportOf(ack.state));
     const result: DeviceResult = ack.ok ? { ok: true } : { ok: false, error: ack.error ?? 'JAMMED' };
     const pending = this.pending.get(ack.task_id);
@@ -303,12 +320,16 @@ export class MqttGateway implements DeviceGateway {
 
   /**
    * Late, duplicate and out-of-order reports change nothing: a lock's reports must carry a rising
-   * sequence number, counted afresh when its access point starts a new epoch.
+   * sequence number, counted afresh when its access point starts a new epoch. The counter is the
+   * access point's own, so it is kept per access point and lock: a lock moved to another access point
+   * follows that one's count, and an access point reporting (any seq) for a lock that is not its own
+   * cannot make the reports of the lock's own access point look old.
    */
-  private fresh(lock: string, seq: number, epoch = ''): boolean {
-    const mark = this.marks.get(lock);
+  private fresh(ap: string, lock: string, seq: number, epoch = ''): boolean {
+    const key = `${ap}/${lock}`;
+    const mark = this.marks.get(key);
     if (mark && mark.epoch === epoch && seq <= mark.seq) return false;
-    this.marks.set(lock, { seq, epoch });
+    this.marks.set(key, { seq, epoch });
     return true;
   }
 
