@@ -2,11 +2,20 @@ import { type AnnouncedLock, planPairing } from '../domain/access-point.ts';
 import type { Lock, LockReport } from '../domain/lock.ts';
 import type { Commands } from './commands.ts';
 import type { DeviceReports } from './device-reports.ts';
-import type { AccessPointStore, Clock, DeviceListener, DeviceResult, LockStore, Logger } from './ports.ts';
+import type {
+  AccessPointStore,
+  AccountStore,
+  Clock,
+  DeviceListener,
+  DeviceResult,
+  LockStore,
+  Logger,
+} from './ports.ts';
 
 export interface DeviceLinkDeps {
   readonly locks: LockStore;
   readonly accessPoints: AccessPointStore;
+  readonly accounts: AccountStore;
   readonly reports: DeviceReports;
   readonly commands: Commands;
   readonly clock: Clock;
@@ -35,6 +44,9 @@ export class DeviceLink implements DeviceListener {
     const { accessPoints, locks, logger, clock } = this.deps;
     const ap = await accessPoints.get(apId);
     if (!ap) return this.drop(apId, 'pairing from an unregistered access point');
+    // A deleted account's locks were released: its access points bring none back.
+    if ((await this.deps.accounts.findById(ap.accountId))?.deletedAt !== null)
+      return this.drop(apId, 'pairing for a deleted account');
     const known = new Map<string, Lock>();
     for (const entry of announced) {
       const lock = await locks.get(entry.deviceId);

@@ -169,6 +169,7 @@ export class Lockcloud {
     this.devices = new DeviceLink({
       locks: deps.store.locks,
       accessPoints: deps.store.accessPoints,
+      accounts: deps.store.accounts,
       reports: this.reports,
       commands: this.commands,
       clock: deps.clock,

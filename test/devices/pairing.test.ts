@@ -192,4 +192,22 @@ describe('pairing locks to access points (embedded broker)', () => {
     assert.deepEqual(await lockStatus(rig.t, LOCK_B), { locked: false, battery: 44, responsive: true });
     await commandVia(home, LOCK_B, 'lock', { locked: true });
   });
+
+  it('an access point of a deleted account brings no lock back (its locks were released)', async () => {
+    const { store } = rig.t.server.lockcloud.deps;
+    const account = await store.accounts.findByEmail('other@example.com');
+    assert.ok(account);
+    const owned = (await store.locks.listOwnedBy(account.id)).length;
+    const res = await rig.t.request('/_sim/accounts/other@example.com', {
+      method: 'POST',
+      json: { deleted: true },
+    });
+    assert.equal(res.status, 200);
+    const late = 'b0000000-0000-4000-8000-0000000000e3';
+    await other.pair([{ device_id: late, serial: 'SERIALLATE', nickname: 'Late' }]);
+    // No answer says the list was handled; give it time it never needs (a list takes about a millisecond).
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(await store.locks.get(late), undefined);
+    assert.equal((await store.locks.listOwnedBy(account.id)).length, owned);
+  });
 });

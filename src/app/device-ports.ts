@@ -1,0 +1,129 @@
+/**
+ * The ports of the device link: the way to the locks (the gateway and what it tells the cloud), the
+ * registered access points, and the simulated devices the sandbox drives. Re-exported by ports.ts.
+ */
+import type { AccessPoint, AnnouncedLock } from '../domain/access-point.ts';
+import type { LockCommand, LockReport } from '../domain/lock.ts';
+import type { TaskFailure } from '../domain/task.ts';
+
+export interface AccessPointStore {
+  /** `brokerHash`: the secret hashed for an external broker's password file (Mosquitto), if made. */
+  insert(
+    ap: AccessPoint & { readonly secretHash: string; readonly brokerHash?: string | null },
+  ): Promise<void>;
+  /** Every access point's broker hash, for writing an external broker's password file. */
+  brokerHashes(): Promise<{ readonly id: string; readonly brokerHash: string | null }[]>;
+  /** The access point and its secret's hash (for the broker's CONNECT check). */
+  get(id: string): Promise<(AccessPoint & { readonly secretHash: string }) | undefined>;
+  listForAccount(accountId: string): Promise<AccessPoint[]>;
+  list(): Promise<AccessPoint[]>;
+  setOnline(id: string, online: boolean, at: number): Promise<void>;
+  /** Forgets it (its credentials stop working); its locks stay, unpaired. False when there was none. */
+  remove(id: string): Promise<boolean>;
+}
+
+/**
+ * The simulated device world run inside the server, persisted so a restart keeps the simulated locks
+ * as they were. `responsive` is the lock being in its access point's reach; `accessPoint` its being
+ * paired with it.
+ */
+export interface SimDeviceState {
+  readonly deviceId: string;
+  readonly apId: string;
+  readonly serial: string;
+  readonly nickname: string;
+  readonly locked: boolean;
+  readonly battery: number;
+  readonly responsive: boolean;
+  readonly accessPoint: boolean;
+  readonly appOpen: boolean;
+  readonly latencyMs: number;
+  readonly failNext: TaskFailure | null;
+}
+
+/** A simulated access point's credentials, sealed by the SecretBox: it must present its secret. */
+export interface SimAccessPoint {
+  readonly id: string;
+  readonly sealedSecret: string;
+}
+
+export interface SimDeviceStore {
+  list(): Promise<SimDeviceState[]>;
+  save(state: SimDeviceState): Promise<void>;
+  listAccessPoints(): Promise<SimAccessPoint[]>;
+  saveAccessPoint(ap: SimAccessPoint): Promise<void>;
+}
+
+export interface DeviceCommand {
+  readonly taskId: string;
+  readonly deviceId: string;
+  /** Where the command goes; null for a lock no access point ever announced. */
+  readonly accessPointId: string | null;
+  /** The stored status: an unresponsive lock is answered DEVICE_UNREACHABLE at once. */
+  readonly responsive: boolean;
+  readonly command: LockCommand;
+  /** The device need not answer after this instant: the task has timed out by then. */
+  readonly deadline: number;
+}
+
+export type DeviceResult =
+  | { readonly ok: true; readonly report?: LockReport }
+  | { readonly ok: false; readonly error: TaskFailure; readonly report?: LockReport };
+
+/**
+ * What the devices tell the cloud unasked, already checked against the protocol and put in order
+ * (late and duplicate reports are dropped by the gateway). The listener checks ownership.
+ */
+export interface DeviceListener {
+  /** The access point connected or went away (its last will): its locks' reach follows. */
+  accessPointStatus(apId: string, online: boolean): Promise<void>;
+  /** The locks paired with the access point now (the whole list). */
+  pairedLocks(apId: string, locks: readonly AnnouncedLock[]): Promise<void>;
+  /** A lock's state as its access point reports it (a hand turn, a battery reading, reach). */
+  lockReport(apId: string, deviceId: string, report: LockReport): Promise<void>;
+  /** A command's result that no waiting caller claimed (it came after a restart, or to another process). */
+  lateResult(apId: string, taskId: string, deviceId: string, result: DeviceResult): Promise<void>;
+}
+
+/**
+ * The way to the locks. Asynchronous, it can fail and it can never answer: callers bound every
+ * call by the task's deadline.
+ */
+export interface DeviceGateway {
+  execute(command: DeviceCommand): Promise<DeviceResult>;
+  listen(listener: DeviceListener): void;
+  close(): Promise<void>;
+}
+
+/** Changes to the simulated world that the sandbox can make, as the lock, the app or the access point would. */
+export interface SimulatedLockChange {
+  readonly locked?: boolean;
+  readonly battery?: number;
+  readonly responsive?: boolean;
+  readonly accessPoint?: boolean;
+  readonly appOpen?: boolean;
+  readonly latencyMs?: number;
+  readonly failNext?: TaskFailure | null;
+}
+
+/** A simulated lock's state as its simulator tells it (SANDBOX.md's answer to POST /_sim/locks). */
+export type SimulatedLockState = Omit<SimDeviceState, 'apId' | 'serial' | 'nickname'>;
+
+/**
+ * The sandbox's way to simulated devices, wherever they run: the change is relayed to the device
+ * (over the device link) and resolves once the reports it caused have been applied, to the
+ * device's simulated state; DomainError LOCK_NOT_FOUND when no simulated device answers for it.
+ */
+export interface Simulator {
+  change(deviceId: string, apId: string, change: SimulatedLockChange): Promise<SimulatedLockState>;
+  /** The simulated devices run by this server reload their state from the store (sandbox reset). */
+  reload(): Promise<void>;
+}
+
+/**
+ * Hashes a device secret for an external MQTT broker's own password file (Mosquitto's `$7$`), so
+ * `lockcloud admin mqtt-acl` can write that file later without the secret, which is never stored.
+ */
+export interface BrokerPasswordHasher {
+  hash(secret: string): string;
+}
