@@ -68,7 +68,7 @@ async function fixture() {
     integration: true,
     accessPoint: true,
     appOpen: false,
-    accessPointId: null,
+    accessPointId: 'ap-1',
     createdAt: 0,
   });
   let n = 0;
@@ -111,11 +111,13 @@ describe('Commands (use case)', () => {
     await f.cleanup();
   });
 
-  it("hands the device the task id and deadline, and ends the task with the device's answer", async () => {
+  it("hands the device the task id, its access point and deadline, and ends the task with the device's answer", async () => {
     const task = await commands.send('acc', 'dev', 'unlock');
     assert.deepEqual(gateway.calls[0]?.command, {
       taskId: 'task-1',
       deviceId: 'dev',
+      accessPointId: 'ap-1',
+      responsive: true,
       command: 'unlock',
       deadline: task.deadline,
     });
