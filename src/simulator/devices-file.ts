@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { SimDeviceState } from '../app/ports.ts';
-import { seedLockDefaults } from '../app/seed/load.ts';
+import { seedLockDefaults, simDeviceOf } from '../app/seed/load.ts';
 import { parseSeed } from '../app/seed/validate.ts';
 import type { FleetMember } from './fleet.ts';
 
@@ -86,20 +86,7 @@ export function fromSeed(path: string): FleetMember[] {
     const member = apId === undefined ? undefined : members.get(apId);
     // Locks without an access point of the file run in the server's own simulator, not here.
     if (!member || apId === undefined) continue;
-    const lock = seedLockDefaults(entry);
-    member.locks.push({
-      deviceId: lock.device_id,
-      apId,
-      serial: lock.serial,
-      nickname: lock.nickname,
-      locked: lock.locked,
-      battery: lock.battery,
-      responsive: lock.responsive,
-      accessPoint: lock.access_point,
-      appOpen: lock.app_open,
-      latencyMs: lock.latency_ms,
-      failNext: null,
-    });
+    member.locks.push(simDeviceOf(seedLockDefaults(entry), apId));
   }
   return [...members.values()];
 }

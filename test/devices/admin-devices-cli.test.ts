@@ -4,41 +4,13 @@
  * Mosquitto in mosquitto-acl.test.ts.)
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openSqliteStore } from '../../src/adapters/stores/sqlite/open.ts';
 import { sha256Hasher } from '../../src/adapters/system/crypto.ts';
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function cli(args: readonly string[]): Promise<Run> {
-  const env: Record<string, string | undefined> = { ...process.env };
-  delete env.LOCKCLOUD_DATA;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/admin.ts', ...args], {
-    env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  child.stdin.end('');
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { type Run, runAdmin } from '../support/admin-cli.ts';
 
 function ok(run: Run): string {
   assert.equal(run.code, 0, `exit code; stderr: ${run.stderr}`);
@@ -59,12 +31,12 @@ describe('lockcloud admin: access points (a separate process)', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lockcloud-admin-devices-'));
     data = ['--data', dir];
-    ok(await cli(['create-account', 'ann@example.com', '--password', 'ann-password', ...data]));
+    ok(await runAdmin(['create-account', 'ann@example.com', '--password', 'ann-password', ...data]));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('register-ap prints the credentials once; the store keeps only hashes', async () => {
-    const out = ok(await cli(['register-ap', 'Ann@Example.com', '--name', 'Hall', ...data]));
+    const out = ok(await runAdmin(['register-ap', 'Ann@Example.com', '--name', 'Hall', ...data]));
     const id = /id: +(\S+)/.exec(out)?.[1] ?? '';
     const username = /username: +(\S+)/.exec(out)?.[1] ?? '';
     const password = /password: +(\S+)/.exec(out)?.[1] ?? '';
@@ -83,7 +55,7 @@ describe('lockcloud admin: access points (a separate process)', () => {
 
   it('register-ap --json prints only [{id, username, password}]', async () => {
     const rows = JSON.parse(
-      ok(await cli(['register-ap', 'ann@example.com', '--count', '3', '--json', ...data])),
+      ok(await runAdmin(['register-ap', 'ann@example.com', '--count', '3', '--json', ...data])),
     ) as Record<string, string>[];
     assert.equal(rows.length, 3);
     for (const row of rows) {
@@ -93,13 +65,12 @@ describe('lockcloud admin: access points (a separate process)', () => {
   });
 
   it('access-points lists them (as JSON too), never a hash', async () => {
-    const table = ok(await cli(['access-points', ...data]));
+    const table = ok(await runAdmin(['access-points', ...data]));
     assert.match(table, /^ID +ACCOUNT +NAME +ONLINE +LAST SEEN$/m);
     assert.equal(table.trim().split('\n').length, 5);
-    const rows = JSON.parse(ok(await cli(['access-points', 'ann@example.com', '--json', ...data]))) as Record<
-      string,
-      unknown
-    >[];
+    const rows = JSON.parse(
+      ok(await runAdmin(['access-points', 'ann@example.com', '--json', ...data])),
+    ) as Record<string, unknown>[];
     assert.deepEqual(
       rows.map((r) => r.name).sort(), // one batch shares its creation instant: then ordered by id
       ['Access point 1', 'Access point 2', 'Access point 3', 'Hall'],
@@ -116,28 +87,28 @@ describe('lockcloud admin: access points (a separate process)', () => {
   });
 
   it('remove-ap removes one; an unknown id is refused', async () => {
-    const [first] = JSON.parse(ok(await cli(['access-points', '--json', ...data]))) as { id: string }[];
+    const [first] = JSON.parse(ok(await runAdmin(['access-points', '--json', ...data]))) as { id: string }[];
     assert.ok(first);
-    assert.match(ok(await cli(['remove-ap', first.id, ...data])), /removed access point/);
-    refused(await cli(['remove-ap', first.id, ...data]), 1, /no access point has the id/);
+    assert.match(ok(await runAdmin(['remove-ap', first.id, ...data])), /removed access point/);
+    refused(await runAdmin(['remove-ap', first.id, ...data]), 1, /no access point has the id/);
   });
 
   it('refuses a missing account, a bad count, a missing data directory', async () => {
-    refused(await cli(['register-ap', 'nobody@example.com', ...data]), 1, /no account has the e-mail/);
-    refused(await cli(['register-ap', 'ann@example.com', '--count', '0', ...data]), 1, /count/);
+    refused(await runAdmin(['register-ap', 'nobody@example.com', ...data]), 1, /no account has the e-mail/);
+    refused(await runAdmin(['register-ap', 'ann@example.com', '--count', '0', ...data]), 1, /count/);
     refused(
-      await cli(['register-ap', 'ann@example.com', '--count', 'many', ...data]),
+      await runAdmin(['register-ap', 'ann@example.com', '--count', 'many', ...data]),
       2,
       /not a whole number/,
     );
-    refused(await cli(['access-points', '--data', join(dir, 'nope')]), 2, /no data directory/);
+    refused(await runAdmin(['access-points', '--data', join(dir, 'nope')]), 2, /no data directory/);
   });
 
   it('mqtt-acl refuses usage errors before writing anything', async () => {
-    refused(await cli(['mqtt-acl', ...data]), 2, /--out/);
+    refused(await runAdmin(['mqtt-acl', ...data]), 2, /--out/);
     const out = ['--out', join(dir, 'mq')];
-    refused(await cli(['mqtt-acl', ...out, '--prefix', 'no-slash', ...data]), 2, /must end with "\/"/);
-    refused(await cli(['mqtt-acl', ...out, '--prefix', 'a/#/', ...data]), 2, /wildcards/);
-    refused(await cli(['mqtt-acl', ...out, '--cloud-password', 'short', ...data]), 2, /16 printable/);
+    refused(await runAdmin(['mqtt-acl', ...out, '--prefix', 'no-slash', ...data]), 2, /must end with "\/"/);
+    refused(await runAdmin(['mqtt-acl', ...out, '--prefix', 'a/#/', ...data]), 2, /wildcards/);
+    refused(await runAdmin(['mqtt-acl', ...out, '--cloud-password', 'short', ...data]), 2, /16 printable/);
   });
 });

@@ -17,17 +17,12 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type MqttClient } from 'mqtt';
 import { apUsername, Topics } from '../../src/adapters/devices/mqtt/topics.ts';
+import { runAdmin } from '../support/admin-cli.ts';
 
 const MOSQUITTO = '/usr/sbin/mosquitto';
 const LOCK = '0f0f0f0f-0f0f-4f0f-8f0f-0f0f0f0f0f0f';
 /** Long enough for a message the broker would deliver to arrive after its control message. */
 const ABSENCE_WAIT_MS = 150;
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 interface Credentials {
   readonly id: string;
@@ -35,31 +30,8 @@ interface Credentials {
   readonly password: string;
 }
 
-function cli(args: readonly string[]): Promise<Run> {
-  const env: Record<string, string | undefined> = { ...process.env };
-  delete env.LOCKCLOUD_DATA;
-  delete env.LOCKCLOUD_MQTT_PREFIX;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/admin.ts', ...args], {
-    env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  child.stdin.end('');
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 async function ok(args: readonly string[]): Promise<string> {
-  const run = await cli(args);
+  const run = await runAdmin(args);
   assert.equal(run.code, 0, `lockcloud admin ${args.join(' ')}: ${run.stderr}`);
   return run.stdout;
 }

@@ -58,6 +58,23 @@ export function seedLockDefaults(lock: SeedLock): Required<Omit<SeedLock, 'owner
   };
 }
 
+/** The simulated device a seed lock describes, run by the access point `apId`. */
+export function simDeviceOf(lock: ReturnType<typeof seedLockDefaults>, apId: string): SimDeviceState {
+  return {
+    deviceId: lock.device_id,
+    apId,
+    serial: lock.serial,
+    nickname: lock.nickname,
+    locked: lock.locked,
+    battery: lock.battery,
+    responsive: lock.responsive,
+    accessPoint: lock.access_point,
+    appOpen: lock.app_open,
+    latencyMs: lock.latency_ms,
+    failNext: null,
+  };
+}
+
 /** Loads a validated seed into an empty store and the simulator; see SANDBOX.md for the defaults. */
 export async function loadSeed(seed: Seed, deps: SeedDeps): Promise<void> {
   const { store, secrets, now } = deps;
@@ -114,20 +131,7 @@ export async function loadSeed(seed: Seed, deps: SeedDeps): Promise<void> {
     };
     await store.locks.insert(stored);
     for (const email of lock.shared_with) await store.locks.share(lock.device_id, accountId(email));
-    const device: SimDeviceState = {
-      deviceId: lock.device_id,
-      apId,
-      serial: lock.serial,
-      nickname: lock.nickname,
-      locked: lock.locked,
-      battery: lock.battery,
-      responsive: lock.responsive,
-      accessPoint: lock.access_point,
-      appOpen: lock.app_open,
-      latencyMs: lock.latency_ms,
-      failNext: null,
-    };
-    await store.simDevices.save(device);
+    await store.simDevices.save(simDeviceOf(lock, apId));
   }
   for (const hook of seed.webhooks ?? []) {
     const id = accountId(hook.account);
