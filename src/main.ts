@@ -8,6 +8,7 @@ import pino, { type Logger } from 'pino';
 import { mosquittoPasswordHasher } from './adapters/devices/mqtt/mosquitto-password.ts';
 import { memoryMailer } from './adapters/mail/memory-mailer.ts';
 import { bothMailers, smtpMailer } from './adapters/mail/smtp-mailer.ts';
+import { PrometheusMetrics } from './adapters/metrics/prometheus.ts';
 import { MemoryRateLimitStore } from './adapters/rate-limit/memory.ts';
 import { RedisRateLimitStore } from './adapters/rate-limit/redis.ts';
 import { AdjustableClock } from './adapters/system/clock.ts';
@@ -29,6 +30,7 @@ import type { Config } from './config/config.ts';
 import type { RateLimitSettings } from './domain/rate-limit.ts';
 import { buildHttp } from './http/server.ts';
 import { type DeviceLinkParts, openDeviceLink } from './open-device-link.ts';
+import { drainHttp, readinessChecks } from './open-ops.ts';
 import { openStore } from './open-store.ts';
 
 export const VERSION = '0.1.0';
@@ -46,8 +48,11 @@ export interface LockcloudServer {
   readonly report: StartReport;
   readonly devices: DeviceLinkParts;
   readonly logger: Logger;
+  /** This server's metrics (each server its own registry). */
+  readonly metrics: PrometheusMetrics;
   /** Listens on the configured host and port (0: any free port); resolves to the base URL. */
   listen(): Promise<string>;
+  /** Drains HTTP (up to --shutdown-grace-ms), then stops the application and the device link. */
   close(): Promise<void>;
 }
 
@@ -139,6 +144,8 @@ export async function createServer(
     await store.close();
     throw new StartupError(`cannot start the device link: ${(error as Error).message}`);
   }
+  const metrics = new PrometheusMetrics({ connectedAccessPoints: () => store.accessPoints.countOnline() });
+  const rateLimits = openRateLimitStore(config);
   const lockcloud = new Lockcloud({
     store,
     gateway: devices.gateway,
@@ -154,13 +161,14 @@ export async function createServer(
     codeHasher: hmacCodeHasher(serverKey),
     logger,
     policy: { commandTimeoutMs: config.commandTimeoutMs, lowBatteryThreshold: config.lowBatteryThreshold },
-    rateLimits: openRateLimitStore(config),
+    rateLimits,
     rateLimitSettings,
     secretBox,
     brokerPasswords: mosquittoPasswordHasher(),
     webhookSigner: standardWebhooksSigner,
     webhookTransport: httpTransport(addressPolicy({ allowLoopback: sandbox, allow: config.webhookAllow })),
     webhookLimits: { ...DEFAULT_DISPATCH_LIMITS, timeoutMs: config.webhookTimeoutMs },
+    metrics,
   });
 
   const report = await lockcloud.start({ seed, demo: sandbox, sandbox, refuseDemoData: !sandbox });
@@ -188,6 +196,7 @@ export async function createServer(
     sandbox,
     version: VERSION,
     trustProxy: config.trustProxy,
+    ops: { checks: readinessChecks(store, devices.gateway, rateLimits), metrics },
   });
   return {
     lockcloud,
@@ -196,6 +205,7 @@ export async function createServer(
     report,
     devices,
     logger,
+    metrics,
     async listen() {
       await http.listen({ port: config.port, host: config.host });
       const address = http.server.address();
@@ -204,7 +214,7 @@ export async function createServer(
       return `http://${host}:${port}`;
     },
     async close() {
-      await http.close();
+      await drainHttp(http, config.shutdownGraceMs, logger);
       // The cloud side first: the simulated devices switching off with the server must not end the
       // tasks they were carrying (those end TIMEOUT at the next start) nor mark their locks unreachable.
       await lockcloud.stop();

@@ -9,6 +9,7 @@ import {
 } from '../domain/task.ts';
 import type { DeviceReports } from './device-reports.ts';
 import type { LockQueries } from './locks.ts';
+import { NO_METRICS } from './ops-ports.ts';
 import type {
   Cancel,
   Clock,
@@ -16,6 +17,7 @@ import type {
   DeviceResult,
   EventBus,
   Logger,
+  Metrics,
   RandomSource,
   TaskStore,
 } from './ports.ts';
@@ -35,6 +37,8 @@ export interface CommandDeps {
   readonly events: EventBus;
   readonly logger: Logger;
   readonly policy: CommandPolicy;
+  /** Counts each task this process ends; none by default. */
+  readonly metrics?: Metrics;
 }
 
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
@@ -127,7 +131,10 @@ export class Commands {
    */
   async recover(): Promise<number> {
     const ended = await this.deps.tasks.terminateAllProcessing(this.deps.clock.now(), 'TIMEOUT');
-    for (const task of ended) this.deps.events.taskEnded(task);
+    for (const task of ended) {
+      this.countEnded(task);
+      this.deps.events.taskEnded(task);
+    }
     return ended.length;
   }
 
@@ -195,8 +202,21 @@ export class Commands {
     const ended = await this.deps.tasks.terminate(taskId, outcome, this.deps.clock.now());
     this.deadlines.get(taskId)?.();
     this.deadlines.delete(taskId);
-    if (ended) this.deps.events.taskEnded(ended);
+    if (ended) {
+      this.countEnded(ended);
+      this.deps.events.taskEnded(ended);
+    }
     return ended;
+  }
+
+  /** Only for a task the store says this call ended: each task counts once, in one process. */
+  private countEnded(task: Task): void {
+    if (task.status !== 'terminated') return;
+    const { outcome } = task;
+    (this.deps.metrics ?? NO_METRICS).commandEnded(
+      task.command,
+      outcome.successful ? 'success' : outcome.error,
+    );
   }
 
   private async reread(taskId: string): Promise<Task> {

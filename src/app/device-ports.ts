@@ -18,6 +18,8 @@ export interface AccessPointStore {
   listForAccount(accountId: string): Promise<AccessPoint[]>;
   list(): Promise<AccessPoint[]>;
   setOnline(id: string, online: boolean, at: number): Promise<void>;
+  /** How many access points are connected now (the metrics' gauge, read at each scrape). */
+  countOnline(): Promise<number>;
   /** Forgets it (its credentials stop working); its locks stay, unpaired. False when there was none. */
   remove(id: string): Promise<boolean>;
 }

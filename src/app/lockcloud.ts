@@ -19,6 +19,7 @@ import type {
   Logger,
   Mailbox,
   Mailer,
+  Metrics,
   PasswordHasher,
   RandomSource,
   RateLimitStore,
@@ -64,6 +65,8 @@ export interface LockcloudDeps {
   readonly mailer: Mailer;
   readonly codeHasher: CodeHasher;
   readonly accountLimits?: AccountLimits;
+  /** Commands and webhook attempts counted for the operator; none by default. */
+  readonly metrics?: Metrics;
 }
 
 export interface StartOptions {
@@ -138,6 +141,7 @@ export class Lockcloud {
       random: deps.random,
       logger: deps.logger,
       limits: deps.webhookLimits ?? DEFAULT_DISPATCH_LIMITS,
+      metrics: deps.metrics,
     });
     this.webhooks = new WebhookSettings({ ...secretDeps, store: deps.store, dispatcher: this.dispatcher });
     this.locks = new LockQueries(deps.store.locks);
@@ -165,6 +169,7 @@ export class Lockcloud {
       events: deps.events,
       logger: deps.logger,
       policy: deps.policy,
+      metrics: deps.metrics,
     });
     this.devices = new DeviceLink({
       locks: deps.store.locks,

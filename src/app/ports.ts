@@ -14,6 +14,7 @@ import type { WebhookMethod } from '../domain/webhook.ts';
 import type { AccessPointStore, SimDeviceStore } from './device-ports.ts';
 
 export type * from './device-ports.ts';
+export type * from './ops-ports.ts';
 export type { WebhookMethod };
 
 export type Cancel = () => void;
@@ -340,6 +341,8 @@ export interface Store {
   isEmpty(): Promise<boolean>;
   snapshot(): Promise<StoreSnapshot>;
   restore(snapshot: StoreSnapshot): Promise<void>;
+  /** A trivial query (readiness): resolves when the database answers. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

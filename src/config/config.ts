@@ -40,6 +40,8 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   /** The From address of that mail. */
   readonly mailFrom: string;
+  /** At shutdown, how long requests in flight may take to finish before their connections are cut. */
+  readonly shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -78,6 +80,7 @@ export const SETTINGS = {
     env: 'LOCKCLOUD_MAIL_FROM',
     default: 'lockcloud <no-reply@lockcloud.invalid>',
   },
+  shutdownGraceMs: { flag: '--shutdown-grace-ms', env: 'LOCKCLOUD_SHUTDOWN_GRACE_MS', default: '20000' },
 } as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -130,6 +133,7 @@ export function loadConfig(
         'no-simulator': { type: 'boolean' },
         'smtp-url': { type: 'string' },
         'mail-from': { type: 'string' },
+        'shutdown-grace-ms': { type: 'string' },
       },
     }).values;
   } catch (error) {
@@ -267,6 +271,13 @@ export function loadConfig(
     simulator,
     smtpUrl,
     mailFrom,
+    shutdownGraceMs: integer(
+      problems,
+      'shutdownGraceMs',
+      pick('shutdown-grace-ms', 'shutdownGraceMs') ?? '',
+      0,
+      600_000,
+    ),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

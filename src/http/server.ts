@@ -6,6 +6,7 @@ import { clientErrorHandler, frameworkErrorHandler } from './edge-errors.ts';
 import { extPlugin } from './ext/plugin.ts';
 import { requestFault } from './fastify-errors.ts';
 import { registerOpenApi, registerOpenApiJson } from './openapi.ts';
+import { type OpsOptions, registerOps } from './ops.ts';
 import { requestIdFrom } from './request-id.ts';
 import { RequestLog } from './request-log.ts';
 import { sandboxPlugin } from './sandbox/plugin.ts';
@@ -23,6 +24,8 @@ export interface HttpOptions {
   readonly version: string;
   /** Proxies whose X-Forwarded-For names the client; otherwise the client is the socket's peer. */
   readonly trustProxy: readonly string[];
+  /** /healthz, /readyz, /metrics; readiness checks nothing and /metrics answers 404 by default. */
+  readonly ops?: OpsOptions;
 }
 
 /** Builds the HTTP application over the use cases. It does not listen: the caller decides where. */
@@ -40,7 +43,10 @@ export async function buildHttp(options: HttpOptions): Promise<FastifyInstance> 
     frameworkErrors: frameworkErrorHandler(options.sandbox),
     clientErrorHandler: clientErrorHandler(options.sandbox, options.logger),
     logController: new RequestLog(),
-    return503OnClosing: true,
+    // While closing, requests on connections still open get ops.ts's 503, with an X-Request-Id;
+    // idle keep-alive connections are closed so only requests in flight hold up the close.
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
     // Wrong types are errors, not coerced; unknown fields are kept so the schema can refuse them.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -49,6 +55,7 @@ export async function buildHttp(options: HttpOptions): Promise<FastifyInstance> 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerOps(app, options.ops ?? { checks: [] });
 
   await registerOpenApi(app, options.version);
   registerOpenApiJson(app);

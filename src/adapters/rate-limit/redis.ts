@@ -73,6 +73,14 @@ export class RedisRateLimitStore implements RateLimitStore {
     } while (cursor !== '0');
   }
 
+  /** Readiness: resolves when Redis answers a PING. */
+  async ping(): Promise<void> {
+    // While the connection is down ioredis queues commands until it reconnects: a probe must not
+    // wait for that, it must say so at once.
+    if (this.redis.status !== 'ready') throw new Error(`connection ${this.redis.status}`);
+    await this.redis.ping();
+  }
+
   async close(): Promise<void> {
     await this.redis.quit();
   }

@@ -6,12 +6,14 @@ import {
   stateName,
   substitute,
 } from '../../domain/webhook.ts';
+import { NO_METRICS } from '../ops-ports.ts';
 import type {
   Cancel,
   Delivery,
   EventBus,
   LockStateChanged,
   Logger,
+  Metrics,
   RandomSource,
   Store,
   WebhookConfig,
@@ -38,6 +40,8 @@ export interface DispatcherDeps extends SecretDeps {
   readonly random: RandomSource;
   readonly logger: Logger;
   readonly limits: DispatcherLimits;
+  /** Counts each attempt's outcome; none by default. */
+  readonly metrics?: Metrics;
 }
 
 const hostOf = (url: string): string => {
@@ -216,6 +220,7 @@ export class WebhookDispatcher {
   /** One attempt; never rejects. */
   private async attempt(delivery: Delivery): Promise<void> {
     const { clock, transport, signer, store, limits, logger } = this.deps;
+    const metrics = this.deps.metrics ?? NO_METRICS;
     const attempts = delivery.attempts + 1;
     const { signal } = this.shutdown;
     try {
@@ -251,6 +256,7 @@ export class WebhookDispatcher {
           error: 'interrupted by a shutdown; not sent again',
           latencyMs: result.latencyMs,
         });
+        metrics.webhookAttempted('interrupted');
         return;
       }
       const status = result.ok ? result.status : undefined;
@@ -268,8 +274,10 @@ export class WebhookDispatcher {
         error: result.ok ? (succeeded ? null : `HTTP ${result.status}`) : result.error,
         latencyMs: result.latencyMs,
       });
+      metrics.webhookAttempted(succeeded ? 'delivered' : delay !== undefined ? 'retry_scheduled' : 'failed');
     } catch (error) {
       logger.error({ err: error, delivery: delivery.id }, 'webhook delivery failed');
+      metrics.webhookAttempted('failed');
       await store.deliveries
         .record(delivery.id, {
           status: 'failed',

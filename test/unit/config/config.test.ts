@@ -26,6 +26,7 @@ const DEFAULTS: Config = {
   simulator: true,
   smtpUrl: undefined,
   mailFrom: 'lockcloud <no-reply@lockcloud.invalid>',
+  shutdownGraceMs: 20_000,
 };
 
 /** The problems loadConfig reports; fails if it accepts the input. */
@@ -73,6 +74,7 @@ describe('loadConfig', () => {
         LOCKCLOUD_MQTT_PORT: '2883',
         LOCKCLOUD_MQTT_PREFIX: 'site-1/',
         LOCKCLOUD_SIMULATOR: 'off',
+        LOCKCLOUD_SHUTDOWN_GRACE_MS: '5000',
       },
       [],
     );
@@ -102,6 +104,7 @@ describe('loadConfig', () => {
         mqttPort: 2883,
         mqttPrefix: 'site-1/',
         simulator: false,
+        shutdownGraceMs: 5000,
       },
     );
   });
@@ -133,6 +136,8 @@ describe('loadConfig', () => {
       '--mqtt-prefix',
       't/',
       '--no-simulator',
+      '--shutdown-grace-ms',
+      '0',
     ]);
     assert.deepEqual(
       { ...config },
@@ -160,6 +165,7 @@ describe('loadConfig', () => {
         mqttPort: 0,
         mqttPrefix: 't/',
         simulator: false,
+        shutdownGraceMs: 0,
       },
     );
   });
@@ -225,6 +231,7 @@ describe('loadConfig', () => {
         mqttPort: 1884,
         mqttPrefix: 'flag/',
         simulator: true,
+        shutdownGraceMs: 20_000,
       },
     );
   });
@@ -325,6 +332,8 @@ describe('loadConfig', () => {
     assert.ok(
       problems({}, ['--command-timeout-ms', '600001']).some((p) => p.startsWith('commandTimeoutMs:')),
     );
+    assert.equal(loadConfig({}, ['--shutdown-grace-ms', '600000']).shutdownGraceMs, 600_000);
+    assert.ok(problems({ LOCKCLOUD_SHUTDOWN_GRACE_MS: '-1' }).some((p) => p.startsWith('shutdownGraceMs:')));
   });
 
   it('refuses --sandbox with --production', () => {

@@ -78,6 +78,15 @@ export class SqlAccessPointStore implements AccessPointStore {
       .execute();
   }
 
+  async countOnline(): Promise<number> {
+    const row = await this.db
+      .selectFrom('access_points')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('online', '=', 1)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   async remove(id: string): Promise<boolean> {
     const result = await this.db.deleteFrom('access_points').where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Store, StoreSnapshot } from '../../../app/ports.ts';
 import { SqlAccessPointStore } from './access-points.ts';
 import { SqlAccountStore } from './accounts.ts';
@@ -87,6 +87,10 @@ export class SqlStore implements Store {
             .execute();
       }
     });
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
   }
 
   close(): Promise<void> {

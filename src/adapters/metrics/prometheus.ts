@@ -1,0 +1,101 @@
+/**
+ * The Metrics port and the HTTP request metrics over prom-client, exposed in Prometheus's text
+ * format at /metrics. Every server instance has a registry of its own (tests run many servers in
+ * one process); the process metrics (CPU, memory, event loop, GC) are the process's, collected once
+ * per process into a registry of their own and appended to every scrape.
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { CommandOutcome, Metrics, WebhookAttemptOutcome } from '../../app/ports.ts';
+import { LOCK_COMMANDS, type LockCommand } from '../../domain/lock.ts';
+import { TASK_FAILURES } from '../../domain/task.ts';
+
+/** Seconds; up to 30 since v1 control waits for its command (15 s by default) before answering. */
+const WEBHOOK_OUTCOMES: readonly WebhookAttemptOutcome[] = [
+  'delivered',
+  'retry_scheduled',
+  'failed',
+  'interrupted',
+];
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30];
+
+let processRegistry: Registry | undefined;
+
+/**
+ * Lazily, once: collectDefaultMetrics starts an event-loop monitor and a GC observer that are
+ * never stopped, so one per server would pile up in a test run.
+ */
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+export interface PrometheusMetricsOptions {
+  /** Read at every scrape: access points connected now (the store's view, shared by all processes). */
+  readonly connectedAccessPoints: () => Promise<number>;
+}
+
+export class PrometheusMetrics implements Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Histogram<'method' | 'route' | 'status_code'>;
+  private readonly commands: Counter<'command' | 'outcome'>;
+  private readonly webhooks: Counter<'outcome'>;
+
+  constructor(options: PrometheusMetricsOptions) {
+    const registers = [this.registry];
+    this.requests = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP requests by method, route pattern and status code, and how long they took',
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.commands = new Counter({
+      name: 'lockcloud_commands_total',
+      help: 'Lock commands ended by this process, by command and outcome (success or the task error)',
+      labelNames: ['command', 'outcome'],
+      registers,
+    });
+    this.webhooks = new Counter({
+      name: 'lockcloud_webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome (delivered, retry_scheduled, failed, interrupted)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    // Every known series from 0, so rate() and alerts see the first one happen.
+    for (const command of LOCK_COMMANDS)
+      for (const outcome of ['success' as const, ...TASK_FAILURES])
+        this.commands.inc({ command, outcome }, 0);
+    for (const outcome of WEBHOOK_OUTCOMES) this.webhooks.inc({ outcome }, 0);
+    new Gauge({
+      name: 'lockcloud_access_points_connected',
+      help: 'Access points connected to the broker now (the same in every process of one database)',
+      registers,
+      async collect() {
+        // The store unreachable must not fail the whole scrape: readiness reports it.
+        const connected = await options.connectedAccessPoints().catch(() => undefined);
+        if (connected !== undefined) this.set(connected);
+      },
+    });
+  }
+
+  commandEnded(command: LockCommand, outcome: CommandOutcome): void {
+    this.commands.inc({ command, outcome });
+  }
+
+  webhookAttempted(outcome: WebhookAttemptOutcome): void {
+    this.webhooks.inc({ outcome });
+  }
+
+  observeRequest(method: string, route: string, statusCode: number, seconds: number): void {
+    this.requests.observe({ method, route, status_code: String(statusCode) }, seconds);
+  }
+
+  async scrape(): Promise<{ readonly contentType: string; readonly body: string }> {
+    const [own, process] = await Promise.all([this.registry.metrics(), processMetrics().metrics()]);
+    return { contentType: this.registry.contentType, body: `${own}\n${process}` };
+  }
+}
