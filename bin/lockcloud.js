@@ -10,6 +10,7 @@ const commands = {
   admin: '../src/bin/admin.ts',
   locks: '../src/bin/locks.ts',
   sim: '../src/bin/sim.ts',
+  migrate: '../src/bin/migrate.ts',
 };
 if (!(command in commands)) {
   process.stderr.write(

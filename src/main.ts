@@ -124,7 +124,10 @@ export async function createServer(
   const rateLimitSettings =
     config.rateLimitsFile === undefined ? undefined : readRateLimitsFile(config.rateLimitsFile);
 
-  const store = await openStore(config);
+  // An unreachable database or a failed migration: a one-line reason and exit 2, not a stack trace.
+  const store = await openStore(config).catch((error: unknown) => {
+    throw new StartupError(`cannot open the store: ${(error as Error).message}`, { cause: error });
+  });
   const clock = new AdjustableClock();
   const mailbox = new MemoryMailbox();
   const mail = openMailer(config, mailbox, clock, logger);

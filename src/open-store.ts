@@ -2,11 +2,33 @@
  * Part of the composition root: which store backend the configuration names. Kept apart from
  * main.ts so the admin CLI opens the store without loading the HTTP stack.
  */
-import { openSqliteStore } from './adapters/stores/sqlite/open.ts';
+import { migratePostgres, openPostgresStore } from './adapters/stores/postgres/open.ts';
+import { migrateSqlite, openSqliteStore } from './adapters/stores/sqlite/open.ts';
 import type { Store } from './app/ports.ts';
 import type { Config } from './config/config.ts';
 
-/** Today the embedded SQLite file; PostgreSQL joins here. */
-export function openStore(config: Pick<Config, 'dataDir'>): Promise<Store> {
+export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize'>;
+
+/** PostgreSQL when DATABASE_URL names one, else the embedded SQLite file in the data directory. */
+export function openStore(config: StoreConfig): Promise<Store> {
+  if (config.databaseUrl !== undefined)
+    return openPostgresStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   return openSqliteStore(config.dataDir);
+}
+
+/** Brings the configured store's schema to the latest version; the names of the migrations applied. */
+export function migrateStore(config: StoreConfig): Promise<string[]> {
+  if (config.databaseUrl !== undefined) return migratePostgres(config.databaseUrl);
+  return migrateSqlite(config.dataDir);
+}
+
+/** Where the configured store is, for messages: never a password. */
+export function describeStore(config: StoreConfig): string {
+  if (config.databaseUrl === undefined) return `SQLite in ${config.dataDir}`;
+  try {
+    const url = new URL(config.databaseUrl);
+    return `PostgreSQL ${url.host}${url.pathname}`;
+  } catch {
+    return 'PostgreSQL';
+  }
 }

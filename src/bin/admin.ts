@@ -47,7 +47,10 @@ async function withAdmin<T>(
   // The server's own configuration, so --data and LOCKCLOUD_DATA mean here what they mean there.
   const config = loadConfig(process.env, data === undefined ? [] : ['--data', data]);
   // openStore would create a missing directory: a mistyped path must not become an empty database.
-  if (!isDirectory(config.dataDir))
+  // On PostgreSQL the directory holds only the server key, read when there is no LOCKCLOUD_SECRET_KEY.
+  const needsDirectory =
+    config.databaseUrl === undefined || (options.serverKey === true && config.secretKey === undefined);
+  if (needsDirectory && !isDirectory(config.dataDir))
     throw new UsageError(`no data directory at ${config.dataDir} (pass --data DIR or set LOCKCLOUD_DATA)`);
   const webhookSecrets =
     options.serverKey === true

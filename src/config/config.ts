@@ -8,6 +8,10 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly dataDir: string;
+  /** A PostgreSQL database (postgres:// or postgresql://) for the store; undefined: SQLite in dataDir. */
+  readonly databaseUrl: string | undefined;
+  /** Connections to that database each process keeps at most. */
+  readonly databasePoolSize: number;
   readonly seedFile: string | undefined;
   readonly mode: Mode;
   readonly rateLimit: boolean;
@@ -56,6 +60,8 @@ export const SETTINGS = {
   port: { flag: '--port', env: 'LOCKCLOUD_PORT', default: '8080' },
   host: { flag: '--host', env: 'LOCKCLOUD_HOST', default: '127.0.0.1' },
   dataDir: { flag: '--data', env: 'LOCKCLOUD_DATA', default: './data' },
+  databaseUrl: { flag: '--database-url', env: 'DATABASE_URL', default: undefined },
+  databasePoolSize: { flag: '--database-pool-size', env: 'LOCKCLOUD_DATABASE_POOL_SIZE', default: '10' },
   seedFile: { flag: '--seed', env: 'LOCKCLOUD_SEED', default: undefined },
   mode: { flag: '--sandbox | --production', env: 'LOCKCLOUD_MODE', default: 'sandbox' },
   rateLimit: { flag: '--no-rate-limit', env: 'LOCKCLOUD_RATE_LIMIT', default: 'on' },
@@ -82,6 +88,10 @@ export const SETTINGS = {
   },
   shutdownGraceMs: { flag: '--shutdown-grace-ms', env: 'LOCKCLOUD_SHUTDOWN_GRACE_MS', default: '20000' },
 } as const;
+
+/** A URL's user and password give way to ***: it tells where it points, not how it logs in. */
+const redact = (url: string): string =>
+  url.replace(/\/\/[^@/]*@/, '//***@').replace(/([?&]password=)[^&]*/gi, '$1***');
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -113,6 +123,8 @@ export function loadConfig(
         port: { type: 'string' },
         host: { type: 'string' },
         data: { type: 'string' },
+        'database-url': { type: 'string' },
+        'database-pool-size': { type: 'string' },
         seed: { type: 'string' },
         sandbox: { type: 'boolean' },
         production: { type: 'boolean' },
@@ -172,6 +184,9 @@ export function loadConfig(
   if (host.trim() === '') problems.push('host: must not be empty');
   const dataDir = pick('data', 'dataDir') ?? '';
   if (dataDir.trim() === '') problems.push('dataDir: must not be empty');
+  const databaseUrl = pick('database-url', 'databaseUrl');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\/[^/]/.test(databaseUrl))
+    problems.push(`databaseUrl: "${redact(databaseUrl)}" is not a postgres:// or postgresql:// URL`);
 
   const redisUrl = pick('redis-url', 'redisUrl');
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
@@ -233,6 +248,14 @@ export function loadConfig(
     port: integer(problems, 'port', pick('port', 'port') ?? '', 0, 65535),
     host,
     dataDir,
+    databaseUrl,
+    databasePoolSize: integer(
+      problems,
+      'databasePoolSize',
+      pick('database-pool-size', 'databasePoolSize') ?? '',
+      1,
+      1000,
+    ),
     seedFile: pick('seed', 'seedFile'),
     mode,
     rateLimit,
@@ -286,12 +309,14 @@ export function loadConfig(
 /** What the server prints at start: every setting, no secrets (none of these is one). */
 export function describeConfig(config: Config): Record<string, unknown> {
   // A Redis URL may carry a password: show where it points, not how it logs in.
+  const databaseUrl = config.databaseUrl === undefined ? null : redact(config.databaseUrl);
   const redisUrl = config.redisUrl?.replace(/\/\/[^@/]*@/, '//***@') ?? null;
   const smtpUrl = config.smtpUrl?.replace(/\/\/[^@/]*@/, '//***@') ?? null;
   const mqttUrl = config.mqttUrl?.replace(/\/\/[^@/]*@/, '//***@') ?? null;
   return {
     ...config,
     seedFile: config.seedFile ?? null,
+    databaseUrl,
     redisUrl,
     smtpUrl,
     mqttUrl,

@@ -278,5 +278,35 @@ export function storeContract(backend: string, factory: StoreFactory): void {
       await store.restore({});
       assert.equal(await store.isEmpty(), true);
     });
+
+    it('restores a snapshot larger than one statement can bind (32,766 values on SQLite)', async () => {
+      await store.deliveries.insert({
+        id: 'd-0',
+        accountId: 'acc-1',
+        deviceId: 'dev-a',
+        event: 'lock.state_changed',
+        url: 'http://a.example/1',
+        host: 'a.example',
+        method: 'POST',
+        body: '{"locked":true}',
+        locked: true,
+        retries: false,
+        seq: 0,
+        createdAt: 1_767_225_600_000,
+        status: 'delivered',
+        attempts: 1,
+        nextAttemptAt: null,
+        lastAttemptAt: 1_767_225_600_500,
+        responseStatus: 200,
+        error: null,
+        latencyMs: 12,
+      });
+      const snapshot = await store.snapshot();
+      const [row] = snapshot.webhook_deliveries ?? [];
+      const rows = Array.from({ length: 2_000 }, (_, i) => ({ ...row, id: `d-${i}`, seq: i }));
+      await store.restore({ ...snapshot, webhook_deliveries: rows });
+      assert.equal((await store.deliveries.listForAccount('acc-1', 5_000)).length, 2_000);
+      assert.deepEqual((await store.snapshot()).webhook_deliveries, rows);
+    });
   });
 }

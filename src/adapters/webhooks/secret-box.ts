@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SecretBox } from '../../app/ports.ts';
 
@@ -44,6 +44,8 @@ export function loadServerKey(given: string | undefined, dataDir: string): Buffe
   const path = join(dataDir, SERVER_KEY_FILE);
   if (existsSync(path)) return Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
   const key = randomBytes(KEY_BYTES);
+  // On PostgreSQL nothing else makes the data directory: the key file may be its first content.
+  mkdirSync(dataDir, { recursive: true });
   writeFileSync(path, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(path, 0o600);
   return key;

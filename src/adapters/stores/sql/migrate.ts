@@ -7,7 +7,8 @@ export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error !== undefined) {
-    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message}`, {
+    const name = failed === undefined ? '' : ` ${failed.migrationName}`;
+    throw new Error(`database migration${name} failed: ${(error as Error).message}`, {
       cause: error,
     });
   }

@@ -14,6 +14,8 @@ import { SqlTaskStore } from './tasks.ts';
 import { SqlTokenStore } from './tokens.ts';
 import { SqlWebhookStore } from './webhooks.ts';
 
+const MAX_VALUES = 30_000;
+
 /** The store over any Kysely dialect; backends differ only in how they open the connection. */
 export class SqlStore implements Store {
   readonly accounts: SqlAccountStore;
@@ -79,12 +81,15 @@ export class SqlStore implements Store {
       for (const table of [...DATA_TABLES].reverse()) await trx.deleteFrom(table).execute();
       for (const table of DATA_TABLES) {
         const rows = snapshot[table] ?? [];
-        // Rows come from our own snapshot of the same tables, so their shape is the table's.
-        if (rows.length > 0)
+        // A statement binds at most 32,766 values on SQLite and 65,535 on PostgreSQL: a few rows at a time.
+        const perStatement = Math.max(1, Math.floor(MAX_VALUES / Object.keys(rows[0] ?? {}).length));
+        for (let i = 0; i < rows.length; i += perStatement) {
+          // Rows come from our own snapshot of the same tables, so their shape is the table's.
           await trx
             .insertInto(table)
-            .values(rows as never)
+            .values(rows.slice(i, i + perStatement) as never)
             .execute();
+        }
       }
     });
   }

@@ -36,13 +36,27 @@ export const SQLITE_FILE_NAME = 'lockcloud.sqlite';
  * operating-system crash or power loss can take the last transactions.
  */
 export async function openSqliteStore(dataDir: string): Promise<SqlStore> {
+  const db = sqliteKysely(dataDir);
+  await migrateToLatest(db as unknown as Kysely<unknown>);
+  return new SqlStore(db);
+}
+
+/** Brings the file in `dataDir` (made if missing) to the latest schema; the migrations applied. */
+export async function migrateSqlite(dataDir: string): Promise<string[]> {
+  const db = sqliteKysely(dataDir);
+  try {
+    return await migrateToLatest(db as unknown as Kysely<unknown>);
+  } finally {
+    await db.destroy();
+  }
+}
+
+function sqliteKysely(dataDir: string): Kysely<Database> {
   mkdirSync(dataDir, { recursive: true });
   const raw = new BetterSqlite3(join(dataDir, SQLITE_FILE_NAME));
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
-  await migrateToLatest(db as unknown as Kysely<unknown>);
-  return new SqlStore(db);
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
 }
