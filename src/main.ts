@@ -16,6 +16,7 @@ import { hmacCodeHasher } from './adapters/system/code-hasher.ts';
 import { cryptoRandom, scryptHasher, sha256Hasher } from './adapters/system/crypto.ts';
 import { LocalEventBus } from './adapters/system/event-bus.ts';
 import { MemoryMailbox } from './adapters/system/mailbox.ts';
+import { RedisEventBus } from './adapters/system/redis-event-bus.ts';
 import { addressPolicy } from './adapters/webhooks/address-policy.ts';
 import { httpTransport } from './adapters/webhooks/http-transport.ts';
 import { aesGcmBox, loadServerKey } from './adapters/webhooks/secret-box.ts';
@@ -87,6 +88,26 @@ function openRateLimitStore(config: Config): RateLimitStore | undefined {
 }
 
 /**
+ * One process alone keeps its events in memory; with Redis, task ends and state changes reach every
+ * process (a v1 control waiting on A for a device whose answer came to B).
+ */
+async function openEventBus(
+  config: Config,
+  logger: PortLogger,
+): Promise<{ events: LocalEventBus | RedisEventBus; close: () => Promise<void> }> {
+  if (config.redisUrl === undefined) {
+    const events = new LocalEventBus((error) => logger.error({ err: error }, 'event listener failed'));
+    return { events, close: async () => undefined };
+  }
+  try {
+    const events = await RedisEventBus.connect(config.redisUrl, config.redisPrefix, logger);
+    return { events, close: () => events.close() };
+  } catch (error) {
+    throw new StartupError(`cannot reach Redis for the event bus: ${(error as Error).message}`);
+  }
+}
+
+/**
  * The dashboard's mail: SMTP when SMTP_URL is set (and, in the sandbox, a copy in the mailbox for
  * /_sim/mailbox); otherwise stored in the mailbox and logged.
  */
@@ -128,6 +149,13 @@ export async function createServer(
   const store = await openStore(config).catch((error: unknown) => {
     throw new StartupError(`cannot open the store: ${(error as Error).message}`, { cause: error });
   });
+  let bus: Awaited<ReturnType<typeof openEventBus>>;
+  try {
+    bus = await openEventBus(config, logger);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const clock = new AdjustableClock();
   const mailbox = new MemoryMailbox();
   const mail = openMailer(config, mailbox, clock, logger);
@@ -145,6 +173,7 @@ export async function createServer(
     });
   } catch (error) {
     await store.close();
+    await bus.close();
     throw new StartupError(`cannot start the device link: ${(error as Error).message}`);
   }
   const metrics = new PrometheusMetrics({ connectedAccessPoints: () => store.accessPoints.countOnline() });
@@ -158,7 +187,9 @@ export async function createServer(
     random: cryptoRandom,
     secrets: sha256Hasher,
     passwords: overrides.passwords ?? scryptHasher(),
-    events: new LocalEventBus((error) => logger.error({ err: error }, 'event listener failed')),
+    events: bus.events,
+    // On PostgreSQL other server processes may share the store; SQLite is one process's own.
+    sharedStore: config.databaseUrl !== undefined,
     mailbox,
     mailer: mail.mailer,
     codeHasher: hmacCodeHasher(serverKey),
@@ -183,6 +214,7 @@ export async function createServer(
   }
   if (report.kind === 'refused-demo-data') {
     await lockcloud.stop();
+    await bus.close();
     await devices.broker?.stop();
     throw new StartupError(
       `--production refuses to start with demo data: ${config.dataDir} holds the sandbox demo. Use another --data directory.`,
@@ -199,7 +231,7 @@ export async function createServer(
     sandbox,
     version: VERSION,
     trustProxy: config.trustProxy,
-    ops: { checks: readinessChecks(store, devices.gateway, rateLimits), metrics },
+    ops: { checks: readinessChecks(store, devices.gateway, rateLimits, bus.events), metrics },
   });
   return {
     lockcloud,
@@ -221,6 +253,7 @@ export async function createServer(
       // The cloud side first: the simulated devices switching off with the server must not end the
       // tasks they were carrying (those end TIMEOUT at the next start) nor mark their locks unreachable.
       await lockcloud.stop();
+      await bus.close();
       await devices.simulator.stop();
       await devices.broker?.stop();
       mail.close();

@@ -35,7 +35,13 @@ export interface DeviceLinkDeps {
 export async function openDeviceLink(
   config: Pick<
     Config,
-    'mqttUrl' | 'mqttHost' | 'mqttPort' | 'mqttPrefix' | 'simulator' | 'lowBatteryThreshold'
+    | 'mqttUrl'
+    | 'mqttHost'
+    | 'mqttPort'
+    | 'mqttPrefix'
+    | 'mqttShareGroup'
+    | 'simulator'
+    | 'lowBatteryThreshold'
   >,
   deps: DeviceLinkDeps,
 ): Promise<DeviceLinkParts> {
@@ -71,6 +77,8 @@ export async function openDeviceLink(
       clock: deps.clock,
       logger: deps.logger,
       inFlight,
+      // An external broker may serve several server processes: each device message goes to one.
+      shareGroup: broker === undefined ? config.mqttShareGroup : undefined,
     });
     const simulator = new ServerSimulator({
       url: url.replace(/\/\/[^@/]*@/, '//'),

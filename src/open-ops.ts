@@ -5,13 +5,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { MqttGateway } from './adapters/devices/mqtt/gateway.ts';
 import { RedisRateLimitStore } from './adapters/rate-limit/redis.ts';
-import type { Logger, RateLimitStore, Store } from './app/ports.ts';
+import { RedisEventBus } from './adapters/system/redis-event-bus.ts';
+import type { EventBus, Logger, RateLimitStore, Store } from './app/ports.ts';
 import type { ReadinessCheck } from './http/ops.ts';
 
 export function readinessChecks(
   store: Store,
   gateway: MqttGateway,
   rateLimits: RateLimitStore | undefined,
+  events?: EventBus,
 ): ReadinessCheck[] {
   const checks: ReadinessCheck[] = [
     { name: 'database', check: () => store.ping() },
@@ -25,6 +27,8 @@ export function readinessChecks(
   ];
   if (rateLimits instanceof RedisRateLimitStore)
     checks.push({ name: 'redis', check: () => rateLimits.ping() });
+  // Without it a v1 control waiting here for a device that answered elsewhere waits for the deadline.
+  if (events instanceof RedisEventBus) checks.push({ name: 'events', check: () => events.ping() });
   return checks;
 }
 

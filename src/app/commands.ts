@@ -39,9 +39,16 @@ export interface CommandDeps {
   readonly policy: CommandPolicy;
   /** Counts each task this process ends; none by default. */
   readonly metrics?: Metrics;
+  /**
+   * Other server processes share the store (PostgreSQL): a task left processing at start-up may be
+   * another process's, running. Alone (SQLite), every such task was left by a crash of this one.
+   */
+  readonly sharedStore?: boolean;
 }
 
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+// How often tasks whose deadline passed with no timer to end them (a killed process's) are looked for.
+const SWEEP_INTERVAL_MS = 2000;
 // Past the deadline the task's own timer has ended it; this only covers a timer that is gone.
 const DEADLINE_GRACE_MS = 1000;
 
@@ -54,6 +61,8 @@ export type EndedTask = Extract<Task, { status: 'terminated' }>;
 export class Commands {
   private readonly deadlines = new Map<string, Cancel>();
   private cancelPurge: Cancel | undefined;
+  private cancelSweep: Cancel | undefined;
+  private stopListening: Cancel | undefined;
 
   constructor(private readonly deps: CommandDeps) {}
 
@@ -127,29 +136,45 @@ export class Commands {
 
   /**
    * At start-up of the only process, tasks left processing by a crash can no longer hear from their
-   * device through us: they end as TIMEOUT (no confirmation came) instead of hanging.
+   * device through us: they end as TIMEOUT (no confirmation came) instead of hanging. With other
+   * processes on the same store, only tasks past their deadline are ended: the rest may be theirs.
    */
   async recover(): Promise<number> {
-    const ended = await this.deps.tasks.terminateAllProcessing(this.deps.clock.now(), 'TIMEOUT');
-    for (const task of ended) {
-      this.countEnded(task);
-      this.deps.events.taskEnded(task);
-    }
+    const now = this.deps.clock.now();
+    const ended = this.deps.sharedStore
+      ? await this.deps.tasks.terminateOverdue(now - DEADLINE_GRACE_MS, 'TIMEOUT')
+      : await this.deps.tasks.terminateAllProcessing(now, 'TIMEOUT');
+    this.announceEnded(ended);
     return ended.length;
   }
 
   start(): void {
+    const { clock, events, tasks, logger } = this.deps;
     const schedule = (): void => {
-      this.cancelPurge = this.deps.clock.at(this.deps.clock.now() + PURGE_INTERVAL_MS, () => {
-        void this.deps.tasks.purgeEndedBefore(this.deps.clock.now() - TASK_RETENTION_MS).finally(schedule);
+      this.cancelPurge = clock.at(clock.now() + PURGE_INTERVAL_MS, () => {
+        void tasks.purgeEndedBefore(clock.now() - TASK_RETENTION_MS).finally(schedule);
       });
     };
     schedule();
+    // A process killed mid-command takes its deadline timers along: whoever is left ends its tasks.
+    this.cancelSweep = clock.every(SWEEP_INTERVAL_MS, () => {
+      tasks.terminateOverdue(clock.now() - DEADLINE_GRACE_MS, 'TIMEOUT').then(
+        (ended) => this.announceEnded(ended),
+        (error: unknown) => logger.error({ err: error }, 'ending overdue tasks failed'),
+      );
+    });
+    // A task ended by another process (its device answered there) needs no deadline timer here.
+    this.stopListening = events.onTaskEnded((task) => {
+      this.deadlines.get(task.id)?.();
+      this.deadlines.delete(task.id);
+    });
   }
 
   /** Forgets running timers (shutdown, sandbox reset). Tasks in the store are left as they are. */
   stop(): void {
     this.cancelPurge?.();
+    this.cancelSweep?.();
+    this.stopListening?.();
     for (const cancel of this.deadlines.values()) cancel();
     this.deadlines.clear();
   }
@@ -165,6 +190,19 @@ export class Commands {
       return;
     }
     await this.onDeviceResult(task, result);
+  }
+
+  /**
+   * The locks' access point went away: their running commands can no longer be answered, whichever
+   * process sent them (the one that hears the access point's last will may not be the sender).
+   */
+  async failRunningOn(deviceIds: readonly string[]): Promise<void> {
+    const ended = await this.deps.tasks.terminateProcessingOf(
+      deviceIds,
+      this.deps.clock.now(),
+      'DEVICE_UNREACHABLE',
+    );
+    this.announceEnded(ended);
   }
 
   private dispatch(task: Task & { status: 'processing' }, lock: Lock): void {
@@ -207,6 +245,13 @@ export class Commands {
       this.deps.events.taskEnded(ended);
     }
     return ended;
+  }
+
+  private announceEnded(ended: readonly Task[]): void {
+    for (const task of ended) {
+      this.countEnded(task);
+      this.deps.events.taskEnded(task);
+    }
   }
 
   /** Only for a task the store says this call ended: each task counts once, in one process. */

@@ -1,5 +1,5 @@
 import { type AnnouncedLock, planPairing } from '../domain/access-point.ts';
-import type { Lock, LockReport } from '../domain/lock.ts';
+import type { Lock, LockReport, ReportMark } from '../domain/lock.ts';
 import type { Commands } from './commands.ts';
 import type { DeviceReports } from './device-reports.ts';
 import type {
@@ -35,9 +35,9 @@ export class DeviceLink implements DeviceListener {
     if (!(await accessPoints.get(apId))) return this.drop(apId, 'status from an unregistered access point');
     await accessPoints.setOnline(apId, online, clock.now());
     if (online) return; // its state reports follow and say which locks are in reach
-    for (const lock of await locks.listByAccessPoint(apId)) {
-      if (lock.accessPoint) await reports.apply(lock.deviceId, { responsive: false });
-    }
+    const paired = (await locks.listByAccessPoint(apId)).filter((lock) => lock.accessPoint);
+    for (const lock of paired) await reports.apply(lock.deviceId, { responsive: false });
+    await this.deps.commands.failRunningOn(paired.map((lock) => lock.deviceId));
   }
 
   async pairedLocks(apId: string, announced: readonly AnnouncedLock[]): Promise<void> {
@@ -85,12 +85,12 @@ export class DeviceLink implements DeviceListener {
     }
   }
 
-  async lockReport(apId: string, deviceId: string, report: LockReport): Promise<void> {
+  async lockReport(apId: string, deviceId: string, report: LockReport, mark: ReportMark): Promise<void> {
     const lock = await this.deps.locks.get(deviceId);
     if (!lock || lock.accessPointId !== apId || !lock.accessPoint) {
       return this.drop(apId, 'state of a lock not paired with this access point', deviceId);
     }
-    await this.deps.reports.apply(deviceId, report);
+    await this.deps.reports.apply(deviceId, report, mark);
   }
 
   async lateResult(apId: string, taskId: string, deviceId: string, result: DeviceResult): Promise<void> {

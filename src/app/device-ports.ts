@@ -3,7 +3,7 @@
  * registered access points, and the simulated devices the sandbox drives. Re-exported by ports.ts.
  */
 import type { AccessPoint, AnnouncedLock } from '../domain/access-point.ts';
-import type { LockCommand, LockReport } from '../domain/lock.ts';
+import type { LockCommand, LockReport, ReportMark } from '../domain/lock.ts';
 import type { TaskFailure } from '../domain/task.ts';
 
 export interface AccessPointStore {
@@ -81,8 +81,11 @@ export interface DeviceListener {
   accessPointStatus(apId: string, online: boolean): Promise<void>;
   /** The locks paired with the access point now (the whole list). */
   pairedLocks(apId: string, locks: readonly AnnouncedLock[]): Promise<void>;
-  /** A lock's state as its access point reports it (a hand turn, a battery reading, reach). */
-  lockReport(apId: string, deviceId: string, report: LockReport): Promise<void>;
+  /**
+   * A lock's state as its access point reports it (a hand turn, a battery reading, reach), with the
+   * report's place in the access point's count: a report older than one applied changes nothing.
+   */
+  lockReport(apId: string, deviceId: string, report: LockReport, mark: ReportMark): Promise<void>;
   /** A command's result that no waiting caller claimed (it came after a restart, or to another process). */
   lateResult(apId: string, taskId: string, deviceId: string, result: DeviceResult): Promise<void>;
 }

@@ -67,6 +67,8 @@ export interface LockcloudDeps {
   readonly accountLimits?: AccountLimits;
   /** Commands and webhook attempts counted for the operator; none by default. */
   readonly metrics?: Metrics;
+  /** Other server processes use the same store (PostgreSQL): nothing at start-up is ours alone. */
+  readonly sharedStore?: boolean;
 }
 
 export interface StartOptions {
@@ -142,6 +144,7 @@ export class Lockcloud {
       logger: deps.logger,
       limits: deps.webhookLimits ?? DEFAULT_DISPATCH_LIMITS,
       metrics: deps.metrics,
+      sharedStore: deps.sharedStore,
     });
     this.webhooks = new WebhookSettings({ ...secretDeps, store: deps.store, dispatcher: this.dispatcher });
     this.locks = new LockQueries(deps.store.locks);
@@ -158,7 +161,7 @@ export class Lockcloud {
       limiter: deps.rateLimits,
       limits: deps.accountLimits,
     });
-    this.reports = new DeviceReports(deps.store.locks, deps.events, deps.clock);
+    this.reports = new DeviceReports(deps.store.locks, deps.events, deps.clock, deps.logger);
     this.commands = new Commands({
       tasks: deps.store.tasks,
       locks: this.locks,
@@ -170,6 +173,7 @@ export class Lockcloud {
       logger: deps.logger,
       policy: deps.policy,
       metrics: deps.metrics,
+      sharedStore: deps.sharedStore,
     });
     this.devices = new DeviceLink({
       locks: deps.store.locks,

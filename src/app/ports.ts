@@ -4,7 +4,7 @@
  */
 import type { Account } from '../domain/account.ts';
 import type { ApiKey } from '../domain/api-key.ts';
-import type { Lock } from '../domain/lock.ts';
+import type { Lock, ReportMark } from '../domain/lock.ts';
 import type { CodePurpose, OneTimeCode } from '../domain/one-time-code.ts';
 import type { RateDecision, RatePolicy } from '../domain/rate-limit.ts';
 import type { Session } from '../domain/session.ts';
@@ -14,6 +14,7 @@ import type { WebhookMethod } from '../domain/webhook.ts';
 import type { AccessPointStore, SimDeviceStore } from './device-ports.ts';
 
 export type * from './device-ports.ts';
+export type * from './event-ports.ts';
 export type * from './ops-ports.ts';
 export type { WebhookMethod };
 
@@ -79,9 +80,30 @@ export interface ApiKeyStore {
   remove(accountId: string, id: string): Promise<boolean>;
 }
 
+/** A lock as read for a compare-and-set of its status, with the device report last applied. */
+export interface LockStatusRead {
+  readonly lock: Lock;
+  readonly version: number;
+  readonly mark: ReportMark | null;
+}
+
+export type LockStatus = Pick<Lock, 'locked' | 'battery' | 'responsive' | 'appOpen'>;
+
 export interface LockStore {
   insert(lock: Lock): Promise<void>;
   get(deviceId: string): Promise<Lock | undefined>;
+  readStatus(deviceId: string): Promise<LockStatusRead | undefined>;
+  /**
+   * Writes the status (and the report's mark) only if no other status write came since `version`
+   * was read; false when one did, and the caller reads again. Every process may apply a lock's
+   * reports: this is what keeps one change from being announced twice.
+   */
+  writeStatusIf(
+    deviceId: string,
+    version: number,
+    status: LockStatus,
+    mark: ReportMark | null,
+  ): Promise<boolean>;
   listOwnedBy(accountId: string): Promise<Lock[]>;
   update(deviceId: string, patch: Partial<Omit<Lock, 'deviceId' | 'ownerId' | 'createdAt'>>): Promise<void>;
   share(deviceId: string, accountId: string): Promise<void>;
@@ -150,6 +172,8 @@ export interface TaskStore {
   terminate(id: string, outcome: TaskOutcome, at: number): Promise<Task | undefined>;
   /** Ends every processing task whose deadline is at or before `now`; returns them. */
   terminateOverdue(now: number, error: TaskFailure): Promise<Task[]>;
+  /** Ends the processing tasks of these locks (their access point went away); returns those it ended. */
+  terminateProcessingOf(deviceIds: readonly string[], now: number, error: TaskFailure): Promise<Task[]>;
   /** Ends every processing task (at start-up of the only process: nobody else can finish them). */
   terminateAllProcessing(now: number, error: TaskFailure): Promise<Task[]>;
   purgeEndedBefore(cutoff: number): Promise<number>;
@@ -223,14 +247,15 @@ export interface DeliveryStore {
    * sent or waits for a retry, so a lock's messages leave in the order of its changes.
    */
   due(now: number, limit: number, skipHosts: readonly string[]): Promise<Delivery[]>;
-  /** Takes a pending delivery for sending; false when another worker took it first. */
-  claim(id: string): Promise<boolean>;
+  /** Takes a pending delivery for sending (at `now`); false when another worker took it first. */
+  claim(id: string, now: number): Promise<boolean>;
   record(id: string, outcome: DeliveryOutcome): Promise<void>;
   /**
    * Deliveries left `sending` by a crash: they may or may not have left, so they are not sent again
-   * (failed, the cut-short attempt counted).
+   * (failed, the cut-short attempt counted). With `claimedBefore`, only those taken for sending
+   * before it: with several processes, a recent one is another process's, being sent now.
    */
-  failInterrupted(now: number): Promise<number>;
+  failInterrupted(now: number, claimedBefore?: number): Promise<number>;
   /**
    * Ends the account's messages that wait to be sent (pending) as failed with `error`: its webhook is
    * gone. A message being sent is left to finish.
@@ -344,21 +369,6 @@ export interface Store {
   /** A trivial query (readiness): resolves when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;
-}
-
-export interface LockStateChanged {
-  readonly deviceId: string;
-  readonly ownerId: string;
-  readonly locked: boolean;
-  readonly at: number;
-}
-
-/** In-process notifications between use cases (webhooks and v1's waits listen here). */
-export interface EventBus {
-  lockStateChanged(event: LockStateChanged): void;
-  taskEnded(task: Task): void;
-  onLockStateChanged(listener: (event: LockStateChanged) => void): Cancel;
-  onTaskEnded(listener: (task: Task) => void): Cancel;
 }
 
 export interface Logger {

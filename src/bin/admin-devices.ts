@@ -91,13 +91,17 @@ function accessPointsTable(aps: readonly AccessPointSummary[]): string {
 const EXTERNAL_BROKER_HINT =
   'with an external broker (Mosquitto), run `lockcloud admin mqtt-acl` again and reload the broker';
 
+// One broker user per server process; more processes than this want a clustered broker anyway.
+const MAX_CLOUD_USERS = 256;
+
 /** Adds register-ap, access-points, remove-ap and mqtt-acl to the admin program. */
 export function addDeviceCommands(root: Command, usage: UsageErrorFactory): void {
   /** Opens the configured store (as the other admin commands do), runs `work`, closes the store. */
   async function withAccessPoints<T>(command: Command, work: (context: Context) => Promise<T>): Promise<T> {
     const { data } = command.optsWithGlobals<{ data?: string }>();
     const config = loadConfig(process.env, data === undefined ? [] : ['--data', data]);
-    if (!isDirectory(config.dataDir))
+    // Device commands seal nothing: on PostgreSQL they need no data directory.
+    if (config.databaseUrl === undefined && !isDirectory(config.dataDir))
       throw usage(`no data directory at ${config.dataDir} (pass --data DIR or set LOCKCLOUD_DATA)`);
     const store = await openStore(config);
     try {
@@ -175,15 +179,31 @@ export function addDeviceCommands(root: Command, usage: UsageErrorFactory): void
       'the password of the user `cloud`; if not given, a new one is made and printed once ' +
         '(pass the current one on later runs to keep it)',
     )
+    .option(
+      '--cloud-users <n>',
+      'how many server processes will connect: with more than 1, users cloud-1 … cloud-N (one each, ' +
+        'since the broker takes the user name as the client id), all with the cloud password',
+      wholeNumber,
+      1,
+    )
     .option('--port <port>', "the broker's listener port", wholeNumber, 1883)
     .option('--bind <address>', 'the address the listener binds (default: every interface)')
     .action(
       async (
-        opts: { out: string; prefix?: string; cloudPassword?: string; port: number; bind?: string },
+        opts: {
+          out: string;
+          prefix?: string;
+          cloudPassword?: string;
+          cloudUsers: number;
+          port: number;
+          bind?: string;
+        },
         cmd: Command,
       ) => {
         if (opts.cloudPassword !== undefined && !/^[\x21-\x7e]{16,}$/.test(opts.cloudPassword))
           throw usage('the cloud password must be at least 16 printable characters, without spaces');
+        if (opts.cloudUsers < 1 || opts.cloudUsers > MAX_CLOUD_USERS)
+          throw usage(`--cloud-users must be from 1 to ${MAX_CLOUD_USERS}`);
         const { users, missing, prefix } = await withAccessPoints(
           cmd,
           async ({ accessPoints, mqttPrefix }) => ({
@@ -199,12 +219,16 @@ export function addDeviceCommands(root: Command, usage: UsageErrorFactory): void
           throw usage((error as Error).message);
         }
         const cloudPassword = opts.cloudPassword ?? cryptoRandom.secret(24);
-        const cloud = { username: CLOUD_USERNAME, hash: mosquittoHash(cloudPassword) };
+        const cloudNames =
+          opts.cloudUsers === 1
+            ? [CLOUD_USERNAME]
+            : Array.from({ length: opts.cloudUsers }, (_, i) => `${CLOUD_USERNAME}-${i + 1}`);
+        const cloud = cloudNames.map((username) => ({ username, hash: mosquittoHash(cloudPassword) }));
         let written: { passwd: string; acl: string; conf: string };
         try {
           written = writeMosquittoFiles(opts.out, {
             passwd: passwordFile(cloud, users),
-            acl: aclFile(topics, CLOUD_USERNAME, users),
+            acl: aclFile(topics, cloudNames, users),
             conf: mosquittoConf(
               { port: opts.port, ...(opts.bind === undefined ? {} : { bind: opts.bind }) },
               opts.out,
@@ -213,7 +237,9 @@ export function addDeviceCommands(root: Command, usage: UsageErrorFactory): void
         } catch (error) {
           throw new DomainError('CONFLICT', (error as Error).message);
         }
-        say(`wrote ${written.passwd} (the cloud and ${users.length} access points)`);
+        say(
+          `wrote ${written.passwd} (${cloudNames.length === 1 ? 'the cloud' : `the cloud as ${cloudNames.join(', ')},`} and ${users.length} access points)`,
+        );
         say(`wrote ${written.acl}`);
         say(`wrote ${written.conf}`);
         if (missing > 0)
@@ -222,7 +248,9 @@ export function addDeviceCommands(root: Command, usage: UsageErrorFactory): void
           );
         if (opts.cloudPassword === undefined) {
           say(`cloud password (shown this once): ${cloudPassword}`);
-          say(`put it in MQTT_URL as mqtt://${CLOUD_USERNAME}:${cloudPassword}@host:port`);
+          say(
+            `put it in MQTT_URL as mqtt://${cloudNames[0]}:${cloudPassword}@host:port${cloudNames.length > 1 ? ` (${cloudNames.at(-1)} for the last process)` : ''}`,
+          );
         }
         if (process.getuid?.() === 0 && statSync(written.passwd).uid === 0)
           say(

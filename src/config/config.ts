@@ -38,6 +38,8 @@ export interface Config {
   readonly mqttPort: number;
   /** Prefix of every device topic (several deployments or test runs on one broker); '' or ending in '/'. */
   readonly mqttPrefix: string;
+  /** With an external broker, the shared-subscription group the server processes of one deployment share. */
+  readonly mqttShareGroup: string;
   /** Run the simulated devices of the seed or demo in this process (off: `lockcloud sim` runs them). */
   readonly simulator: boolean;
   /** SMTP server for the dashboard's mail (smtp:// or smtps://); undefined: mails are stored and logged. */
@@ -79,6 +81,7 @@ export const SETTINGS = {
   mqttHost: { flag: '--mqtt-host', env: 'LOCKCLOUD_MQTT_HOST', default: '127.0.0.1' },
   mqttPort: { flag: '--mqtt-port', env: 'LOCKCLOUD_MQTT_PORT', default: '1884' },
   mqttPrefix: { flag: '--mqtt-prefix', env: 'LOCKCLOUD_MQTT_PREFIX', default: '' },
+  mqttShareGroup: { flag: '--mqtt-share-group', env: 'LOCKCLOUD_MQTT_SHARE_GROUP', default: 'lockcloud' },
   simulator: { flag: '--no-simulator', env: 'LOCKCLOUD_SIMULATOR', default: 'on' },
   smtpUrl: { flag: '--smtp-url', env: 'SMTP_URL', default: undefined },
   mailFrom: {
@@ -142,6 +145,7 @@ export function loadConfig(
         'mqtt-host': { type: 'string' },
         'mqtt-port': { type: 'string' },
         'mqtt-prefix': { type: 'string' },
+        'mqtt-share-group': { type: 'string' },
         'no-simulator': { type: 'boolean' },
         'smtp-url': { type: 'string' },
         'mail-from': { type: 'string' },
@@ -235,6 +239,9 @@ export function loadConfig(
   const mqttPrefix = pick('mqtt-prefix', 'mqttPrefix') ?? '';
   if (mqttPrefix !== '' && (!mqttPrefix.endsWith('/') || /[+#\s]/.test(mqttPrefix)))
     problems.push(`mqttPrefix: "${mqttPrefix}" must end with "/" and hold no wildcards or spaces`);
+  const mqttShareGroup = pick('mqtt-share-group', 'mqttShareGroup') ?? '';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(mqttShareGroup))
+    problems.push(`mqttShareGroup: "${mqttShareGroup}" must be 1 to 64 letters, digits, "_" or "-"`);
   let simulator = true;
   if (flags['no-simulator'] === true) simulator = false;
   else {
@@ -291,6 +298,7 @@ export function loadConfig(
     mqttHost,
     mqttPort: integer(problems, 'mqttPort', pick('mqtt-port', 'mqttPort') ?? '', 0, 65535),
     mqttPrefix,
+    mqttShareGroup,
     simulator,
     smtpUrl,
     mailFrom,

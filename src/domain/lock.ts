@@ -32,6 +32,24 @@ export interface LockReport {
   readonly appOpen?: boolean;
 }
 
+/**
+ * Where a device report sits in its access point's count: reports carry a rising sequence number,
+ * counted afresh when the access point starts a new epoch (docs/device-protocol.md).
+ */
+export interface ReportMark {
+  readonly apId: string;
+  readonly epoch: string;
+  readonly seq: number;
+}
+
+/**
+ * Late, duplicate and out-of-order reports change nothing. The count is the access point's own: a
+ * report from another access point than the last (the lock moved) or from a new epoch starts afresh.
+ */
+export function isFreshReport(last: ReportMark | null, mark: ReportMark): boolean {
+  return last === null || last.apId !== mark.apId || last.epoch !== mark.epoch || mark.seq > last.seq;
+}
+
 export interface CommandPolicy {
   /** Percent under which lock and unlock are refused (sync is not: it moves nothing). */
   readonly lowBatteryThreshold: number;

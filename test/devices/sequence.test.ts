@@ -24,7 +24,8 @@ import { LOCK_A, LOCK_B, type TestServer } from '../support/server.ts';
 async function appliedBattery(t: TestServer, deviceId: string, battery: number): Promise<void> {
   await eventually(
     `${deviceId} battery ${battery}`,
-    async () => (await lockStatus(t, deviceId)).battery === battery,
+    // A lock still being paired is not found yet: keep asking.
+    async () => (await lockStatus(t, deviceId).catch(() => undefined))?.battery === battery,
   );
 }
 

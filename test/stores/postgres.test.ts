@@ -6,6 +6,7 @@ import { migrationProvider } from '../../src/adapters/stores/sql/migrations/inde
 import { DATA_TABLES } from '../../src/adapters/stores/sql/tables.ts';
 import type { Store } from '../../src/app/ports.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
+import { clusterStoreContract } from './cluster-contract.ts';
 import { dashboardStoreContract } from './dashboard-contract.ts';
 import { type StoreFactory, storeContract } from './store-contract.ts';
 
@@ -41,6 +42,7 @@ const postgresFactory: StoreFactory = {
 };
 storeContract('PostgreSQL', postgresFactory);
 dashboardStoreContract('PostgreSQL', postgresFactory);
+clusterStoreContract('PostgreSQL', postgresFactory);
 
 describe('PostgreSQL store specifics', () => {
   it('migrates a fresh database once; opening it again changes nothing and keeps the data', async () => {

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { openSqliteStore, SQLITE_FILE_NAME } from '../../src/adapters/stores/sqlite/open.ts';
 import type { Store } from '../../src/app/ports.ts';
+import { clusterStoreContract } from './cluster-contract.ts';
 import { dashboardStoreContract } from './dashboard-contract.ts';
 import { type StoreFactory, storeContract } from './store-contract.ts';
 
@@ -25,6 +26,7 @@ const sqliteFactory: StoreFactory = {
 };
 storeContract('SQLite', sqliteFactory);
 dashboardStoreContract('SQLite', sqliteFactory);
+clusterStoreContract('SQLite', sqliteFactory);
 
 describe('SQLite store specifics', () => {
   it('runs in WAL mode and migrates an existing file without loss', async () => {

@@ -9,12 +9,16 @@ export interface Run {
 
 /**
  * Runs `lockcloud admin ARGS` with no standard input. The data directory and topic prefix come only
- * from the arguments: the caller's environment must not choose them.
+ * from the arguments or `extraEnv`: the caller's environment must not choose them.
  */
-export function runAdmin(args: readonly string[]): Promise<Run> {
+export function runAdmin(
+  args: readonly string[],
+  extraEnv: Readonly<Record<string, string>> = {},
+): Promise<Run> {
   const env: Record<string, string | undefined> = { ...process.env };
   delete env.LOCKCLOUD_DATA;
   delete env.LOCKCLOUD_MQTT_PREFIX;
+  Object.assign(env, extraEnv);
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/admin.ts', ...args], {
     env,
     stdio: ['pipe', 'pipe', 'pipe'],

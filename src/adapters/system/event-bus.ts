@@ -2,7 +2,10 @@ import { EventEmitter } from 'node:events';
 import type { Cancel, EventBus, LockStateChanged } from '../../app/ports.ts';
 import type { Task } from '../../domain/task.ts';
 
-/** In-process events. A listener that throws must not break the use case that emitted. */
+/**
+ * In-process events, for a process alone on its store: 'here' and 'everywhere' are the same.
+ * A listener that throws must not break the use case that emitted.
+ */
 export class LocalEventBus implements EventBus {
   private readonly emitter = new EventEmitter();
 

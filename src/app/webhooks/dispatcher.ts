@@ -30,6 +30,10 @@ export interface DispatcherLimits {
 }
 
 const RETRY_POLL_MS = 1_000;
+// With several processes, a delivery `sending` for this long was cut short by a dead process (an
+// attempt lasts at most the timeout); how often that is looked for.
+const ABANDONED_AFTER_MS = 60_000;
+const ABANDONED_POLL_MS = 30_000;
 
 export const DEFAULT_DISPATCH_LIMITS: DispatcherLimits = { total: 32, perHost: 4, timeoutMs: 5_000 };
 
@@ -42,6 +46,8 @@ export interface DispatcherDeps extends SecretDeps {
   readonly limits: DispatcherLimits;
   /** Counts each attempt's outcome; none by default. */
   readonly metrics?: Metrics;
+  /** Other processes share the store and send its messages too (see failInterrupted). */
+  readonly sharedStore?: boolean;
 }
 
 const hostOf = (url: string): string => {
@@ -77,20 +83,42 @@ export class WebhookDispatcher {
   async start(): Promise<void> {
     this.stopped = false;
     this.shutdown = new AbortController();
-    const interrupted = await this.deps.store.deliveries.failInterrupted(this.deps.clock.now());
+    await this.failInterrupted();
+    // Only the changes stored here: each change is written to the outbox once, by its own process.
+    this.stopListening = this.deps.events.onLockStateChanged((change) => {
+      this.enqueueChange(change).catch((error: unknown) =>
+        this.deps.logger.error({ err: error }, 'queueing a webhook failed'),
+      );
+    }, 'here');
+    // Retries come due on the clock; a real-time poll notices them (also after a sandbox jump).
+    const stopPolling = this.deps.clock.every(RETRY_POLL_MS, () => this.kick());
+    const stopSweeping = this.deps.sharedStore
+      ? this.deps.clock.every(ABANDONED_POLL_MS, () => {
+          this.failInterrupted().catch((error: unknown) =>
+            this.deps.logger.error({ err: error }, 'ending abandoned webhook deliveries failed'),
+          );
+        })
+      : () => undefined;
+    this.wakeUp = () => {
+      stopPolling();
+      stopSweeping();
+    };
+    this.kick();
+  }
+
+  /**
+   * Alone, every delivery left `sending` was cut short by this process's last run; with other
+   * processes, only one taken long ago (theirs would have finished by now).
+   */
+  private async failInterrupted(): Promise<void> {
+    const now = this.deps.clock.now();
+    const before = this.deps.sharedStore ? now - ABANDONED_AFTER_MS : undefined;
+    const interrupted = await this.deps.store.deliveries.failInterrupted(now, before);
     if (interrupted > 0)
       this.deps.logger.warn(
         { deliveries: interrupted },
         'webhook deliveries cut short by a restart were not sent again',
       );
-    this.stopListening = this.deps.events.onLockStateChanged((change) => {
-      this.enqueueChange(change).catch((error: unknown) =>
-        this.deps.logger.error({ err: error }, 'queueing a webhook failed'),
-      );
-    });
-    // Retries come due on the clock; a real-time poll notices them (also after a sandbox jump).
-    this.wakeUp = this.deps.clock.every(RETRY_POLL_MS, () => this.kick());
-    this.kick();
   }
 
   /**
@@ -200,7 +228,7 @@ export class WebhookDispatcher {
       }
       blockedDevices.add(deviceKey);
       if (this.stopped) return;
-      if (!(await store.deliveries.claim(delivery.id))) continue;
+      if (!(await store.deliveries.claim(delivery.id, this.deps.clock.now()))) continue;
       this.inFlight++;
       this.inFlightHosts.set(delivery.host, hostCount + 1);
       this.inFlightDevices.add(deviceKey);

@@ -48,14 +48,18 @@ export function freshDataDir(): string {
 }
 
 /**
- * What the store holds, less when each access point was last heard from: that records the device
- * link's own traffic (every start and reconnect), not data the seed or the sandbox set.
+ * What the store holds, less when each access point was last heard from and which device report
+ * each lock applied last (and its status write count): those record the device link's own traffic
+ * (every start and reconnect), not data the seed or the sandbox set.
  */
 export async function snapshotOf(t: TestServer): Promise<StoreSnapshot> {
   const snapshot = await t.server.lockcloud.deps.store.snapshot();
   return {
     ...snapshot,
     access_points: (snapshot.access_points ?? []).map(({ last_seen_at: _seen, ...row }) => row),
+    locks: (snapshot.locks ?? []).map(
+      ({ status_version: _v, report_ap: _ap, report_epoch: _epoch, report_seq: _seq, ...row }) => row,
+    ),
   };
 }
 

@@ -136,13 +136,27 @@ describe('Mosquitto files', () => {
     assert.throws(() => passwordFile(cloud, [{ ...cloud, apId: AP_A }]), /used twice/);
   });
 
+  it('several server processes: one cloud user each, every one with the whole protocol', () => {
+    const clouds = ['cloud-1', 'cloud-2', 'cloud-3'].map((username) => ({ username, hash: cloud.hash }));
+    assert.deepEqual(passwordFile(clouds, aps).split('\n').slice(0, 4), [
+      `cloud-1:${cloud.hash}`,
+      `cloud-2:${cloud.hash}`,
+      `cloud-3:${cloud.hash}`,
+      `ap-${AP_A}:${aps[0]?.hash}`,
+    ]);
+    const blocks = aclFile(new Topics(), ['cloud-1', 'cloud-2', 'cloud-3'], aps).split('\n\n');
+    for (const [i, name] of ['cloud-1', 'cloud-2', 'cloud-3'].entries())
+      assert.match(blocks[i + 1] ?? '', new RegExp(`^# The cloud .*\nuser ${name}\ntopic readwrite lc/1/#$`));
+    assert.throws(() => passwordFile([cloud, cloud], aps), /used twice/);
+  });
+
   it('ACL: the cloud reads and writes every protocol topic; each access point only its own', () => {
     const text = aclFile(new Topics(), 'cloud', aps);
     const blocks = text.split('\n\n');
     assert.match(blocks[0] ?? '', /^# Written by `lockcloud admin mqtt-acl`/);
     assert.equal(
       blocks[1],
-      '# The cloud (lockcloud servers): every topic of the device protocol.\nuser cloud\ntopic readwrite lc/1/#',
+      '# The cloud (a lockcloud server process): every topic of the device protocol.\nuser cloud\ntopic readwrite lc/1/#',
     );
     assert.equal(
       blocks[2],

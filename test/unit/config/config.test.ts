@@ -25,6 +25,7 @@ const DEFAULTS: Config = {
   mqttHost: '127.0.0.1',
   mqttPort: 1884,
   mqttPrefix: '',
+  mqttShareGroup: 'lockcloud',
   simulator: true,
   smtpUrl: undefined,
   mailFrom: 'lockcloud <no-reply@lockcloud.invalid>',
@@ -107,6 +108,7 @@ describe('loadConfig', () => {
         mqttHost: '0.0.0.0',
         mqttPort: 2883,
         mqttPrefix: 'site-1/',
+        mqttShareGroup: 'lockcloud',
         simulator: false,
         shutdownGraceMs: 5000,
       },
@@ -170,6 +172,7 @@ describe('loadConfig', () => {
         mqttHost: '::1',
         mqttPort: 0,
         mqttPrefix: 't/',
+        mqttShareGroup: 'lockcloud',
         simulator: false,
         shutdownGraceMs: 0,
       },
@@ -238,6 +241,7 @@ describe('loadConfig', () => {
         mqttHost: '127.0.0.1',
         mqttPort: 1884,
         mqttPrefix: 'flag/',
+        mqttShareGroup: 'lockcloud',
         simulator: true,
         shutdownGraceMs: 20_000,
       },
@@ -380,30 +384,5 @@ describe('loadConfig', () => {
     assert.equal(described.seedFile, null);
     const withBroker = describeConfig(loadConfig({ MQTT_URL: 'mqtt://cloud:hunter2@broker:1883' }, []));
     assert.equal(withBroker.mqttUrl, 'mqtt://***@broker:1883', 'the broker password is not logged');
-  });
-});
-
-describe('loadConfig: rate-limit backends and proxies', () => {
-  it('reads the Redis URL and prefix, the limits file and the trusted proxies', () => {
-    const config = loadConfig(
-      { REDIS_URL: 'redis://127.0.0.1:6379/0', LOCKCLOUD_TRUST_PROXY: 'loopback, 10.0.0.0/8' },
-      ['--redis-prefix', 'x:', '--rate-limits', 'limits.json'],
-    );
-    assert.equal(config.redisUrl, 'redis://127.0.0.1:6379/0');
-    assert.equal(config.redisPrefix, 'x:');
-    assert.equal(config.rateLimitsFile, 'limits.json');
-    assert.deepEqual(config.trustProxy, ['loopback', '10.0.0.0/8']);
-  });
-
-  it('refuses a Redis URL of another scheme and a proxy that is not an address', () => {
-    const found = problems({ REDIS_URL: 'http://x' }, ['--trust-proxy', 'evil.example']);
-    assert.equal(found.length, 2);
-    assert.match(found[0] ?? '', /^redisUrl:/);
-    assert.match(found[1] ?? '', /^trustProxy:/);
-  });
-
-  it('hides a Redis password in the summary', () => {
-    const config = loadConfig({ REDIS_URL: 'redis://user:secret@db.example:6379' }, []);
-    assert.equal(describeConfig(config).redisUrl, 'redis://***@db.example:6379');
   });
 });

@@ -5,6 +5,7 @@ import {
   apiEnabled,
   applyReport,
   checkCommandAllowed,
+  isFreshReport,
   isLockCommand,
   isValidBattery,
   type Lock,
@@ -170,5 +171,21 @@ describe('lock helpers', () => {
     for (const good of [0, 1, 55, 100]) assert.equal(isValidBattery(good), true);
     for (const bad of [-1, 101, 50.5, Number.NaN, Number.POSITIVE_INFINITY])
       assert.equal(isValidBattery(bad), false);
+  });
+});
+
+describe('isFreshReport', () => {
+  const mark = (apId: string, epoch: string, seq: number) => ({ apId, epoch, seq });
+
+  it('takes the first report, and then only a rising sequence number', () => {
+    assert.equal(isFreshReport(null, mark('ap-1', 'e1', 0)), true);
+    assert.equal(isFreshReport(mark('ap-1', 'e1', 5), mark('ap-1', 'e1', 6)), true);
+    assert.equal(isFreshReport(mark('ap-1', 'e1', 5), mark('ap-1', 'e1', 5)), false, 'a duplicate');
+    assert.equal(isFreshReport(mark('ap-1', 'e1', 5), mark('ap-1', 'e1', 4)), false, 'a late one');
+  });
+
+  it('counts afresh for a new epoch or another access point (the lock moved)', () => {
+    assert.equal(isFreshReport(mark('ap-1', 'e1', 50), mark('ap-1', 'e2', 1)), true);
+    assert.equal(isFreshReport(mark('ap-1', 'e1', 50), mark('ap-2', 'e1', 1)), true);
   });
 });

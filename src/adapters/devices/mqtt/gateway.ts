@@ -28,6 +28,11 @@ export interface MqttGatewayOptions {
   readonly inFlight?: InFlight;
   /** How long the sandbox waits for a simulated device to answer a change. */
   readonly simTimeoutMs?: number;
+  /**
+   * Several cloud processes share the device messages as this shared-subscription group; undefined:
+   * this process hears every message (the embedded broker, one process).
+   */
+  readonly shareGroup?: string;
 }
 
 interface Pending {
@@ -45,6 +50,9 @@ interface SimWait {
 
 // Past the deadline the task has ended as TIMEOUT; the wait is only kept a little longer for a late ack.
 const LATE_ACK_GRACE_MS = 1000;
+// Retained messages follow a subscription at once; a pause this long means they are all in.
+const CATCH_UP_QUIET_MS = 300;
+const CATCH_UP_MAX_MS = 5000;
 
 /** The state a device reports, as the cloud stores it: out of reach, the rest is unknown to the AP. */
 export function reportOf(state: DeviceState): LockReport {
@@ -62,8 +70,6 @@ export class MqttGateway implements DeviceGateway {
   private listener: DeviceListener | undefined;
   private readonly pending = new Map<string, Pending>();
   private readonly simWaits = new Map<string, SimWait>();
-  /** The highest seq applied, by `{ap}/{lock}`. */
-  private readonly marks = new Map<string, { seq: number; epoch: string }>();
   private readonly queue = new KeyedQueue();
   private simCounter = 0;
   /**
@@ -72,6 +78,7 @@ export class MqttGateway implements DeviceGateway {
    */
   private heardSince: Set<string> | undefined;
   private early: [string, Buffer][] = [];
+  private lastMessageAt = 0;
 
   private constructor(
     private readonly client: MqttClient,
@@ -94,9 +101,13 @@ export class MqttGateway implements DeviceGateway {
     const client = connect(options.url, clientOptions);
     const gateway = new MqttGateway(client, options);
     let connections = 0;
+    const shared = options.shareGroup !== undefined;
     client.on('connect', () => {
       (client.stream as Socket).setNoDelay?.(true);
-      if (++connections > 1) gateway.heardSince = new Set();
+      if (++connections === 1) return;
+      // Shared, an access point's news reaches one process: who was heard since is not ours to know.
+      if (shared) void gateway.catchUp();
+      else gateway.heardSince = new Set();
     });
     client.on('message', (topic, payload) => gateway.onMessage(topic, payload));
     client.on('offline', () =>
@@ -115,8 +126,33 @@ export class MqttGateway implements DeviceGateway {
         resolve();
       });
     });
-    await client.subscribeAsync(options.topics.cloudFilters(), { qos: 1 });
+    const filters = shared
+      ? options.topics.sharedCloudFilters(options.shareGroup ?? '')
+      : options.topics.cloudFilters();
+    await client.subscribeAsync(filters, { qos: 1 });
+    if (shared) await gateway.catchUp();
     return gateway;
+  }
+
+  /**
+   * A shared subscription receives no retained messages, so what the devices said while no process
+   * listened (an access point's last will, a hand turn) is read through a plain subscription held
+   * just long enough for the retained messages to arrive. A live message coming twice meanwhile
+   * changes nothing: statuses and pairing lists are idempotent and a report is applied once.
+   */
+  private async catchUp(): Promise<void> {
+    const filters = this.options.topics.retainedFilters();
+    const started = Date.now();
+    try {
+      await this.client.subscribeAsync(filters, { qos: 1 });
+      this.lastMessageAt = Date.now();
+      while (Date.now() - this.lastMessageAt < CATCH_UP_QUIET_MS && Date.now() - started < CATCH_UP_MAX_MS)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'reading retained device messages failed');
+    } finally {
+      await this.client.unsubscribeAsync(filters).catch(() => undefined);
+    }
   }
 
   get connected(): boolean {
@@ -227,6 +263,7 @@ export class MqttGateway implements DeviceGateway {
   }
 
   private onMessage(topic: string, payload: Buffer): void {
+    this.lastMessageAt = Date.now();
     if (!this.listener) {
       this.early.push([topic, payload]);
       return;
@@ -273,9 +310,8 @@ export class MqttGateway implements DeviceGateway {
       case 'state': {
         const decoded = decode('state', payload);
         if (!decoded.ok || lock === undefined) return malformed(decoded.ok ? 'no lock' : decoded.problem);
-        const { seq, epoch } = decoded.message;
-        if (!this.fresh(ap, lock, seq, epoch)) return;
-        return listener.lockReport(ap, lock, reportOf(decoded.message));
+        const { seq, epoch = '' } = decoded.message;
+        return listener.lockReport(ap, lock, reportOf(decoded.message), { apId: ap, epoch, seq });
       }
       case 'ack': {
         const decoded = decode('ack', payload);
@@ -299,9 +335,14 @@ export class MqttGateway implements DeviceGateway {
     const listener = this.listener;
     if (!listener) return;
     // The device's state is the truth even for an answer that comes late: store it first, so a task
-    // is never seen ended before the state it left.
-    if (ack.state && this.fresh(ap, lock, ack.seq, ack.epoch))
-      await listener.lockReport(ap, lock, reportOf(ack.state));
+    // is never seen ended before the state it left. Whether it is newer than what is stored is the
+    // store's to say: another process may have applied a later report of this lock.
+    if (ack.state)
+      await listener.lockReport(ap, lock, reportOf(ack.state), {
+        apId: ap,
+        epoch: ack.epoch ?? '',
+        seq: ack.seq,
+      });
     const result: DeviceResult = ack.ok ? { ok: true } : { ok: false, error: ack.error ?? 'JAMMED' };
     const pending = this.pending.get(ack.task_id);
     if (pending) {
@@ -316,21 +357,6 @@ export class MqttGateway implements DeviceGateway {
       return;
     }
     await listener.lateResult(ap, ack.task_id, lock, result);
-  }
-
-  /**
-   * Late, duplicate and out-of-order reports change nothing: a lock's reports must carry a rising
-   * sequence number, counted afresh when its access point starts a new epoch. The counter is the
-   * access point's own, so it is kept per access point and lock: a lock moved to another access point
-   * follows that one's count, and an access point reporting (any seq) for a lock that is not its own
-   * cannot make the reports of the lock's own access point look old.
-   */
-  private fresh(ap: string, lock: string, seq: number, epoch = ''): boolean {
-    const key = `${ap}/${lock}`;
-    const mark = this.marks.get(key);
-    if (mark && mark.epoch === epoch && seq <= mark.seq) return false;
-    this.marks.set(key, { seq, epoch });
-    return true;
   }
 
   /** The access point went away: what it was carrying can no longer be answered. */

@@ -55,9 +55,12 @@ function checkHash(user: MosquittoUser): void {
     throw new Error(`the broker hash of ${user.username} is not a Mosquitto $7$ hash`);
 }
 
-/** `username:hash` lines: the cloud's user first, then the access points. */
-export function passwordFile(cloud: MosquittoUser, accessPoints: readonly MosquittoAccessPoint[]): string {
-  const users = [cloud, ...accessPoints];
+/** `username:hash` lines: the cloud's users first (one per server process), then the access points. */
+export function passwordFile(
+  cloud: MosquittoUser | readonly MosquittoUser[],
+  accessPoints: readonly MosquittoAccessPoint[],
+): string {
+  const users = [...(Array.isArray(cloud) ? cloud : [cloud]), ...accessPoints];
   const seen = new Set<string>();
   for (const user of users) {
     checkMosquittoUsername(user.username);
@@ -90,17 +93,20 @@ export function accessPointRules(topics: Topics, apId: string): { write: string[
  */
 export function aclFile(
   topics: Topics,
-  cloudUsername: string,
+  cloudUsernames: string | readonly string[],
   accessPoints: readonly MosquittoAccessPoint[],
 ): string {
-  checkMosquittoUsername(cloudUsername);
-  const lines = [
-    HEADER,
-    '',
-    '# The cloud (lockcloud servers): every topic of the device protocol.',
-    `user ${cloudUsername}`,
-    `topic readwrite ${topics.prefix}lc/${PROTOCOL_MAJOR}/#`,
-  ];
+  const clouds: readonly string[] = typeof cloudUsernames === 'string' ? [cloudUsernames] : cloudUsernames;
+  const lines = [HEADER];
+  for (const cloud of clouds) {
+    checkMosquittoUsername(cloud);
+    lines.push(
+      '',
+      '# The cloud (a lockcloud server process): every topic of the device protocol.',
+      `user ${cloud}`,
+      `topic readwrite ${topics.prefix}lc/${PROTOCOL_MAJOR}/#`,
+    );
+  }
   for (const ap of accessPoints) {
     checkMosquittoUsername(ap.username);
     const rules = accessPointRules(topics, ap.apId);

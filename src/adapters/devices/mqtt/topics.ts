@@ -77,6 +77,24 @@ export class Topics {
     ];
   }
 
+  /**
+   * The same for one of several cloud processes: each device message goes to one process of the
+   * group (MQTT 5 shared subscriptions, also in Mosquitto's 3.1.1). Sandbox answers (sim-ack) go to
+   * every process: only the one that asked waits for them.
+   */
+  sharedCloudFilters(group: string): string[] {
+    return [
+      ...this.retainedFilters().map((filter) => `$share/${group}/${filter}`),
+      `$share/${group}/${this.base}+/lock/+/ack`,
+      `${this.base}+/lock/+/sim-ack`,
+    ];
+  }
+
+  /** What the devices keep retained at the broker: a process catches up on them as it connects. */
+  retainedFilters(): string[] {
+    return [`${this.base}+/status`, `${this.base}+/locks`, `${this.base}+/lock/+/state`];
+  }
+
   /** What an access point subscribes to: its locks' commands (and sandbox changes, for simulated ones). */
   apFilters(ap: string): string[] {
     return [`${this.base}${ap}/lock/+/cmd`, `${this.base}${ap}/lock/+/sim`];

@@ -105,10 +105,10 @@ export class SqlDeliveryStore implements DeliveryStore {
     return rows.map(toDelivery);
   }
 
-  async claim(id: string): Promise<boolean> {
+  async claim(id: string, now: number): Promise<boolean> {
     const result = await this.db
       .updateTable('webhook_deliveries')
-      .set({ status: 'sending' })
+      .set({ status: 'sending', claimed_at: now })
       .where('id', '=', id)
       .where('status', '=', 'pending')
       .executeTakeFirst();
@@ -131,8 +131,8 @@ export class SqlDeliveryStore implements DeliveryStore {
       .execute();
   }
 
-  async failInterrupted(now: number): Promise<number> {
-    const result = await this.db
+  async failInterrupted(now: number, claimedBefore?: number): Promise<number> {
+    let query = this.db
       .updateTable('webhook_deliveries')
       .set({
         status: 'failed',
@@ -141,8 +141,12 @@ export class SqlDeliveryStore implements DeliveryStore {
         error: 'interrupted by a restart; not sent again',
         last_attempt_at: now,
       })
-      .where('status', '=', 'sending')
-      .executeTakeFirst();
+      .where('status', '=', 'sending');
+    if (claimedBefore !== undefined)
+      query = query.where((eb) =>
+        eb.or([eb('claimed_at', 'is', null), eb('claimed_at', '<', claimedBefore)]),
+      );
+    const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
 

@@ -1,6 +1,6 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { LockStore } from '../../../app/ports.ts';
-import type { Lock } from '../../../domain/lock.ts';
+import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { LockStatus, LockStatusRead, LockStore } from '../../../app/ports.ts';
+import type { Lock, ReportMark } from '../../../domain/lock.ts';
 import { bool, type Database, type LocksTable } from './tables.ts';
 
 function toLock(row: Selectable<LocksTable>): Lock {
@@ -52,6 +52,44 @@ export class SqlLockStore implements LockStore {
     return row && toLock(row);
   }
 
+  async readStatus(deviceId: string): Promise<LockStatusRead | undefined> {
+    const row = await this.db
+      .selectFrom('locks')
+      .selectAll()
+      .where('device_id', '=', deviceId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const mark =
+      row.report_ap === null || row.report_seq === null
+        ? null
+        : { apId: row.report_ap, epoch: row.report_epoch ?? '', seq: Number(row.report_seq) };
+    return { lock: toLock(row), version: Number(row.status_version), mark };
+  }
+
+  async writeStatusIf(
+    deviceId: string,
+    version: number,
+    status: LockStatus,
+    mark: ReportMark | null,
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('locks')
+      .set({
+        locked: bool(status.locked),
+        battery: status.battery,
+        responsive: bool(status.responsive),
+        app_open: bool(status.appOpen),
+        status_version: version + 1,
+        report_ap: mark?.apId ?? null,
+        report_epoch: mark?.epoch ?? null,
+        report_seq: mark?.seq ?? null,
+      })
+      .where('device_id', '=', deviceId)
+      .where('status_version', '=', version)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   async listOwnedBy(accountId: string): Promise<Lock[]> {
     const rows = await this.db
       .selectFrom('locks')
@@ -67,7 +105,7 @@ export class SqlLockStore implements LockStore {
     deviceId: string,
     patch: Partial<Omit<Lock, 'deviceId' | 'ownerId' | 'createdAt'>>,
   ): Promise<void> {
-    const values: Partial<LocksTable> = {};
+    const values: Updateable<LocksTable> = {};
     if (patch.serial !== undefined) values.serial = patch.serial;
     if (patch.nickname !== undefined) values.nickname = patch.nickname;
     if (patch.locked !== undefined) values.locked = bool(patch.locked);
@@ -78,7 +116,18 @@ export class SqlLockStore implements LockStore {
     if (patch.appOpen !== undefined) values.app_open = bool(patch.appOpen);
     if (patch.accessPointId !== undefined) values.ap_id = patch.accessPointId;
     if (Object.keys(values).length === 0) return;
-    await this.db.updateTable('locks').set(values).where('device_id', '=', deviceId).execute();
+    const statusWritten =
+      values.locked !== undefined ||
+      values.battery !== undefined ||
+      values.responsive !== undefined ||
+      values.app_open !== undefined;
+    await this.db
+      .updateTable('locks')
+      .set(values)
+      // A status written outside writeStatusIf still fails the compare-and-set of a concurrent one.
+      .$if(statusWritten, (qb) => qb.set((eb) => ({ status_version: eb('status_version', '+', 1) })))
+      .where('device_id', '=', deviceId)
+      .execute();
   }
 
   async listVisibleTo(accountId: string): Promise<Lock[]> {

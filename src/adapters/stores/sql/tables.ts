@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Row shapes, shared by every SQL backend. Booleans are 0/1 integers and instants are epoch
  * milliseconds so one set of queries runs unchanged on SQLite and PostgreSQL.
@@ -35,6 +37,12 @@ export interface LocksTable {
   created_at: number;
   /** The access point the lock is paired with (or was last); null for locks no device announced. */
   ap_id: string | null;
+  /** Bumped by every status write: the compare-and-set that makes one change announced once. */
+  status_version: Generated<number>;
+  /** The device report last applied: its access point, epoch and sequence number. */
+  report_ap: string | null;
+  report_epoch: string | null;
+  report_seq: number | null;
 }
 
 export interface AccessPointsTable {
@@ -102,6 +110,8 @@ export interface WebhookDeliveriesTable {
   response_status: number | null;
   error: string | null;
   latency_ms: number | null;
+  /** When a process took it to send; a delivery long in `sending` was cut short by a dead process. */
+  claimed_at: number | null;
 }
 
 export interface SimDevicesTable {

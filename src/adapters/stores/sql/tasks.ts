@@ -85,6 +85,22 @@ export class SqlTaskStore implements TaskStore {
     return rows.map(toTask);
   }
 
+  async terminateProcessingOf(
+    deviceIds: readonly string[],
+    now: number,
+    error: TaskFailure,
+  ): Promise<Task[]> {
+    if (deviceIds.length === 0) return [];
+    const rows = await this.db
+      .updateTable('tasks')
+      .set({ status: 'terminated', successful: 0, error, ended_at: now })
+      .where('status', '=', 'processing')
+      .where('device_id', 'in', [...deviceIds])
+      .returningAll()
+      .execute();
+    return rows.map(toTask);
+  }
+
   async terminateAllProcessing(now: number, error: TaskFailure): Promise<Task[]> {
     const rows = await this.db
       .updateTable('tasks')

@@ -6,6 +6,7 @@ import * as webhookDeliveries from './004-webhook-deliveries.ts';
 import * as deliveryState from './005-delivery-state.ts';
 import * as accessPoints from './006-access-points.ts';
 import * as dashboard from './007-dashboard.ts';
+import * as cluster from './008-cluster.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '005-delivery-state': deliveryState,
   '006-access-points': accessPoints,
   '007-dashboard': dashboard,
+  '008-cluster': cluster,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,264 @@
+/**
+ * Issue 8, point 4, on one machine: three server processes on PostgreSQL + Redis + Mosquitto (shared
+ * subscriptions), the simulated devices in a process of their own, requests spread over the three.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import type { Seed } from '../../src/app/seed/schema.ts';
+import { type Cluster, startCluster } from '../support/cluster.ts';
+import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
+
+const OWNER = 'owner@example.com';
+const OWNER_KEY = 'cluster-owner-key-0001';
+const PASSWORD = 'owner-password-1';
+const FAST_AP = '00000000-0000-4000-8000-0000000000f1';
+const SLOW_AP = '00000000-0000-4000-8000-0000000000f2';
+const FAST = Array.from({ length: 6 }, (_, i) => `00000000-0000-4000-8000-00000000010${i}`);
+// Slower than the command timeout: its commands end only by their deadline.
+const SLOW = '00000000-0000-4000-8000-000000000200';
+const COMMAND_TIMEOUT_MS = 2500;
+
+function seed(webhookUrl: string): Seed {
+  return {
+    accounts: [{ email: OWNER, password: PASSWORD, verified: true }],
+    api_keys: [{ account: OWNER, key: OWNER_KEY }],
+    access_points: [
+      { id: FAST_AP, account: OWNER, secret: 'fast-access-point-secret-1' },
+      { id: SLOW_AP, account: OWNER, secret: 'slow-access-point-secret-1' },
+    ],
+    locks: [
+      ...FAST.map((id) => ({
+        device_id: id,
+        owner: OWNER,
+        locked: true,
+        access_point_id: FAST_AP,
+        latency_ms: 0,
+      })),
+      { device_id: SLOW, owner: OWNER, locked: true, access_point_id: SLOW_AP, latency_ms: 6000 },
+    ],
+    webhooks: [{ account: OWNER, url: `${webhookUrl}/hook`, method: 'POST' }],
+  };
+}
+
+// Tight enough to see a shared budget, and an excess that blocks the address within one test.
+const RATE_LIMITS = JSON.stringify({
+  endpoints: { 'GET /public/locks': { account: { burst: 9, per_second: 1 } } },
+  block: { excess: 10, window_seconds: 60, block_minutes: 30 },
+});
+
+interface TaskResult {
+  status?: string;
+  successful?: boolean;
+  error?: string;
+}
+
+describe('three server processes on PostgreSQL, Redis and Mosquitto', () => {
+  let cluster: Cluster;
+  let receiver: Receiver;
+  const url = (n: number, path: string): string => `${cluster.servers[n % 3]?.url}${path}`;
+  const v3 = (n: number, path: string, init: RequestInit = {}): Promise<Response> =>
+    fetch(url(n, path), {
+      ...init,
+      headers: { authorization: OWNER_KEY, 'content-type': 'application/json', ...init.headers },
+    });
+  const command = async (n: number, lock: string, action: 'lock' | 'unlock'): Promise<string> => {
+    const res = await v3(n, `/public/lock/${lock}`, {
+      method: 'POST',
+      body: JSON.stringify({ command: action }),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const { task_id: id } = (await res.json()) as { task_id?: string };
+    assert.ok(id);
+    return id;
+  };
+  const result = async (n: number, task: string): Promise<TaskResult> => {
+    const res = await v3(n, `/public/action-result?task_id=${task}`);
+    assert.equal(res.status, 200, await res.clone().text());
+    return (await res.json()) as TaskResult;
+  };
+  const ended = async (n: number, task: string): Promise<TaskResult> => {
+    for (let i = 0; i < 200; i++) {
+      const r = await result(n + i, task);
+      if (r.status === 'terminated') return r;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`task ${task} still processing`);
+  };
+
+  before(async () => {
+    receiver = await startReceiver();
+    cluster = await startCluster({
+      servers: 3,
+      seed: seed(receiver.url),
+      files: { 'rate-limits.json': RATE_LIMITS },
+      flags: [
+        '--command-timeout-ms',
+        String(COMMAND_TIMEOUT_MS),
+        '--webhook-allow',
+        '127.0.0.1/32',
+        '--rate-limits',
+        '{dir}/rate-limits.json',
+      ],
+    });
+    // Every lock announced and reporting, seen from each process.
+    for (let n = 0; n < 3; n++) {
+      for (let i = 0; ; i++) {
+        const res = await v3(n, `/public/lock/${FAST[0]}`);
+        const body = (await res.json()) as { responsive?: boolean };
+        if (body.responsive === true) break;
+        if (i > 300) throw new Error(`locks never responsive on process ${n}: ${cluster.simOutput()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  });
+
+  after(async () => {
+    await cluster?.close();
+    await receiver?.close();
+  });
+
+  it('reads a task created on one process at once on the others', async () => {
+    for (let n = 0; n < 3; n++) {
+      const task = await command(n, FAST[n] ?? '', 'unlock');
+      for (const other of [n + 1, n + 2]) {
+        const read = await result(other, task);
+        assert.ok(read.status === 'processing' || read.status === 'terminated', JSON.stringify(read));
+      }
+      assert.deepEqual(await ended(n + 1, task), { status: 'terminated', successful: true });
+    }
+  });
+
+  it('answers a v1 control promptly whichever process hears the device', async (t) => {
+    const login = await fetch(url(0, '/v1/accounts/login'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: OWNER, password: PASSWORD }),
+    });
+    assert.equal(login.status, 200);
+    const { authorization } = (await login.json()) as { authorization: string };
+    // All to process 0; the shared subscription hands each acknowledgement to any of the three.
+    const took: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const started = Date.now();
+      const res = await fetch(url(0, `/v1/locks/${FAST[3]}/control`), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-authorization': authorization },
+        body: JSON.stringify({ type: i % 2 === 0 ? 'unlock' : 'lock' }),
+      });
+      took.push(Date.now() - started);
+      assert.equal(res.status, 204, await res.text());
+    }
+    took.sort((a, b) => a - b);
+    t.diagnostic(`v1 control through process 0: median ${took[6]} ms, slowest ${took[11]} ms`);
+    // The deadline is 2.5 s: an answer that waited for it would show here.
+    assert.ok((took[11] ?? 0) < 1500, `slowest v1 control took ${took[11]} ms`);
+    // Some of those acknowledgements were handled by the other two processes: they ended the tasks.
+    const endedElsewhere = await Promise.all(
+      [1, 2].map(async (n) => {
+        const text = await (await fetch(url(n, '/metrics'))).text();
+        return [...text.matchAll(/^lockcloud_commands_total\{[^}]*\} (\d+)/gm)].reduce(
+          (sum, m) => sum + Number(m[1]),
+          0,
+        );
+      }),
+    );
+    t.diagnostic(`tasks ended by processes 1 and 2: ${endedElsewhere.join(', ')}`);
+    assert.ok(
+      endedElsewhere.some((count) => count > 0),
+      'no acknowledgement reached another process',
+    );
+  });
+
+  it('fires exactly one webhook per state change, whatever process made it', async () => {
+    const lock = FAST[4] ?? '';
+    const before = receiver.requests.length;
+    const changes = 9;
+    for (let i = 0; i < changes; i++) {
+      const task = await command(i, lock, i % 2 === 0 ? 'unlock' : 'lock');
+      assert.equal((await ended(i + 1, task)).successful, true);
+    }
+    await receiver.waitFor(before + changes, 10_000);
+    // Time for a duplicate to show up, were there one.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const received = receiver.requests
+      .slice(before)
+      .map((r) => JSON.parse(r.body) as { device_id: string; state: string })
+      .filter((body) => body.device_id === lock);
+    assert.deepEqual(
+      received.map((body) => body.state),
+      Array.from({ length: changes }, (_, i) => (i % 2 === 0 ? 'unlocked' : 'locked')),
+    );
+    const ids = receiver.requests.slice(before).map((r) => r.headers['webhook-id']);
+    assert.equal(new Set(ids).size, ids.length, 'a message was delivered twice');
+  });
+
+  it('shares rate limits and the IP block between the processes', async () => {
+    let allowed = 0;
+    let throttled = 0;
+    const started = Date.now();
+    for (let i = 0; i < 40; i++) {
+      const res = await v3(i, '/public/locks');
+      if (res.status === 200) allowed++;
+      else if (res.status === 429) throttled++;
+      await res.arrayBuffer();
+    }
+    // One budget of 9 (and a refill of 1/s) for the three processes, not 9 each.
+    const refill = Math.ceil((Date.now() - started) / 1000);
+    assert.ok(allowed >= 9 && allowed <= 10 + refill, `allowed ${allowed} in ${refill} s`);
+    // Past the excess of 10 (and its refill of one per 6 s): the address is blocked.
+    assert.ok(throttled > 10 + refill / 6 + 1, `throttled ${throttled}`);
+    // The refusals emptied the address's excess: every process answers 403 on every v3 endpoint.
+    for (let n = 0; n < 3; n++) {
+      for (let i = 0; ; i++) {
+        const res = await v3(n, `/public/lock/${FAST[0]}`);
+        await res.arrayBuffer();
+        if (res.status === 403) break;
+        if (i > 40) assert.fail(`process ${n} never saw the block (last ${res.status})`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  });
+
+  it('leaves no task processing when a process is killed mid-command', async () => {
+    const login = await fetch(url(2, '/v1/accounts/login'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: OWNER, password: PASSWORD }),
+    });
+    const { authorization } = (await login.json()) as { authorization: string };
+    // v1 (the v3 block of the test before does not apply to it) on process 2, then kill -9 it.
+    const waiting = fetch(url(2, `/v1/locks/${SLOW}/control`), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-authorization': authorization },
+      body: JSON.stringify({ type: 'unlock' }),
+    }).catch((error: unknown) => error);
+    const client = new pg.Client({ connectionString: cluster.db.url });
+    await client.connect();
+    try {
+      const processing = async (): Promise<number> =>
+        Number(
+          (await client.query("select count(*) as n from tasks where status = 'processing'")).rows[0]?.n,
+        );
+      for (let i = 0; (await processing()) === 0; i++) {
+        if (i > 100) assert.fail('the command never started');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await cluster.servers[2]?.kill9();
+      await waiting;
+      // Nobody reads the task: the survivors' sweep ends it after its deadline.
+      for (let i = 0; (await processing()) > 0; i++) {
+        if (i > 100) assert.fail('a task stayed processing after its deadline');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const row = (
+        await client.query('select status, error from tasks where device_id = $1 order by created_at desc', [
+          SLOW,
+        ])
+      ).rows[0] as { status: string; error: string };
+      assert.deepEqual(row, { status: 'terminated', error: 'TIMEOUT' });
+    } finally {
+      await client.end();
+    }
+  });
+});

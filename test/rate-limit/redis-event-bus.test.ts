@@ -1,0 +1,117 @@
+/**
+ * The event bus several server processes share over Redis (127.0.0.1:6379), each test on its own
+ * prefix: what one process announces, the others hear; 'here' listeners hear only their own process.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { RedisEventBus } from '../../src/adapters/system/redis-event-bus.ts';
+import type { LockStateChanged } from '../../src/app/ports.ts';
+import type { Task } from '../../src/domain/task.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+const task: Task = {
+  id: 'task-1',
+  accountId: 'acc-1',
+  deviceId: '00000000-0000-4000-8000-0000000000c1',
+  command: 'unlock',
+  status: 'terminated',
+  outcome: { successful: true },
+  createdAt: 1,
+  deadline: 15_001,
+  endedAt: 20,
+};
+const change: LockStateChanged = { deviceId: task.deviceId, ownerId: 'acc-1', locked: false, at: 20 };
+
+function eventually<T>(what: string, probe: () => T | undefined, ms = 2000): Promise<T> {
+  const until = Date.now() + ms;
+  return new Promise((resolve, reject) => {
+    const check = (): void => {
+      const value = probe();
+      if (value !== undefined) resolve(value);
+      else if (Date.now() > until) reject(new Error(`no ${what} within ${ms} ms`));
+      else setTimeout(check, 10);
+    };
+    check();
+  });
+}
+
+describe('RedisEventBus', () => {
+  let prefix: string;
+  let a: RedisEventBus;
+  let b: RedisEventBus;
+
+  beforeEach(async () => {
+    prefix = `lockcloud-test:${randomUUID()}:`;
+    a = await RedisEventBus.connect(REDIS_URL, prefix, silent);
+    b = await RedisEventBus.connect(REDIS_URL, prefix, silent);
+  });
+  afterEach(async () => {
+    await a.close();
+    await b.close();
+  });
+
+  it("delivers a task's end to every process, once each", async () => {
+    const heardA: Task[] = [];
+    const heardB: Task[] = [];
+    a.onTaskEnded((t) => heardA.push(t));
+    b.onTaskEnded((t) => heardB.push(t));
+    a.taskEnded(task);
+    assert.deepEqual(heardA, [task], 'its own process hears it at once');
+    assert.deepEqual(await eventually('task end on b', () => heardB[0]), task);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(heardA.length, 1, 'no echo of its own event');
+    assert.equal(heardB.length, 1);
+  });
+
+  it("keeps a 'here' listener to its own process's state changes", async () => {
+    const here: LockStateChanged[] = [];
+    const everywhere: LockStateChanged[] = [];
+    b.onLockStateChanged((e) => here.push(e), 'here');
+    b.onLockStateChanged((e) => everywhere.push(e));
+    a.lockStateChanged(change);
+    assert.deepEqual(await eventually('state change on b', () => everywhere[0]), change);
+    assert.equal(here.length, 0);
+    b.lockStateChanged({ ...change, locked: true });
+    assert.deepEqual(
+      here.map((e) => e.locked),
+      [true],
+    );
+  });
+
+  it('keeps deployments on other prefixes apart, and drops what is not an event', async () => {
+    const other = await RedisEventBus.connect(REDIS_URL, `lockcloud-test:${randomUUID()}:`, silent);
+    const heard: Task[] = [];
+    other.onTaskEnded((t) => heard.push(t));
+    const raw = new Redis(REDIS_URL);
+    try {
+      a.taskEnded(task);
+      await raw.publish(`${prefix}events`, 'not json');
+      await raw.publish(`${prefix}events`, JSON.stringify({ from: 'x', kind: 'task', event: { id: 1 } }));
+      const heardB: Task[] = [];
+      b.onTaskEnded((t) => heardB.push(t));
+      b.taskEnded({ ...task, id: 'task-2' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.deepEqual(heard, []);
+    } finally {
+      raw.disconnect();
+      await other.close();
+    }
+  });
+
+  it('refuses to start when Redis cannot be reached', async () => {
+    await assert.rejects(RedisEventBus.connect('redis://127.0.0.1:1', prefix, silent));
+  });
+});
+
+describe('RedisEventBus readiness', () => {
+  it('answers ping while connected, and fails once closed', async () => {
+    const bus = await RedisEventBus.connect(REDIS_URL, `lockcloud-test:${randomUUID()}:`, silent);
+    await bus.ping();
+    await bus.close();
+    await assert.rejects(bus.ping());
+  });
+});
