@@ -39,7 +39,9 @@ describe('dashboard in a browser: password and account', () => {
   before(async () => {
     const seed = standardSeed();
     seed.accounts?.push({ email: SOCIAL, password: null, verified: true });
-    [t, browser] = await Promise.all([startServer({ seed, flags: ['--no-rate-limit'] }), launchBrowser()]);
+    // The browser first: were it missing, no server would be left running to hold the test open.
+    browser = await launchBrowser();
+    t = await startServer({ seed, flags: ['--no-rate-limit'] });
     page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     errors = watchForErrors(page);
   });

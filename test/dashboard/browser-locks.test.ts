@@ -28,11 +28,9 @@ describe('dashboard in a browser: locks, commands, webhook, integration', () => 
   const card = (deviceId: string): Locator => page.locator(`section[data-device-id="${deviceId}"]`);
 
   before(async () => {
-    [t, receiver, browser] = await Promise.all([
-      startServer({ flags: ['--no-rate-limit'] }),
-      startReceiver(),
-      launchBrowser(),
-    ]);
+    // The browser first: were it missing, no server would be left running to hold the test open.
+    browser = await launchBrowser();
+    [t, receiver] = await Promise.all([startServer({ flags: ['--no-rate-limit'] }), startReceiver()]);
     page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     errors = watchForErrors(page);
     await page.goto(`${t.url}/dashboard/login`);

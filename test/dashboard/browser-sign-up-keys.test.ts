@@ -17,7 +17,9 @@ describe('dashboard in a browser: sign-up to an API key and back to 401', () => 
   let page: Page;
   let errors: string[];
   before(async () => {
-    [t, browser] = await Promise.all([startServer({ flags: ['--no-rate-limit'] }), launchBrowser()]);
+    // The browser first: were it missing, no server would be left running to hold the test open.
+    browser = await launchBrowser();
+    t = await startServer({ flags: ['--no-rate-limit'] });
     page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
     errors = watchForErrors(page);
   });

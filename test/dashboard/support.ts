@@ -2,7 +2,7 @@
  * Helpers for the dashboard tests: a cookie-keeping form client for HTTP-level tests, the codes the
  * sandbox mailbox holds, and one headless Chromium per test file.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import type { TestServer } from '../support/server.ts';
@@ -98,6 +98,8 @@ export async function latestCode(t: TestServer, email: string, subject: RegExp):
 export const CHROMIUM = '/usr/bin/chromium';
 
 export function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM))
+    return Promise.reject(new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (.ci/run does)`));
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,

@@ -22,7 +22,9 @@ local allow_at = nxt - burst * interval
 if now < allow_at then
   return {0, 0, num(allow_at - now), num(tat - now)}
 end
-redis.call('SET', KEYS[1], num(nxt), 'PX', math.max(1, math.ceil(nxt - now)))
+-- Kept a second past full: the key's expiry runs on Redis's clock, not the caller's, and a key
+-- read after its bucket is full answers as a missing one would (tat < now counts as now).
+redis.call('SET', KEYS[1], num(nxt), 'PX', math.ceil(nxt - now) + 1000)
 return {1, math.floor((now - allow_at) / interval), '0', num(nxt - now)}
 `;
 
