@@ -15,14 +15,11 @@ import { connect, type MqttClient } from 'mqtt';
 import { scryptHasher } from '../src/adapters/system/crypto.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { createServer } from '../src/main.ts';
+import { fmtMs, fmtRatio, quantile, report } from './lib/report.ts';
 
 const LOCK = '00000000-0000-4000-8000-000000000001';
 const ROUNDS = 2000;
 const NAGLE_ROUNDS = 20;
-
-const quantile = (xs: number[], q: number): number =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))] ?? Number.NaN;
-const ms = (x: number): string => `${x.toFixed(3)} ms`;
 
 async function ours(): Promise<number[]> {
   const dir = mkdtempSync(join(tmpdir(), 'lockcloud-bench-'));
@@ -109,16 +106,26 @@ const baseline = await bare(true, ROUNDS);
 const device = await ours();
 const nagle = await bare(false, NAGLE_ROUNDS);
 
-const rows = [
-  ['bare MQTT echo, TCP_NODELAY (baseline)', baseline],
-  ['lockcloud command round trip (gateway -> simulated AP -> ack applied)', device],
-  ['bare MQTT echo without TCP_NODELAY', nagle],
-] as const;
-for (const [name, times] of rows) {
-  console.log(`${name}: n=${times.length} p50 ${ms(quantile(times, 0.5))}  p99 ${ms(quantile(times, 0.99))}`);
-}
-console.log(
-  `\nratio p50 ours/baseline: ${(quantile(device, 0.5) / quantile(baseline, 0.5)).toFixed(2)}  ` +
-    `(without TCP_NODELAY the bare echo is ${(quantile(nagle, 0.5) / quantile(baseline, 0.5)).toFixed(0)}x the baseline)`,
-);
+const ratio = (xs: number[]): string => fmtRatio(quantile(xs, 0.5) / quantile(baseline, 0.5));
+const row = (name: string, times: number[], r: string): string[] => [
+  name,
+  String(times.length),
+  fmtMs(quantile(times, 0.5)),
+  fmtMs(quantile(times, 0.99)),
+  r,
+];
+report({
+  name: 'device-round-trip',
+  title: "A command's round trip through the MQTT device link, without HTTP (bench/device-round-trip.ts)",
+  columns: ['case', 'rounds', 'p50', 'p99', 'p50 ratio to bare'],
+  rows: [
+    row('bare MQTT echo through aedes, TCP_NODELAY (baseline)', baseline, '1.00'),
+    row('lockcloud command round trip (gateway → simulated AP → ack applied)', device, ratio(device)),
+    row('bare MQTT echo without TCP_NODELAY', nagle, ratio(nagle)),
+  ],
+  targets: [],
+  notes: [
+    "In process: the gateway publishes a command, the server's own simulated access point carries it out and acks, the gateway applies it; one at a time.",
+  ],
+});
 process.exit(0);

@@ -1,14 +1,194 @@
 #!/usr/bin/env node
-// `npm run bench`: every benchmark under bench/, each printing a table of ratios against a baseline
-// measured in the same run. The full suite (HTTP read path vs bare node:http, command round trips,
-// webhooks, scale) is its own issue; what exists so far runs here.
+// `npm run bench [-- --quick] [-- NAME ...] [-- --profile] [-- --write]`: the benchmarks of bench/*.ts
+// (issue 10), each a process of its own that starts and stops everything it needs on loopback and
+// hands back a JSON result. Prints each table and the targets, and, for a full run (every bench, no
+// profiler), writes docs/benchmarks.md with the machine, the versions, the commit and the command.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
 
-for (const file of readdirSync('bench')
-  .filter((f) => f.endsWith('.ts'))
-  .sort()) {
-  console.log(`\n## ${file}\n`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', `bench/${file}`], { stdio: 'inherit' });
-  if (result.status !== 0) process.exit(result.status ?? 1);
+/** The order of the issue's points; any other bench/*.ts runs after these. */
+const ORDER = [
+  'read-path',
+  'rate-limiter-cost',
+  'commands',
+  'v1-control',
+  'webhooks',
+  'scale-store',
+  'scale-devices',
+  'device-round-trip',
+];
+const USAGE = `usage: npm run bench -- [--quick] [--profile] [--write] [NAME ...]
+  --quick    shorter runs, one round (about half the time)
+  --profile  run each server under test with node --cpu-prof and print the top self-time functions
+             (read-path profiles a server of its own under GET /public/lock/{id}); not written to the docs
+  --write    write docs/benchmarks.md even for a subset of the benches or with --profile
+  NAME       run only these benches (the file names in bench/ without .ts)`;
+
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  console.log(USAGE);
+  process.exit(0);
 }
+const flags = new Set(args.filter((a) => a.startsWith('--')));
+const unknownFlags = [...flags].filter((f) => !['--quick', '--profile', '--write'].includes(f));
+const available = readdirSync('bench')
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => f.slice(0, -3))
+  .sort((a, b) => {
+    const rank = (n) => (ORDER.includes(n) ? ORDER.indexOf(n) : ORDER.length);
+    return rank(a) - rank(b) || a.localeCompare(b);
+  });
+const names = args.filter((a) => !a.startsWith('--'));
+const unknownNames = names.filter((n) => !available.includes(n.replace(/\.ts$/, '').replace(/^bench\//, '')));
+if (unknownFlags.length > 0 || unknownNames.length > 0) {
+  console.error(
+    `unknown ${[...unknownFlags, ...unknownNames].join(', ')}\n${USAGE}\nbenches: ${available.join(', ')}`,
+  );
+  process.exit(2);
+}
+const wanted = names.map((n) => n.replace(/\.ts$/, '').replace(/^bench\//, ''));
+const selected = wanted.length === 0 ? available : available.filter((n) => wanted.includes(n));
+const quick = flags.has('--quick');
+const profile = flags.has('--profile');
+const write = flags.has('--write') || (wanted.length === 0 && !profile);
+
+const work = mkdtempSync(join(tmpdir(), 'lockcloud-bench-results-'));
+const profileDir = profile ? join(work, 'profiles') : '';
+const startedAt = new Date();
+const load = loadavg();
+const results = [];
+const failed = [];
+for (const name of selected) {
+  console.log(`\n## ${name}${quick ? ' (quick)' : ''}\n`);
+  const resultFile = join(work, `${name}.json`);
+  const started = Date.now();
+  const run = spawnSync(process.execPath, ['--import', 'tsx', `bench/${name}.ts`], {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      BENCH_QUICK: quick ? '1' : '0',
+      BENCH_RESULT: resultFile,
+      BENCH_PROFILE_DIR: profileDir,
+    },
+  });
+  const seconds = (Date.now() - started) / 1000;
+  let result;
+  try {
+    result = JSON.parse(readFileSync(resultFile, 'utf8'));
+  } catch {
+    result = undefined;
+  }
+  if (run.status !== 0 || result === undefined) {
+    failed.push(name);
+    console.error(`bench/${name}.ts failed (exit ${run.status ?? run.signal})`);
+    continue;
+  }
+  results.push({ ...result, seconds });
+}
+const took = (Date.now() - startedAt.getTime()) / 1000;
+
+const verdict = (met) => (met === null ? '(no target)' : met ? 'met' : '**missed**');
+const cell = (s) => String(s).replace(/\|/g, '\\|');
+const table = (columns, rows) =>
+  [columns, columns.map(() => '---'), ...rows].map((r) => `| ${r.map(cell).join(' | ')} |`).join('\n');
+const targetRows = results.flatMap((r) =>
+  r.targets.map((t) => [t.point, t.what, t.target, t.measured, verdict(t.met)]),
+);
+const targets = table(['point', 'what', 'target', 'measured', ''], targetRows);
+console.log(`\n## Targets\n\n${targets}\n`);
+if (failed.length > 0) console.log(`failed: ${failed.join(', ')}`);
+
+function sh(command, commandArgs) {
+  const r = spawnSync(command, commandArgs, { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : 'unknown';
+}
+
+if (write) {
+  const osName = (() => {
+    try {
+      return /^PRETTY_NAME="?([^"\n]*)"?/m.exec(readFileSync('/etc/os-release', 'utf8'))?.[1] ?? platform();
+    } catch {
+      return platform();
+    }
+  })();
+  const dirty = sh('git', ['status', '--porcelain']) !== '';
+  const command = `npm run bench${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
+  const machine = table(
+    ['', ''],
+    [
+      ['CPU', `${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores`],
+      ['RAM', `${(totalmem() / 2 ** 30).toFixed(1)} GiB`],
+      ['OS', `${osName} (${platform()} ${release()})`],
+      ['Node', process.version],
+      ['npm', sh('npm', ['--version'])],
+      ['autocannon', JSON.parse(readFileSync('node_modules/autocannon/package.json', 'utf8')).version],
+      [
+        'commit',
+        `${sh('git', ['rev-parse', '--short', 'HEAD'])}${dirty ? ' (the working tree had uncommitted changes)' : ''}`,
+      ],
+      ['date', startedAt.toISOString()],
+      ['command', `\`${command}\``],
+      ['took', `${Math.floor(took / 60)} min ${Math.round(took % 60)} s`],
+      [
+        'load average at start',
+        `${load.map((x) => x.toFixed(2)).join(', ')} (other work was running on the machine)`,
+      ],
+    ],
+  );
+  const sections = results.map((r) => {
+    const parts = [`## ${r.title}`, '', table(r.columns, r.rows), ''];
+    for (const note of r.notes) parts.push(`- ${note}`);
+    parts.push(`- Took ${r.seconds.toFixed(0)} s.`);
+    for (const s of r.sections ?? []) parts.push('', `### ${s.title}`, '', s.body);
+    return parts.join('\n');
+  });
+  const doc = [
+    '# Benchmarks',
+    '',
+    `Written by \`${command}\` (scripts/bench.mjs, the benches in bench/); do not edit by hand, run it again.`,
+    'Every figure is a ratio against a baseline measured in the same run, or a percentile over many samples:',
+    'the machines are shared and noisy, so compare ratios within one run, not absolute numbers across runs.',
+    quick ? 'This was a `--quick` run: shorter runs and one round each, so the ratios are noisier.' : '',
+    '',
+    '## Machine',
+    '',
+    machine,
+    '',
+    '## Targets (issue 10)',
+    '',
+    targets,
+    failed.length > 0 ? `\nThese benches failed and have no figures here: ${failed.join(', ')}.` : '',
+    '',
+    ...sections.flatMap((s) => [s, '']),
+    '## Reading these numbers',
+    '',
+    '- Everything runs on the one machine: the server under test, the load generator (autocannon, or the',
+    "  bench's own node:http client for the command, control and webhook flows), the simulated devices",
+    '  (`lockcloud sim`), Mosquitto, and whatever else is running. The "CPU" columns say how many cores each',
+    '  used during a run; where the load generator takes most of a core, it, not the server, limits the',
+    '  baseline, and a ratio against that baseline is flattering (closer to 1 than the truth).',
+    '- autocannon reports latency in whole milliseconds, with 50 connections always busy: its p50/p99 are',
+    '  latencies under saturation. The flow benches time each request with `performance.now()`.',
+    '- Most of the time goes where the server is slow: connecting 1,000 access points (scale-devices) and',
+    '  draining the webhook backlog; as the server gets faster, so does the run.',
+    '- Nothing here is a timed assertion in the test suite; a missed target is a finding for the code, not a',
+    '  failed build. Profile the server with `npm run bench -- read-path --profile` (or any bench name).',
+    '',
+    '## How to run',
+    '',
+    '```sh',
+    'npm run bench                      # every bench (about 8 minutes here); writes this file',
+    'npm run bench -- --quick           # shorter runs, one round (about 6 minutes here)',
+    'npm run bench -- read-path webhooks   # some benches by name (prints only, unless --write)',
+    'npm run bench -- read-path --profile  # adds the top self-time functions of the server (node --cpu-prof)',
+    '```',
+    '',
+  ].join('\n');
+  writeFileSync('docs/benchmarks.md', doc.replace(/\n{3,}/g, '\n\n'));
+  console.log('wrote docs/benchmarks.md');
+}
+if (!profile) rmSync(work, { recursive: true, force: true });
+else console.log(`CPU profiles kept in ${profileDir}`);
+process.exit(failed.length > 0 ? 1 : 0);

@@ -1,0 +1,97 @@
+/**
+ * Summarizes a V8 CPU profile (`node --cpu-prof`): self time per function and per module (a package
+ * under node_modules, a file of src/, or node's own internals), as shares of the time the process
+ * was not idle.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface ProfileLine {
+  readonly name: string;
+  readonly share: number;
+}
+
+function moduleOf(url: string, functionName: string): string {
+  if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg?.[1]) return pkg[1];
+  if (url.startsWith('node:')) return 'node internals';
+  const src = /\/((?:src|bench|test)\/.*)$/.exec(url);
+  return src?.[1] ?? url;
+}
+
+function shortUrl(url: string): string {
+  return url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*\/node_modules\//, '')
+    .replace(/^.*\/(src|bench)\//, '$1/');
+}
+
+export function summarizeProfile(
+  file: string,
+  top = 25,
+): { functions: ProfileLine[]; modules: ProfileLine[] } {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfByNode = new Map<number, number>();
+  profile.samples.forEach((id, i) => {
+    selfByNode.set(id, (selfByNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
+  const functions = new Map<string, number>();
+  const modules = new Map<string, number>();
+  let busy = 0;
+  for (const [id, time] of selfByNode) {
+    const frame = byId.get(id)?.callFrame;
+    if (!frame || frame.functionName === '(idle)') continue;
+    busy += time;
+    const name = `${frame.functionName || '(anonymous)'}${frame.url ? ` ${shortUrl(frame.url)}:${frame.lineNumber + 1}` : ''}`;
+    functions.set(name, (functions.get(name) ?? 0) + time);
+    const mod = moduleOf(frame.url, frame.functionName);
+    modules.set(mod, (modules.get(mod) ?? 0) + time);
+  }
+  const rank = (m: Map<string, number>): ProfileLine[] =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, time]) => ({ name, share: time / busy }));
+  return { functions: rank(functions), modules: rank(modules) };
+}
+
+/** The one .cpuprofile node wrote into `dir`. */
+export function profileIn(dir: string): string | undefined {
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  return file === undefined ? undefined : join(dir, file);
+}
+
+/** The markdown section of the profile node wrote into `dir`: top functions and modules by self time. */
+export function profileSection(dir: string, title: string): { title: string; body: string } {
+  const file = profileIn(dir);
+  if (file === undefined) return { title, body: `No .cpuprofile was written in ${dir}.` };
+  const { functions, modules } = summarizeProfile(file, 20);
+  const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+  return {
+    title,
+    body: [
+      `${file}: self time as a share of the time the server was not idle (start-up included).`,
+      '',
+      '| self | function |',
+      '|---|---|',
+      ...functions.map((f) => `| ${pct(f.share)} | \`${f.name.replace(/\|/g, '\\|')}\` |`),
+      '',
+      '| self | module |',
+      '|---|---|',
+      ...modules.map((m) => `| ${pct(m.share)} | ${m.name} |`),
+    ].join('\n'),
+  };
+}

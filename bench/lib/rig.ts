@@ -1,0 +1,154 @@
+/**
+ * The device benches' world: a seed of accounts (each with an API key), access points with known
+ * secrets and zero-latency locks; a lockcloud process with --no-simulator over the embedded broker
+ * or a Mosquitto of the bench's own; and `lockcloud sim --seed` as a process of its own playing
+ * every access point and lock over that broker, as real devices would. Ready once every lock reads
+ * responsive.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { Seed } from '../../src/app/seed/schema.ts';
+import { HttpClient } from './load.ts';
+import {
+  hugeRateLimits,
+  type Lockcloud,
+  type Proc,
+  startLockcloud,
+  startMosquitto,
+  startTsx,
+  tempDir,
+  until,
+} from './processes.ts';
+import { profileSection } from './profile.ts';
+import { PROFILE_DIR, progress } from './report.ts';
+
+export interface RigOptions {
+  readonly broker: 'embedded' | 'mosquitto';
+  readonly accounts: number;
+  readonly accessPointsPerAccount: number;
+  readonly locksPerAccessPoint: number;
+  /** The first account's password (for v1 login); every other account has none. */
+  readonly password?: string;
+  /** Each account's webhook (POST), `{device_id}` and `{state}` filled in by the server. */
+  readonly webhookUrl?: string;
+}
+
+export interface RigLock {
+  readonly deviceId: string;
+  /** The owner's API key. */
+  readonly key: string;
+  readonly account: number;
+}
+
+export interface Rig {
+  readonly server: Lockcloud;
+  readonly sim: Proc;
+  readonly locks: readonly RigLock[];
+  email(account: number): string;
+  /** Stops everything; with `--profile`, the server's CPU profile summarized. */
+  stop(): Promise<{ title: string; body: string } | undefined>;
+}
+
+const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');
+export const benchEmail = (i: number): string => `bench-${i}@example.com`;
+export const benchKey = (i: number): string => `bench-api-key-${hex(i, 6)}`;
+
+export function rigSeed(options: RigOptions): { seed: Seed; locks: RigLock[] } {
+  const seed: Required<Pick<Seed, 'accounts' | 'api_keys' | 'access_points' | 'locks' | 'webhooks'>> = {
+    accounts: [],
+    api_keys: [],
+    access_points: [],
+    locks: [],
+    webhooks: [],
+  };
+  const locks: RigLock[] = [];
+  for (let a = 0; a < options.accounts; a++) {
+    const email = benchEmail(a);
+    seed.accounts.push({
+      email,
+      password: a === 0 && options.password !== undefined ? options.password : null,
+      verified: true,
+    });
+    seed.api_keys.push({ account: email, key: benchKey(a) });
+    if (options.webhookUrl !== undefined)
+      seed.webhooks.push({ account: email, url: options.webhookUrl, method: 'POST' });
+    for (let p = 0; p < options.accessPointsPerAccount; p++) {
+      const ap = a * options.accessPointsPerAccount + p;
+      const apId = `a0000000-0000-4000-8000-${hex(ap, 12)}`;
+      seed.access_points.push({
+        id: apId,
+        account: email,
+        name: `AP ${ap}`,
+        secret: `bench-ap-secret-${hex(ap, 8)}`,
+      });
+      for (let l = 0; l < options.locksPerAccessPoint; l++) {
+        const n = ap * options.locksPerAccessPoint + l;
+        const deviceId = `b0000000-0000-4000-8000-${hex(n, 12)}`;
+        seed.locks.push({ device_id: deviceId, owner: email, access_point_id: apId, latency_ms: 0 });
+        locks.push({ deviceId, key: benchKey(a), account: a });
+      }
+    }
+  }
+  return { seed, locks };
+}
+
+export async function startRig(options: RigOptions, extraFlags: readonly string[] = []): Promise<Rig> {
+  const dir = tempDir();
+  const { seed, locks } = rigSeed(options);
+  const seedFile = join(dir, 'seed.json');
+  writeFileSync(seedFile, JSON.stringify(seed));
+  const mosquitto = options.broker === 'mosquitto' ? await startMosquitto() : undefined;
+  const flags = [
+    '--data',
+    join(dir, 'data'),
+    '--seed',
+    seedFile,
+    '--rate-limits',
+    hugeRateLimits(dir),
+    '--no-simulator',
+  ];
+  if (mosquitto) flags.push('--mqtt-url', mosquitto.url);
+  progress(`starting lockcloud over the ${options.broker} broker with ${locks.length} locks`);
+  if (PROFILE_DIR !== undefined) mkdirSync(PROFILE_DIR, { recursive: true });
+  const profileDir =
+    PROFILE_DIR === undefined ? undefined : mkdtempSync(join(PROFILE_DIR, `${options.broker}-`));
+  const server = await startLockcloud([...flags, ...extraFlags], {
+    nodeFlags: profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+  });
+  const sim = startTsx('src/bin/sim.ts', [
+    '--seed',
+    seedFile,
+    '--mqtt-url',
+    server.mqttUrl,
+    '--log-level',
+    'warn',
+  ]);
+  await sim.waitFor(/connected to/, 120_000, 'lockcloud sim to connect');
+  const client = new HttpClient(server.url, 16);
+  const sample = locks.filter((_, i) => i % Math.max(1, Math.floor(locks.length / 50)) === 0);
+  await until('the simulated locks to read responsive', 120_000, async () => {
+    const states = await Promise.all(
+      sample.map((l) =>
+        client.json<{ responsive: boolean }>('GET', `/public/lock/${l.deviceId}`, { authorization: l.key }),
+      ),
+    );
+    return states.every((s) => s.responsive);
+  });
+  client.close();
+  return {
+    server,
+    sim,
+    locks,
+    email: benchEmail,
+    async stop() {
+      await sim.stop();
+      await server.stop();
+      await mosquitto?.stop();
+      if (profileDir === undefined) return undefined;
+      return profileSection(
+        profileDir,
+        `CPU profile of the server (${options.broker} broker), ${basename(process.argv[1] ?? '')}`,
+      );
+    },
+  };
+}

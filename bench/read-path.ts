@@ -1,0 +1,288 @@
+/**
+ * Points 1 and 6 of issue 10: the HTTP read path under load from autocannon (a process of its own,
+ * 50 connections), against a bare node:http server answering a JSON body of the same size, started
+ * in the same run. The server under test runs as `npm start` does (a process of its own, the
+ * standard test seed, request logs off), with a rate-limits file whose budgets nothing here can
+ * spend: the limiter runs on every request and refuses none. The same server with --no-rate-limit
+ * gives the limiter's cost over HTTP, and one logging every request at info (to a file) the cost of
+ * the default log level. Cases are interleaved round by round; each figure is the median of the
+ * rounds, each ratio the median of the per-round ratios to the bare server's run next to it.
+ * `--profile`: afterwards, a CPU profile of the server under GET /public/lock/{id} alone.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { LOCK_A, OWNER, OWNER_KEY, standardSeed } from '../test/support/server.ts';
+import { autocannon, cpuNote, HttpClient, type LoadResult } from './lib/load.ts';
+import {
+  hugeRateLimits,
+  type Lockcloud,
+  type Proc,
+  startLockcloud,
+  startProcess,
+  tempDir,
+} from './lib/processes.ts';
+import { profileSection } from './lib/profile.ts';
+import {
+  durations,
+  fmtMs,
+  fmtRate,
+  fmtRatio,
+  median,
+  PROFILE_DIR,
+  progress,
+  QUICK,
+  report,
+} from './lib/report.ts';
+
+const { seconds, rounds } = durations({ seconds: 3, rounds: 3 }, { seconds: 2, rounds: 1 });
+const dir = tempDir();
+const seedFile = join(dir, 'seed.json');
+writeFileSync(seedFile, JSON.stringify(standardSeed()));
+const limits = hugeRateLimits(dir);
+const serverArgs = (name: string, ...flags: string[]): string[] => [
+  '--data',
+  join(dir, name),
+  '--seed',
+  seedFile,
+  ...flags,
+];
+
+progress('starting lockcloud (limiter on, off, on with info logs) and the bare server');
+const [on, off, logged] = await Promise.all([
+  startLockcloud(serverArgs('on', '--rate-limits', limits)),
+  startLockcloud(serverArgs('off', '--no-rate-limit')),
+  startLockcloud(serverArgs('logged', '--rate-limits', limits), {
+    logLevel: 'info',
+    logFile: join(dir, 'logged.log'),
+  }),
+]);
+
+async function v1Token(server: Lockcloud): Promise<string> {
+  const client = new HttpClient(server.url, 1);
+  const { authorization } = await client.json<{ authorization: string }>(
+    'POST',
+    '/v1/accounts/login',
+    {},
+    {
+      email: OWNER,
+      password: 'owner-password',
+    },
+  );
+  client.close();
+  return authorization;
+}
+
+const key = { authorization: OWNER_KEY };
+const token = { 'x-authorization': await v1Token(on) };
+const paths = {
+  lock: `/public/lock/${LOCK_A}`,
+  locks: '/public/locks',
+  v1: '/v1/locks',
+} as const;
+
+// The bare server answers each path with the body lockcloud answers it with.
+const client = new HttpClient(on.url, 1);
+const bodies: Record<string, unknown> = {
+  [paths.lock]: await client.json('GET', paths.lock, key),
+  [paths.locks]: await client.json('GET', paths.locks, key),
+  [paths.v1]: await client.json('GET', paths.v1, token),
+};
+client.close();
+const bodiesFile = join(dir, 'bodies.json');
+writeFileSync(bodiesFile, JSON.stringify(bodies));
+const bareProc = startProcess(process.execPath, ['--import', 'tsx', 'bench/lib/bare-server.ts', bodiesFile]);
+const bareUrl = (await bareProc.waitFor(/listening on (http:\/\/\S+)/, 30_000, 'the bare server'))[1] ?? '';
+const bare = { ...bareProc, url: bareUrl, mqttUrl: '' };
+
+interface Case {
+  readonly label: string;
+  readonly server: Lockcloud;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  /** The bare case this one is compared with; none for a bare case. */
+  readonly baseline?: string;
+}
+
+const size = (path: string): number => JSON.stringify(bodies[path]).length;
+const cases: Case[] = [
+  { label: `bare node:http, ${size(paths.lock)}-byte body`, server: bare, path: paths.lock, headers: {} },
+  {
+    label: 'GET /public/lock/{id} (auth, rate limiter, status read)',
+    server: on,
+    path: paths.lock,
+    headers: key,
+    baseline: 'lock',
+  },
+  {
+    label: 'GET /public/lock/{id}, --no-rate-limit',
+    server: off,
+    path: paths.lock,
+    headers: key,
+    baseline: 'lock',
+  },
+  {
+    label: 'GET /public/lock/{id}, --log-level info (a line per request, to a file)',
+    server: logged,
+    path: paths.lock,
+    headers: key,
+    baseline: 'lock',
+  },
+  { label: `bare node:http, ${size(paths.locks)}-byte body`, server: bare, path: paths.locks, headers: {} },
+  { label: 'GET /public/locks (2 locks)', server: on, path: paths.locks, headers: key, baseline: 'locks' },
+  { label: `bare node:http, ${size(paths.v1)}-byte body`, server: bare, path: paths.v1, headers: {} },
+  {
+    label: 'GET /v1/locks (X-Authorization token)',
+    server: on,
+    path: paths.v1,
+    headers: token,
+    baseline: 'v1',
+  },
+];
+const bareOf = (c: Case): Case | undefined =>
+  c.baseline === undefined
+    ? undefined
+    : cases.find((b) => b.server === bare && b.path === paths[c.baseline as keyof typeof paths]);
+
+const run = (c: Case, s: number): Promise<LoadResult> =>
+  autocannon({ url: c.server.url + c.path, headers: c.headers, seconds: s, serverPid: c.server.pid });
+
+// A fresh lockcloud process needs seconds of load before V8 has compiled its hot path (measured:
+// about 0.3 of its steady rate in the first 2 s); the bare server needs next to none.
+const warmSeconds = (c: Case): number => (c.server === bare ? 1 : QUICK ? 4 : 5);
+progress('warming up every case (lockcloud cases for several seconds)');
+for (const c of cases) await run(c, warmSeconds(c));
+
+const results = new Map<Case, LoadResult[]>(cases.map((c) => [c, []]));
+for (let r = 0; r < rounds; r++) {
+  progress(`round ${r + 1} of ${rounds}: ${cases.length} runs of ${seconds} s`);
+  for (const c of cases) {
+    const result = await run(c, seconds);
+    if (result.bad > 0) throw new Error(`${c.label}: ${result.bad} bad answers (non-2xx, errors, timeouts)`);
+    results.get(c)?.push(result);
+  }
+}
+
+/** Requests answered per CPU-second the server used: what it costs, whatever CPU it was given. */
+const perCpu = (r: LoadResult): number => r.rps / Math.max(r.serverCores, 1e-9);
+
+/** Median over rounds of this case's figure divided by its baseline's in the same round. */
+function ratio(c: Case, to: Case | undefined, figure: (r: LoadResult) => number = (r) => r.rps): number {
+  const mine = results.get(c) ?? [];
+  const theirs = to === undefined ? undefined : results.get(to);
+  if (!theirs) return 1;
+  return median(mine.map((m, i) => figure(m) / (theirs[i] ? figure(theirs[i]) : Number.NaN)));
+}
+
+const rows = cases.map((c) => {
+  const rs = results.get(c) ?? [];
+  const mid = rs[rs.findIndex((x) => x.rps === median(rs.map((y) => y.rps)))] ?? rs[0];
+  const base = c.baseline === undefined;
+  return [
+    c.label,
+    fmtRate(median(rs.map((x) => x.rps))),
+    fmtMs(median(rs.map((x) => x.p50))),
+    fmtMs(median(rs.map((x) => x.p99))),
+    base ? '1.00 (baseline)' : fmtRatio(ratio(c, bareOf(c))),
+    fmtRate(median(rs.map(perCpu))),
+    base ? '1.00' : fmtRatio(ratio(c, bareOf(c), perCpu)),
+    mid ? cpuNote(mid) : '',
+  ];
+});
+
+const lockCase = cases[1] as Case;
+const offCase = cases[2] as Case;
+const lockRatio = ratio(lockCase, bareOf(lockCase));
+const limiterRatio = ratio(lockCase, offCase);
+const lockCpuRatio = ratio(lockCase, bareOf(lockCase), perCpu);
+const limiterCpuRatio = ratio(lockCase, offCase, perCpu);
+const bareRuns = [...results.entries()].filter(([c]) => c.server === bare).flatMap(([, rs]) => rs);
+const bareLoader = median(bareRuns.map((r) => r.loaderCores));
+const bareServer = median(bareRuns.map((r) => r.serverCores));
+const lockRuns = results.get(lockCase) ?? [];
+
+const notes = [
+  `autocannon -c 50, ${seconds} s a run, ${rounds} interleaved round(s) after a warm-up per case (lockcloud ${QUICK ? 4 : 5} s, bare 1 s); latencies are autocannon's, in whole milliseconds, under saturation (50 requests always in flight).`,
+  `Harness: during the bare runs autocannon used ${bareLoader.toFixed(2)} of a core and the bare server ${bareServer.toFixed(2)}; ` +
+    (bareLoader >= 0.8 || bareLoader >= bareServer
+      ? 'the load generator needs more CPU than the server it loads and shares the same 2 cores with it, so it is part of what limits the bare baseline: the req/s ratios against it are flattering (closer to 1 than the truth). The per-CPU-second ratio does not depend on that.'
+      : 'the load generator was not the limit.'),
+  'Req per server CPU-second divides the throughput by the CPU the server process got during the run (from /proc): when other work on the machine takes CPU from one run and not the next, it still compares what a request costs, so it is the steadier ratio on a shared machine.',
+  (() => {
+    const server = median(lockRuns.map((r) => r.serverCores));
+    const busy = median(lockRuns.map((r) => r.serverCores + r.loaderCores + r.otherCores));
+    return busy >= 0.9 * cpus().length
+      ? `During GET /public/lock/{id} the machine was saturated (${busy.toFixed(2)} of ${cpus().length} cores busy) and the server got ${server.toFixed(2)} of a core: its req/s is bounded by the CPU it was given, which is why the per-CPU-second ratio is shown too.`
+      : `During GET /public/lock/{id} the server used ${server.toFixed(2)} of a core with CPU to spare on the machine.`;
+  })(),
+];
+
+const sections: { title: string; body: string }[] = [];
+if (PROFILE_DIR !== undefined) sections.push(await profile(PROFILE_DIR));
+
+await Promise.all([on.stop(), off.stop(), logged.stop(), (bare as Proc).stop()]);
+
+report({
+  name: 'read-path',
+  title: '1, 6. HTTP read path against bare node:http (bench/read-path.ts)',
+  columns: [
+    'case',
+    'req/s',
+    'p50',
+    'p99',
+    'ratio to bare',
+    'req per server CPU-second',
+    'its ratio to bare',
+    'CPU during the run',
+  ],
+  rows: [
+    ...rows,
+    [
+      'limiter on / off (GET /public/lock/{id})',
+      '',
+      '',
+      '',
+      fmtRatio(limiterRatio),
+      '',
+      fmtRatio(limiterCpuRatio),
+      'median of per-round ratios of the first two lockcloud rows',
+    ],
+  ],
+  targets: [
+    {
+      point: '1',
+      what: 'GET /public/lock/{id} req/s vs bare node:http',
+      target: '≥ 0.75',
+      measured: `${fmtRatio(lockRatio)} (per server CPU-second: ${fmtRatio(lockCpuRatio)})`,
+      met: lockRatio >= 0.75,
+    },
+    {
+      point: '6',
+      what: 'rate limiter on vs off, GET /public/lock/{id} over HTTP',
+      target: '(none)',
+      measured: `${fmtRatio(limiterRatio)} (per server CPU-second: ${fmtRatio(limiterCpuRatio)})`,
+      met: null,
+    },
+  ],
+  notes,
+  sections,
+});
+
+/** A server of its own under --cpu-prof, loaded with GET /public/lock/{id} only, then stopped. */
+async function profile(root: string): Promise<{ title: string; body: string }> {
+  mkdirSync(root, { recursive: true });
+  const into = mkdtempSync(join(root, 'read-path-'));
+  const profSeconds = Math.max(8, seconds * 2);
+  progress(`profiling GET /public/lock/{id} for ${profSeconds} s into ${into}`);
+  const prof = await startLockcloud(serverArgs('prof', '--rate-limits', limits), {
+    nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${into}`],
+  });
+  await run({ ...lockCase, server: prof }, 4);
+  const result = await run({ ...lockCase, server: prof }, profSeconds);
+  await prof.stop();
+  return profileSection(
+    into,
+    `CPU profile of the server under GET /public/lock/{id} alone (${fmtRate(result.rps)} req/s)`,
+  );
+}
+process.exit(0);

@@ -1,0 +1,117 @@
+/**
+ * Point 5 of issue 10, the devices: the server's memory with 10,000 simulated locks connected
+ * through its embedded broker. 1,000 access points are registered for one account with the admin
+ * CLI (`lockcloud admin register-ap --count 1000 --json`, the operator's path), `lockcloud sim`
+ * (a process of its own) connects them with 10 locks each, and once the account lists all 10,000
+ * locks the server's VmRSS is read from /proc, against its own RSS before any device connected.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { HttpClient } from './lib/load.ts';
+import {
+  admin,
+  cpuSeconds,
+  hugeRateLimits,
+  memory,
+  startLockcloud,
+  startTsx,
+  tempDir,
+  until,
+} from './lib/processes.ts';
+import { fmtMb, progress, report } from './lib/report.ts';
+
+const ACCESS_POINTS = 1000;
+const LOCKS = 10_000;
+const RSS_TARGET = 500 * 2 ** 20;
+const EMAIL = 'fleet@example.com';
+const KEY = 'fleet-api-key-0001';
+
+const dir = tempDir();
+const data = join(dir, 'data');
+const seedFile = join(dir, 'seed.json');
+writeFileSync(
+  seedFile,
+  JSON.stringify({ accounts: [{ email: EMAIL, password: null }], api_keys: [{ account: EMAIL, key: KEY }] }),
+);
+const server = await startLockcloud([
+  '--data',
+  data,
+  '--seed',
+  seedFile,
+  '--rate-limits',
+  hugeRateLimits(dir),
+  '--no-simulator',
+]);
+await sleep(2000);
+const idle = memory(server.pid);
+
+progress(`registering ${ACCESS_POINTS} access points with the admin CLI`);
+const credentials = join(dir, 'access-points.json');
+writeFileSync(
+  credentials,
+  await admin(['register-ap', EMAIL, '--count', String(ACCESS_POINTS), '--json', '--data', data]),
+  { mode: 0o600 },
+);
+
+progress(`lockcloud sim: ${ACCESS_POINTS} access points, ${LOCKS} locks`);
+const started = performance.now();
+const cpu0 = cpuSeconds(server.pid);
+const sim = startTsx('src/bin/sim.ts', [
+  '--access-points',
+  credentials,
+  '--locks',
+  String(LOCKS),
+  '--latency-ms',
+  '0',
+  '--mqtt-url',
+  server.mqttUrl,
+  '--log-level',
+  'warn',
+]);
+await sim.waitFor(/connected to/, 300_000, 'lockcloud sim to connect');
+const connectedAfter = (performance.now() - started) / 1000;
+const client = new HttpClient(server.url, 2);
+let listed = 0;
+await until(`${LOCKS} locks listed in the account`, 300_000, async () => {
+  await sleep(1000);
+  const locks = await client.json<unknown[]>('GET', '/public/locks', { authorization: KEY });
+  listed = locks.length;
+  return listed >= LOCKS;
+});
+const announcedAfter = (performance.now() - started) / 1000;
+const cpuUsed = cpuSeconds(server.pid) - cpu0;
+client.close();
+await sleep(3000);
+const loaded = memory(server.pid);
+const simMemory = memory(sim.pid);
+await sim.stop();
+await server.stop();
+
+report({
+  name: 'scale-devices',
+  title: '5. Scale: 10,000 simulated locks connected through the embedded broker (bench/scale-devices.ts)',
+  columns: ['server state', 'RSS (VmRSS)', 'peak (VmHWM)', 'notes'],
+  rows: [
+    ['started, no device connected (baseline)', fmtMb(idle.rss), fmtMb(idle.peak), ''],
+    [
+      `${ACCESS_POINTS} access points with ${LOCKS.toLocaleString('en-US')} locks connected, listed, 3 s quiet`,
+      fmtMb(loaded.rss),
+      fmtMb(loaded.peak),
+      `connected in ${connectedAfter.toFixed(1)} s, all listed after ${announcedAfter.toFixed(1)} s; server CPU meanwhile ${cpuUsed.toFixed(1)} s; the simulator process ${fmtMb(simMemory.rss)}`,
+    ],
+  ],
+  targets: [
+    {
+      point: '5',
+      what: 'server RSS with 10,000 simulated locks connected',
+      target: `≤ ${fmtMb(RSS_TARGET)}`,
+      measured: `${fmtMb(loaded.rss)} (+${fmtMb(loaded.rss - idle.rss)} over idle)`,
+      met: loaded.rss <= RSS_TARGET,
+    },
+  ],
+  notes: [
+    'The access points are registered while the server runs (the admin CLI writes the same data directory); keep-alive 5 s, zero-latency locks; the server runs no simulator of its own.',
+  ],
+});
+process.exit(0);
