@@ -93,7 +93,7 @@ const bodiesFile = join(dir, 'bodies.json');
 writeFileSync(bodiesFile, JSON.stringify(bodies));
 const bareProc = startProcess(process.execPath, ['--import', 'tsx', 'bench/lib/bare-server.ts', bodiesFile]);
 const bareUrl = (await bareProc.waitFor(/listening on (http:\/\/\S+)/, 30_000, 'the bare server'))[1] ?? '';
-const bare = { ...bareProc, url: bareUrl, mqttUrl: '' };
+const bare: Lockcloud = { ...bareProc, url: bareUrl, mqttUrl: '', startupMs: 0 };
 
 interface Case {
   readonly label: string;
@@ -283,6 +283,7 @@ async function profile(root: string): Promise<{ title: string; body: string }> {
   return profileSection(
     into,
     `CPU profile of the server under GET /public/lock/{id} alone (${fmtRate(result.rps)} req/s)`,
+    prof.startupMs,
   );
 }
 process.exit(0);

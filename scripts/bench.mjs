@@ -173,6 +173,8 @@ if (write) {
     '  latencies under saturation. The flow benches time each request with `performance.now()`.',
     '- Most of the time goes where the server is slow: connecting 1,000 access points (scale-devices) and',
     '  draining the webhook backlog; as the server gets faster, so does the run.',
+    '- `--profile` summaries leave out the server start-up. V8 samples wall time: on a saturated machine the',
+    '  time the server waits for a core after its write woke the client is charged to `writev`.',
     '- Nothing here is a timed assertion in the test suite; a missed target is a finding for the code, not a',
     '  failed build. Profile the server with `npm run bench -- read-path --profile` (or any bench name).',
     '',

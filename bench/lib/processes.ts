@@ -123,6 +123,8 @@ export interface Lockcloud extends Proc {
   readonly url: string;
   /** The broker as devices reach it. */
   readonly mqttUrl: string;
+  /** Milliseconds from starting the process to its answering: what a profile should leave out. */
+  readonly startupMs: number;
 }
 
 /**
@@ -137,6 +139,7 @@ export async function startLockcloud(
   const external = args.indexOf('--mqtt-url');
   const mqttPort = external === -1 ? await freePort() : 0;
   const port = options.logFile === undefined ? 0 : await freePort();
+  const spawnedAt = performance.now();
   const proc = startProcess(
     process.execPath,
     [
@@ -173,6 +176,7 @@ export async function startLockcloud(
     ...proc,
     url,
     mqttUrl: external === -1 ? `mqtt://127.0.0.1:${mqttPort}` : (args[external + 1] ?? ''),
+    startupMs: performance.now() - spawnedAt,
   };
 }
 

@@ -12,6 +12,7 @@ interface ProfileNode {
 }
 
 interface CpuProfile {
+  startTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -38,15 +39,21 @@ function shortUrl(url: string): string {
     .replace(/^.*\/(src|bench)\//, '$1/');
 }
 
+/** `skipMs`: samples of the first milliseconds (the process starting up) are left out. */
 export function summarizeProfile(
   file: string,
   top = 25,
+  skipMs = 0,
 ): { functions: ProfileLine[]; modules: ProfileLine[] } {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfByNode = new Map<number, number>();
+  let at = 0; // microseconds since the profile started
   profile.samples.forEach((id, i) => {
-    selfByNode.set(id, (selfByNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (at < skipMs * 1000) return;
+    selfByNode.set(id, (selfByNode.get(id) ?? 0) + delta);
   });
   const functions = new Map<string, number>();
   const modules = new Map<string, number>();
@@ -74,16 +81,19 @@ export function profileIn(dir: string): string | undefined {
   return file === undefined ? undefined : join(dir, file);
 }
 
-/** The markdown section of the profile node wrote into `dir`: top functions and modules by self time. */
-export function profileSection(dir: string, title: string): { title: string; body: string } {
+/**
+ * The markdown section of the profile node wrote into `dir`: top functions and modules by self time,
+ * leaving out the first `skipMs` (the server starting up, when given).
+ */
+export function profileSection(dir: string, title: string, skipMs = 0): { title: string; body: string } {
   const file = profileIn(dir);
   if (file === undefined) return { title, body: `No .cpuprofile was written in ${dir}.` };
-  const { functions, modules } = summarizeProfile(file, 20);
+  const { functions, modules } = summarizeProfile(file, 20, skipMs);
   const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
   return {
     title,
     body: [
-      `${file}: self time as a share of the time the server was not idle (start-up included).`,
+      `${file}: self time as a share of the time the server was not idle, ${skipMs > 0 ? `after its first ${(skipMs / 1000).toFixed(1)} s (start-up left out)` : 'start-up included'}.`,
       '',
       '| self | function |',
       '|---|---|',

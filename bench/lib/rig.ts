@@ -148,6 +148,7 @@ export async function startRig(options: RigOptions, extraFlags: readonly string[
       return profileSection(
         profileDir,
         `CPU profile of the server (${options.broker} broker), ${basename(process.argv[1] ?? '')}`,
+        server.startupMs,
       );
     },
   };
