@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { scryptHasher } from '../src/adapters/system/crypto.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { createServer } from '../src/main.ts';
+import { tempDir } from './lib/processes.ts';
 import { fmtRate, fmtRatio, median, QUICK, report } from './lib/report.ts';
 
 const KEY = 'bench-key-000001';
@@ -55,7 +56,7 @@ async function start(flags: string[]) {
 
 const off = await start(['--no-rate-limit']);
 // Budgets no loop can spend: every request takes the allowed path, which is what normal traffic pays.
-const limitsFile = join(mkdtempSync(join(tmpdir(), 'lockcloud-bench-')), 'limits.json');
+const limitsFile = join(tempDir(), 'limits.json');
 writeFileSync(
   limitsFile,
   JSON.stringify({
