@@ -6,7 +6,7 @@ import { LocalEventBus } from './event-bus.ts';
 
 interface Envelope {
   readonly from: string;
-  readonly kind: 'lock' | 'task';
+  readonly kind: 'lock' | 'task' | 'invalidate';
   readonly event: unknown;
 }
 
@@ -43,6 +43,7 @@ export class RedisEventBus implements EventBus {
   private readonly everywhere: LocalEventBus;
   private readonly instance = randomUUID();
   private readonly channel: string;
+  private readonly invalidations = new Set<(scope: string) => void>();
 
   private constructor(
     private readonly publisher: Redis,
@@ -97,14 +98,29 @@ export class RedisEventBus implements EventBus {
     return (scope === 'here' ? this.here : this.everywhere).onTaskEnded(listener);
   }
 
+  /**
+   * Cache invalidations (adapters/stores/read-cache.ts): what one process changed, the others stop
+   * trusting at once rather than at their cache's time limit.
+   */
+  shareInvalidation(scope: string): void {
+    this.publish('invalidate', scope);
+  }
+
+  onInvalidation(listener: (scope: string) => void): Cancel {
+    this.invalidations.add(listener);
+    return () => this.invalidations.delete(listener);
+  }
+
   /** Readiness: both connections up (the subscriber's cannot PING while subscribed: its status). */
   async ping(): Promise<void> {
     if (this.subscriber.status !== 'ready') throw new Error(`event subscriber ${this.subscriber.status}`);
     await this.publisher.ping();
   }
 
+  /** Ends both connections at once: with Redis away, a graceful QUIT would wait for a reconnection. */
   async close(): Promise<void> {
-    await Promise.allSettled([this.subscriber.quit(), this.publisher.quit()]);
+    this.subscriber.disconnect();
+    this.publisher.disconnect();
   }
 
   private publish(kind: Envelope['kind'], event: unknown): void {
@@ -126,6 +142,8 @@ export class RedisEventBus implements EventBus {
     if (envelope.kind === 'lock' && isLockStateChanged(envelope.event))
       this.everywhere.lockStateChanged(envelope.event);
     else if (envelope.kind === 'task' && isTask(envelope.event)) this.everywhere.taskEnded(envelope.event);
+    else if (envelope.kind === 'invalidate' && typeof envelope.event === 'string')
+      for (const listener of this.invalidations) listener(envelope.event);
     else this.logger.warn({ kind: envelope.kind }, 'event bus: an event of an unknown shape dropped');
   }
 }
