@@ -102,7 +102,7 @@ describe('RedisEventBus', () => {
     }
   });
 
-  it("relays a cache invalidation to the other processes, not back to its own", async () => {
+  it('relays a cache invalidation to the other processes, not back to its own', async () => {
     const heardA: string[] = [];
     const heardB: string[] = [];
     a.onInvalidation((scope) => heardA.push(scope));
