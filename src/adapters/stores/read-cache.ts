@@ -119,8 +119,6 @@ export function withReadCache(store: Store, options: ReadCacheOptions): CachedSt
       const found = await store.apiKeys.findByHash(hash);
       if (found !== undefined) {
         keys.set(hash, found);
-        // Bounded like the maps: a touch of a key no longer mapped only skips updating the cache.
-        if (keyHashById.size >= options.maxEntries) keyHashById.clear();
         keyHashById.set(found.key.id, hash);
       }
       return found;
