@@ -11,7 +11,6 @@ import { bothMailers, smtpMailer } from './adapters/mail/smtp-mailer.ts';
 import { PrometheusMetrics } from './adapters/metrics/prometheus.ts';
 import { MemoryRateLimitStore } from './adapters/rate-limit/memory.ts';
 import { RedisRateLimitStore } from './adapters/rate-limit/redis.ts';
-import { withReadCache } from './adapters/stores/read-cache.ts';
 import { AdjustableClock } from './adapters/system/clock.ts';
 import { hmacCodeHasher } from './adapters/system/code-hasher.ts';
 import { cryptoRandom, scryptHasher, sha256Hasher } from './adapters/system/crypto.ts';
@@ -23,7 +22,7 @@ import { httpTransport } from './adapters/webhooks/http-transport.ts';
 import { aesGcmBox, loadServerKey } from './adapters/webhooks/secret-box.ts';
 import { standardWebhooksSigner } from './adapters/webhooks/signer.ts';
 import { Lockcloud, type StartReport } from './app/lockcloud.ts';
-import type { Mailer, PasswordHasher, Logger as PortLogger, RateLimitStore, Store } from './app/ports.ts';
+import type { Mailer, PasswordHasher, Logger as PortLogger, RateLimitStore } from './app/ports.ts';
 import { parseRateLimits } from './app/rate-limit-settings.ts';
 import type { Seed } from './app/seed/schema.ts';
 import { parseSeed } from './app/seed/validate.ts';
@@ -36,9 +35,6 @@ import { drainHttp, readinessChecks } from './open-ops.ts';
 import { openStore } from './open-store.ts';
 
 export const VERSION = '0.1.0';
-
-// How stale a cached credential or lock may be after another process (the admin CLI) wrote it.
-const READ_CACHE_TTL_MS = 1000;
 
 export interface ServerOverrides {
   /** Tests pass a cheaper password hash; production keeps the default cost. */
@@ -112,25 +108,6 @@ async function openEventBus(
 }
 
 /**
- * Credentials and lock reads from memory on the hot path (adapters/stores/read-cache.ts). Alone on
- * its store a process caches locks too; with others, only credentials, whose invalidations travel
- * over Redis so a deleted key answers 401 on every process at once.
- */
-function openReadCache(store: Store, config: Config, events: LocalEventBus | RedisEventBus): Store {
-  const shared = events instanceof RedisEventBus ? events : undefined;
-  const cache = withReadCache(store, {
-    ttlMs: READ_CACHE_TTL_MS,
-    maxEntries: 100_000,
-    cacheLocks: config.databaseUrl === undefined,
-    onInvalidate: shared && ((scope) => shared.shareInvalidation(scope)),
-  });
-  shared?.onInvalidation((scope) => {
-    if (scope === 'credentials' || scope === 'locks') cache.invalidate(scope);
-  });
-  return cache.store;
-}
-
-/**
  * The dashboard's mail: SMTP when SMTP_URL is set (and, in the sandbox, a copy in the mailbox for
  * /_sim/mailbox); otherwise stored in the mailbox and logged.
  */
@@ -169,17 +146,16 @@ export async function createServer(
     config.rateLimitsFile === undefined ? undefined : readRateLimitsFile(config.rateLimitsFile);
 
   // An unreachable database or a failed migration: a one-line reason and exit 2, not a stack trace.
-  const rawStore = await openStore(config).catch((error: unknown) => {
+  const store = await openStore(config).catch((error: unknown) => {
     throw new StartupError(`cannot open the store: ${(error as Error).message}`, { cause: error });
   });
   let bus: Awaited<ReturnType<typeof openEventBus>>;
   try {
     bus = await openEventBus(config, logger);
   } catch (error) {
-    await rawStore.close();
+    await store.close();
     throw error;
   }
-  const store = openReadCache(rawStore, config, bus.events);
   const clock = new AdjustableClock();
   const mailbox = new MemoryMailbox();
   const mail = openMailer(config, mailbox, clock, logger);

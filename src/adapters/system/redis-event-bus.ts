@@ -6,7 +6,7 @@ import { LocalEventBus } from './event-bus.ts';
 
 interface Envelope {
   readonly from: string;
-  readonly kind: 'lock' | 'task' | 'invalidate';
+  readonly kind: 'lock' | 'task';
   readonly event: unknown;
 }
 
@@ -43,7 +43,6 @@ export class RedisEventBus implements EventBus {
   private readonly everywhere: LocalEventBus;
   private readonly instance = randomUUID();
   private readonly channel: string;
-  private readonly invalidations = new Set<(scope: string) => void>();
 
   private constructor(
     private readonly publisher: Redis,
@@ -98,19 +97,6 @@ export class RedisEventBus implements EventBus {
     return (scope === 'here' ? this.here : this.everywhere).onTaskEnded(listener);
   }
 
-  /**
-   * Cache invalidations (adapters/stores/read-cache.ts): what one process changed, the others stop
-   * trusting at once rather than at their cache's time limit.
-   */
-  shareInvalidation(scope: string): void {
-    this.publish('invalidate', scope);
-  }
-
-  onInvalidation(listener: (scope: string) => void): Cancel {
-    this.invalidations.add(listener);
-    return () => this.invalidations.delete(listener);
-  }
-
   /** Readiness: both connections up (the subscriber's cannot PING while subscribed: its status). */
   async ping(): Promise<void> {
     if (this.subscriber.status !== 'ready') throw new Error(`event subscriber ${this.subscriber.status}`);
@@ -142,8 +128,6 @@ export class RedisEventBus implements EventBus {
     if (envelope.kind === 'lock' && isLockStateChanged(envelope.event))
       this.everywhere.lockStateChanged(envelope.event);
     else if (envelope.kind === 'task' && isTask(envelope.event)) this.everywhere.taskEnded(envelope.event);
-    else if (envelope.kind === 'invalidate' && typeof envelope.event === 'string')
-      for (const listener of this.invalidations) listener(envelope.event);
     else this.logger.warn({ kind: envelope.kind }, 'event bus: an event of an unknown shape dropped');
   }
 }
