@@ -146,7 +146,7 @@ export async function createServer(
     config.rateLimitsFile === undefined ? undefined : readRateLimitsFile(config.rateLimitsFile);
 
   // An unreachable database or a failed migration: a one-line reason and exit 2, not a stack trace.
-  const store = await openStore(config).catch((error: unknown) => {
+  const store = await openStore(config, { readCache: true }).catch((error: unknown) => {
     throw new StartupError(`cannot open the store: ${(error as Error).message}`, { cause: error });
   });
   let bus: Awaited<ReturnType<typeof openEventBus>>;

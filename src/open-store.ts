@@ -3,17 +3,21 @@
  * main.ts so the admin CLI opens the store without loading the HTTP stack.
  */
 import { migratePostgres, openPostgresStore } from './adapters/stores/postgres/open.ts';
-import { migrateSqlite, openSqliteStore } from './adapters/stores/sqlite/open.ts';
+import { migrateSqlite, openCachedSqliteStore, openSqliteStore } from './adapters/stores/sqlite/open.ts';
 import type { Store } from './app/ports.ts';
 import type { Config } from './config/config.ts';
 
 export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize'>;
 
-/** PostgreSQL when DATABASE_URL names one, else the embedded SQLite file in the data directory. */
-export function openStore(config: StoreConfig): Promise<Store> {
+/**
+ * PostgreSQL when DATABASE_URL names one, else the embedded SQLite file in the data directory. A
+ * server asks for `readCache`: on SQLite, credentials and locks are then read from memory while no
+ * other process has written (adapters/stores/read-cache.ts); PostgreSQL is always read through.
+ */
+export function openStore(config: StoreConfig, options: { readCache?: boolean } = {}): Promise<Store> {
   if (config.databaseUrl !== undefined)
     return openPostgresStore(config.databaseUrl, { poolSize: config.databasePoolSize });
-  return openSqliteStore(config.dataDir);
+  return options.readCache === true ? openCachedSqliteStore(config.dataDir) : openSqliteStore(config.dataDir);
 }
 
 /** Brings the configured store's schema to the latest version; the names of the migrations applied. */

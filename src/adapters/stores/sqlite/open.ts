@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, type SqliteDatabase, SqliteDialect, type SqliteStatement } from 'kysely';
+import type { Store } from '../../../app/ports.ts';
+import { withReadCache } from '../read-cache.ts';
 import { migrateToLatest } from '../sql/migrate.ts';
 import { SqlStore } from '../sql/store.ts';
 import type { Database } from '../sql/tables.ts';
@@ -36,14 +38,33 @@ export const SQLITE_FILE_NAME = 'lockcloud.sqlite';
  * operating-system crash or power loss can take the last transactions.
  */
 export async function openSqliteStore(dataDir: string): Promise<SqlStore> {
-  const db = sqliteKysely(dataDir);
+  const { db } = sqliteKysely(dataDir);
   await migrateToLatest(db as unknown as Kysely<unknown>);
   return new SqlStore(db);
 }
 
+// Credentials and locks kept in memory: 100,000 of each is a few tens of MB at most.
+const READ_CACHE_ENTRIES = 100_000;
+
+/**
+ * The store a server runs on: the SQLite store with the read cache in front (read-cache.ts). The
+ * file is the server's own, so the only other writers are short-lived processes beside it (the admin
+ * CLI); `PRAGMA data_version` changes when one of them commits, and the cache drops everything then.
+ */
+export async function openCachedSqliteStore(dataDir: string): Promise<Store> {
+  const { db, raw } = sqliteKysely(dataDir);
+  await migrateToLatest(db as unknown as Kysely<unknown>);
+  // Prepared once: the check runs before every cached read and costs about a microsecond.
+  const dataVersion = raw.prepare('PRAGMA data_version').pluck();
+  return withReadCache(new SqlStore(db), {
+    writesElsewhere: () => dataVersion.get() as number,
+    maxEntries: READ_CACHE_ENTRIES,
+  });
+}
+
 /** Brings the file in `dataDir` (made if missing) to the latest schema; the migrations applied. */
 export async function migrateSqlite(dataDir: string): Promise<string[]> {
-  const db = sqliteKysely(dataDir);
+  const { db } = sqliteKysely(dataDir);
   try {
     return await migrateToLatest(db as unknown as Kysely<unknown>);
   } finally {
@@ -51,12 +72,13 @@ export async function migrateSqlite(dataDir: string): Promise<string[]> {
   }
 }
 
-function sqliteKysely(dataDir: string): Kysely<Database> {
+function sqliteKysely(dataDir: string): { db: Kysely<Database>; raw: BetterSqlite3.Database } {
   mkdirSync(dataDir, { recursive: true });
   const raw = new BetterSqlite3(join(dataDir, SQLITE_FILE_NAME));
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+  return { db, raw };
 }

@@ -1,0 +1,202 @@
+import type { AccountStore, ApiKeyStore, LockStore, Store, TokenStore } from '../../app/ports.ts';
+
+export interface ReadCacheOptions {
+  /**
+   * A number that changes whenever another connection (another process: the admin CLI beside the
+   * server) has committed to the store since the last call; SQLite's `PRAGMA data_version`. Checked
+   * before every cached read, so a write made elsewhere is seen by the next request, as without the
+   * cache.
+   */
+  readonly writesElsewhere: () => number;
+  /** Entries per map; past it the map starts afresh (the hot set refills at once). */
+  readonly maxEntries: number;
+}
+
+/** A bounded map: a full map starts afresh rather than tracking recency on the hot path. */
+class BoundedMap<V> {
+  private readonly entries = new Map<string, V>();
+
+  constructor(private readonly maxEntries: number) {}
+
+  get(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: string, value: V): void {
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(key, value);
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  /** Replaces an entry's value (a write this process made and knows). */
+  update(key: string, change: (value: V) => V): void {
+    const value = this.entries.get(key);
+    if (value !== undefined) this.entries.set(key, change(value));
+  }
+}
+
+type KeyFound = Awaited<ReturnType<ApiKeyStore['findByHash']>>;
+type TokenFound = Awaited<ReturnType<TokenStore['findByHash']>>;
+type LockFound = Awaited<ReturnType<LockStore['get']>>;
+
+/**
+ * Every v3 and v1 request reads its credential, and a status read one lock: the hot path. This keeps
+ * those reads in memory in front of the store. A write made through this store drops what it may have
+ * changed at once; a write committed by another process drops everything before the next cached read
+ * (`writesElsewhere`), so the cache never answers what the store would not. Only found rows are kept:
+ * an unknown key always reaches the store.
+ *
+ * Only for a store one server has to itself (SQLite): with several servers on PostgreSQL there is no
+ * cheap way to learn of the others' commits, and they change lock status many times a second.
+ */
+export function withReadCache(store: Store, options: ReadCacheOptions): Store {
+  const keys = new BoundedMap<NonNullable<KeyFound>>(options.maxEntries);
+  const keyHashById = new BoundedMap<string>(options.maxEntries);
+  const tokens = new BoundedMap<NonNullable<TokenFound>>(options.maxEntries);
+  const locks = new BoundedMap<NonNullable<LockFound>>(options.maxEntries);
+
+  const dropCredentials = (): void => {
+    keys.clear();
+    keyHashById.clear();
+    tokens.clear();
+  };
+  let seenVersion = options.writesElsewhere();
+  /** Before a cached read: if another process committed meanwhile, nothing cached still holds. */
+  const checkElsewhere = (): void => {
+    const version = options.writesElsewhere();
+    if (version === seenVersion) return;
+    seenVersion = version;
+    dropCredentials();
+    locks.clear();
+  };
+
+  const accounts: AccountStore = {
+    insert: (account) => store.accounts.insert(account),
+    findByEmail: (email) => store.accounts.findByEmail(email),
+    findById: (id) => store.accounts.findById(id),
+    list: () => store.accounts.list(),
+    // A deleted account or a new password ends its keys and tokens.
+    update: async (id, patch) => {
+      await store.accounts.update(id, patch);
+      dropCredentials();
+    },
+  };
+
+  const apiKeys: ApiKeyStore = {
+    insert: (key) => store.apiKeys.insert(key),
+    listForAccount: (accountId) => store.apiKeys.listForAccount(accountId),
+    async findByHash(hash) {
+      checkElsewhere();
+      const cached = keys.get(hash);
+      if (cached !== undefined) return cached;
+      const found = await store.apiKeys.findByHash(hash);
+      if (found !== undefined) {
+        keys.set(hash, found);
+        // A touch of a key no longer mapped only skips updating the cache.
+        keyHashById.set(found.key.id, hash);
+      }
+      return found;
+    },
+    async touch(id, at) {
+      await store.apiKeys.touch(id, at);
+      const hash = keyHashById.get(id);
+      if (hash !== undefined)
+        keys.update(hash, (found) => ({ ...found, key: { ...found.key, lastUsedAt: at } }));
+    },
+    async remove(accountId, id) {
+      const removed = await store.apiKeys.remove(accountId, id);
+      dropCredentials();
+      return removed;
+    },
+  };
+
+  const tokenStore: TokenStore = {
+    insert: (token) => store.tokens.insert(token),
+    async findByHash(hash) {
+      checkElsewhere();
+      const cached = tokens.get(hash);
+      if (cached !== undefined) return cached;
+      const found = await store.tokens.findByHash(hash);
+      if (found !== undefined) tokens.set(hash, found);
+      return found;
+    },
+    async purgeIssuedBefore(cutoff) {
+      const purged = await store.tokens.purgeIssuedBefore(cutoff);
+      if (purged > 0) dropCredentials();
+      return purged;
+    },
+  };
+
+  const lockStore: LockStore = {
+    async get(deviceId) {
+      checkElsewhere();
+      const cached = locks.get(deviceId);
+      if (cached !== undefined) return cached;
+      const found = await store.locks.get(deviceId);
+      if (found !== undefined) locks.set(deviceId, found);
+      return found;
+    },
+    insert: async (lock) => {
+      await store.locks.insert(lock);
+      locks.delete(lock.deviceId);
+    },
+    update: async (deviceId, patch) => {
+      await store.locks.update(deviceId, patch);
+      locks.delete(deviceId);
+    },
+    readStatus: (deviceId) => store.locks.readStatus(deviceId),
+    writeStatusIf: async (deviceId, version, status, mark) => {
+      const written = await store.locks.writeStatusIf(deviceId, version, status, mark);
+      if (written) locks.delete(deviceId);
+      return written;
+    },
+    releaseAccount: async (accountId) => {
+      const released = await store.locks.releaseAccount(accountId);
+      locks.clear();
+      return released;
+    },
+    listOwnedBy: (accountId) => store.locks.listOwnedBy(accountId),
+    share: (deviceId, accountId) => store.locks.share(deviceId, accountId),
+    countByOwner: () => store.locks.countByOwner(),
+    listVisibleTo: (accountId) => store.locks.listVisibleTo(accountId),
+    isSharedWith: (deviceId, accountId) => store.locks.isSharedWith(deviceId, accountId),
+    listByAccessPoint: (apId) => store.locks.listByAccessPoint(apId),
+    sharesOf: (deviceId) => store.locks.sharesOf(deviceId),
+    unshare: (deviceId, accountId) => store.locks.unshare(deviceId, accountId),
+  };
+
+  const cached: Store = {
+    accounts,
+    apiKeys,
+    locks: lockStore,
+    tokens: tokenStore,
+    tasks: store.tasks,
+    webhooks: store.webhooks,
+    deliveries: store.deliveries,
+    simDevices: store.simDevices,
+    accessPoints: store.accessPoints,
+    blocks: store.blocks,
+    sessions: store.sessions,
+    codes: store.codes,
+    getMeta: (key) => store.getMeta(key),
+    setMeta: (key, value) => store.setMeta(key, value),
+    isEmpty: () => store.isEmpty(),
+    snapshot: () => store.snapshot(),
+    // The sandbox's reset puts every row back: nothing cached still holds.
+    restore: async (snapshot) => {
+      await store.restore(snapshot);
+      dropCredentials();
+      locks.clear();
+    },
+    ping: () => store.ping(),
+    close: () => store.close(),
+  };
+  return cached;
+}

@@ -1,0 +1,134 @@
+/**
+ * The read cache in front of the SQLite store: what this process writes is seen at once, and so is
+ * what another process commits to the same file (here: a second connection, as the admin CLI beside
+ * a server would be), because SQLite's data_version tells the cache to drop everything.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { withReadCache } from '../../../src/adapters/stores/read-cache.ts';
+import { openCachedSqliteStore, openSqliteStore } from '../../../src/adapters/stores/sqlite/open.ts';
+import type { Store } from '../../../src/app/ports.ts';
+
+const LOCK = '00000000-0000-4000-8000-0000000000e1';
+
+describe('withReadCache', () => {
+  let dir: string;
+  /** Another process's connection to the same file. */
+  let raw: Store;
+  /** The server's: a connection of its own with the cache in front. */
+  let store: Store;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lockcloud-cache-'));
+    raw = await openSqliteStore(dir);
+    await raw.accounts.insert({
+      id: 'acc-1',
+      email: 'one@example.com',
+      passwordHash: null,
+      verified: true,
+      deletedAt: null,
+      passwordChangedAt: null,
+      createdAt: 1,
+    });
+    await raw.apiKeys.insert({ id: 'key-1', accountId: 'acc-1', hash: 'h1', prefix: 'lck_a', createdAt: 1 });
+    await raw.locks.insert({
+      deviceId: LOCK,
+      serial: 'S',
+      nickname: 'Door',
+      ownerId: 'acc-1',
+      locked: true,
+      battery: 90,
+      responsive: true,
+      integration: true,
+      accessPoint: true,
+      appOpen: false,
+      accessPointId: null,
+      createdAt: 1,
+    });
+    store = await openCachedSqliteStore(dir);
+  });
+
+  afterEach(async () => {
+    await store.close();
+    await raw.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("sees another process's change to a credential at the next read", async () => {
+    assert.equal((await store.apiKeys.findByHash('h1'))?.account.deletedAt, null);
+    // The admin CLI deletes the account: the running server's next request answers 401.
+    await raw.accounts.update('acc-1', { deletedAt: 5 });
+    assert.equal((await store.apiKeys.findByHash('h1'))?.account.deletedAt, 5);
+    await raw.apiKeys.remove('acc-1', 'key-1');
+    assert.equal(await store.apiKeys.findByHash('h1'), undefined);
+  });
+
+  it('sees its own changes at once', async () => {
+    assert.equal((await store.apiKeys.findByHash('h1'))?.account.deletedAt, null);
+    await store.accounts.update('acc-1', { deletedAt: 5 });
+    assert.equal((await store.apiKeys.findByHash('h1'))?.account.deletedAt, 5);
+    assert.ok(await store.apiKeys.remove('acc-1', 'key-1'));
+    assert.equal(await store.apiKeys.findByHash('h1'), undefined);
+  });
+
+  it('answers from memory while nobody else writes', async () => {
+    let reads = 0;
+    const counting: Store = {
+      ...raw,
+      apiKeys: {
+        ...raw.apiKeys,
+        findByHash: (hash) => {
+          reads += 1;
+          return raw.apiKeys.findByHash(hash);
+        },
+      },
+    };
+    let version = 1;
+    const cached = withReadCache(counting, { writesElsewhere: () => version, maxEntries: 10 });
+    for (let i = 0; i < 5; i += 1) assert.equal((await cached.apiKeys.findByHash('h1'))?.key.id, 'key-1');
+    assert.equal(reads, 1);
+    version = 2;
+    await cached.apiKeys.findByHash('h1');
+    assert.equal(reads, 2, 'a write elsewhere sends the next read to the store');
+  });
+
+  it('keeps what touch wrote, so last-used is written once a minute, not on every request', async () => {
+    await store.apiKeys.findByHash('h1');
+    await store.apiKeys.touch('key-1', 777);
+    assert.equal((await store.apiKeys.findByHash('h1'))?.key.lastUsedAt, 777);
+    assert.equal((await raw.apiKeys.findByHash('h1'))?.key.lastUsedAt, 777);
+  });
+
+  it('never keeps an unknown key: a key made by another process works at once', async () => {
+    assert.equal(await store.apiKeys.findByHash('h2'), undefined);
+    await raw.apiKeys.insert({ id: 'key-2', accountId: 'acc-1', hash: 'h2', prefix: 'lck_b', createdAt: 2 });
+    assert.equal((await store.apiKeys.findByHash('h2'))?.key.id, 'key-2');
+  });
+
+  it("serves a lock fresh after this process's status writes and another process's", async () => {
+    assert.equal((await store.locks.get(LOCK))?.locked, true);
+    const read = await store.locks.readStatus(LOCK);
+    assert.ok(read);
+    const next = { locked: false, battery: 80, responsive: true, appOpen: false };
+    assert.ok(await store.locks.writeStatusIf(LOCK, read.version, next, null));
+    assert.equal((await store.locks.get(LOCK))?.locked, false);
+    await store.locks.update(LOCK, { nickname: 'Front door' });
+    assert.equal((await store.locks.get(LOCK))?.nickname, 'Front door');
+    await raw.locks.update(LOCK, { battery: 5 });
+    assert.equal((await store.locks.get(LOCK))?.battery, 5);
+  });
+
+  it('drops everything on a restore (the sandbox reset)', async () => {
+    const snapshot = await store.snapshot();
+    await store.apiKeys.remove('acc-1', 'key-1');
+    await store.locks.update(LOCK, { battery: 7 });
+    assert.equal(await store.apiKeys.findByHash('h1'), undefined);
+    assert.equal((await store.locks.get(LOCK))?.battery, 7);
+    await store.restore(snapshot);
+    assert.equal((await store.apiKeys.findByHash('h1'))?.key.id, 'key-1');
+    assert.equal((await store.locks.get(LOCK))?.battery, 90);
+  });
+});
