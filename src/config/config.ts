@@ -314,7 +314,7 @@ export function loadConfig(
   return Object.freeze(config);
 }
 
-/** What the server prints at start: every setting, no secrets (none of these is one). */
+/** What the server prints at start: every setting, no secrets (those it has are masked). */
 export function describeConfig(config: Config): Record<string, unknown> {
   // A Redis URL may carry a password: show where it points, not how it logs in.
   const databaseUrl = config.databaseUrl === undefined ? null : redact(config.databaseUrl);
@@ -329,5 +329,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
     smtpUrl,
     mqttUrl,
     rateLimitsFile: config.rateLimitsFile ?? null,
+    // The server key seals webhook secrets and keys the code HMACs: whether it is set, never its value
+    // (the start-up line printed LOCKCLOUD_SECRET_KEY in clear until test/security/secrets found it).
+    secretKey: config.secretKey === undefined ? null : '***',
   };
 }

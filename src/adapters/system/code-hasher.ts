@@ -1,4 +1,5 @@
-import { createHmac, hkdfSync, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, hkdfSync, randomInt } from 'node:crypto';
+import { sameSecret } from '../../app/constant-time.ts';
 import type { CodeHasher } from '../../app/ports.ts';
 import { CODE_DIGITS } from '../../domain/one-time-code.ts';
 
@@ -13,10 +14,6 @@ export function hmacCodeHasher(serverKey: Buffer): CodeHasher {
   return {
     newCode: () => String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0'),
     hash,
-    matches(code, salt, stored) {
-      const got = Buffer.from(hash(code, salt), 'hex');
-      const want = Buffer.from(stored, 'hex');
-      return got.length === want.length && timingSafeEqual(got, want);
-    },
+    matches: (code, salt, stored) => sameSecret(hash(code, salt), stored),
   };
 }

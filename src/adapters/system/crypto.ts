@@ -1,5 +1,6 @@
-import { createHash, randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomUUID, scrypt } from 'node:crypto';
 import { promisify } from 'node:util';
+import { sameBytes } from '../../app/constant-time.ts';
 import type { PasswordHasher, RandomSource, SecretHasher } from '../../app/ports.ts';
 
 const scryptAsync = promisify(scrypt) as (
@@ -81,7 +82,7 @@ export function scryptHasher(cost: ScryptCost = DEFAULT_SCRYPT_COST): PasswordHa
       } catch {
         return false; // parameters node refuses (e.g. over its memory limit): no password matches
       }
-      return got.length === parsed.key.length && timingSafeEqual(got, parsed.key);
+      return sameBytes(got, parsed.key);
     },
   };
 }

@@ -1,6 +1,6 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignedIn } from '../../app/accounts/index.ts';
+import { sameSecret } from '../../app/constant-time.ts';
 import type { Lockcloud } from '../../app/lockcloud.ts';
 
 export const SESSION_COOKIE = 'lc_session';
@@ -58,12 +58,6 @@ export async function readState(
   return { me: undefined, csrf: sessions.csrfToken(anon) };
 }
 
-function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
 /**
  * A mutation must carry this browser's CSRF token (form field `_csrf` or header `X-CSRF-Token`), and
  * when the browser names its Origin, it must be this server: a page on another site can do neither.
@@ -84,6 +78,6 @@ export function csrfProblem(request: FastifyRequest, expected: string): string |
   const header = request.headers['x-csrf-token'];
   const given = typeof fromBody === 'string' ? fromBody : typeof header === 'string' ? header : undefined;
   if (given === undefined) return 'the form carried no security token';
-  if (!sameText(given, expected)) return 'the form is out of date (its security token no longer matches)';
+  if (!sameSecret(given, expected)) return 'the form is out of date (its security token no longer matches)';
   return undefined;
 }

@@ -384,5 +384,10 @@ describe('loadConfig', () => {
     assert.equal(described.seedFile, null);
     const withBroker = describeConfig(loadConfig({ MQTT_URL: 'mqtt://cloud:hunter2@broker:1883' }, []));
     assert.equal(withBroker.mqttUrl, 'mqtt://***@broker:1883', 'the broker password is not logged');
+    const key = Buffer.alloc(32, 9).toString('base64');
+    const withKey = describeConfig(loadConfig({ LOCKCLOUD_SECRET_KEY: key }, []));
+    assert.equal(withKey.secretKey, '***', 'the server key is not logged');
+    assert.ok(!JSON.stringify(withKey).includes(key));
+    assert.equal(described.secretKey, null);
   });
 });

@@ -1,6 +1,6 @@
-import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
+import { sameSecret } from '../../../app/constant-time.ts';
 import type { AccessPointStore, Logger, SecretHasher } from '../../../app/ports.ts';
 import { apIdOfUsername, type Topics } from './topics.ts';
 
@@ -22,12 +22,6 @@ type Role = { readonly kind: 'cloud' } | { readonly kind: 'ap'; readonly apId: s
 
 function refused(code: 4 | 5, message: string): AuthenticateError {
   return Object.assign(new Error(message), { returnCode: code }) as AuthenticateError;
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /**

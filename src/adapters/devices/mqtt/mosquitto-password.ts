@@ -4,7 +4,8 @@
  * bytes with a 12-byte random salt, a 64-byte hash, standard base64 with padding. Mosquitto's own
  * default is 101 iterations; device secrets carry 192 random bits, so stretching adds nothing.
  */
-import { pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { pbkdf2Sync, randomBytes } from 'node:crypto';
+import { sameBytes } from '../../../app/constant-time.ts';
 import type { BrokerPasswordHasher } from '../../../app/ports.ts';
 
 export const MOSQUITTO_DEFAULT_ITERATIONS = 101;
@@ -41,7 +42,7 @@ export function verifyMosquittoHash(password: string, stored: string): boolean {
   const expected = Buffer.from(hashText, 'base64');
   if (expected.length !== HASH_BYTES) return false;
   const got = derive(password, Buffer.from(saltText, 'base64'), iterations);
-  return timingSafeEqual(got, expected);
+  return sameBytes(got, expected);
 }
 
 export function mosquittoPasswordHasher(iterations = MOSQUITTO_DEFAULT_ITERATIONS): BrokerPasswordHasher {
