@@ -14,6 +14,15 @@ import type { Store } from '../../../src/app/ports.ts';
 
 const LOCK = '00000000-0000-4000-8000-0000000000e1';
 
+/**
+ * A write by another process. Its commit reaches the server as I/O (the request that follows it), so
+ * never within the callback the server is running: the test lets the current one end.
+ */
+async function elsewhere(write: Promise<unknown>): Promise<void> {
+  await write;
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
 describe('withReadCache', () => {
   let dir: string;
   /** Another process's connection to the same file. */
@@ -60,9 +69,9 @@ describe('withReadCache', () => {
   it("sees another process's change to a credential at the next read", async () => {
     assert.equal((await store.apiKeys.findByHash('h1'))?.account.deletedAt, null);
     // The admin CLI deletes the account: the running server's next request answers 401.
-    await raw.accounts.update('acc-1', { deletedAt: 5 });
+    await elsewhere(raw.accounts.update('acc-1', { deletedAt: 5 }));
     assert.equal((await store.apiKeys.findByHash('h1'))?.account.deletedAt, 5);
-    await raw.apiKeys.remove('acc-1', 'key-1');
+    await elsewhere(raw.apiKeys.remove('acc-1', 'key-1'));
     assert.equal(await store.apiKeys.findByHash('h1'), undefined);
   });
 
@@ -88,11 +97,36 @@ describe('withReadCache', () => {
     };
     let version = 1;
     const cached = withReadCache(counting, { writesElsewhere: () => version, maxEntries: 10 });
-    for (let i = 0; i < 5; i += 1) assert.equal((await cached.apiKeys.findByHash('h1'))?.key.id, 'key-1');
+    for (let i = 0; i < 5; i += 1) {
+      assert.equal((await cached.apiKeys.findByHash('h1'))?.key.id, 'key-1');
+      await elsewhere(Promise.resolve());
+    }
     assert.equal(reads, 1);
-    version = 2;
+    await elsewhere(Promise.resolve((version = 2)));
     await cached.apiKeys.findByHash('h1');
     assert.equal(reads, 2, 'a write elsewhere sends the next read to the store');
+  });
+
+  it('asks SQLite once per callback, however many reads it makes', async () => {
+    let asked = 0;
+    const cached = withReadCache(raw, {
+      writesElsewhere: () => {
+        asked += 1;
+        return 1;
+      },
+      maxEntries: 10,
+    });
+    await elsewhere(Promise.resolve());
+    asked = 0;
+    await Promise.all([
+      cached.apiKeys.findByHash('h1'),
+      cached.locks.get(LOCK),
+      cached.tokens.findByHash('t'),
+    ]);
+    assert.equal(asked, 1);
+    await elsewhere(Promise.resolve());
+    await cached.locks.get(LOCK);
+    assert.equal(asked, 2);
   });
 
   it('keeps what touch wrote, so last-used is written once a minute, not on every request', async () => {
@@ -104,7 +138,9 @@ describe('withReadCache', () => {
 
   it('never keeps an unknown key: a key made by another process works at once', async () => {
     assert.equal(await store.apiKeys.findByHash('h2'), undefined);
-    await raw.apiKeys.insert({ id: 'key-2', accountId: 'acc-1', hash: 'h2', prefix: 'lck_b', createdAt: 2 });
+    await elsewhere(
+      raw.apiKeys.insert({ id: 'key-2', accountId: 'acc-1', hash: 'h2', prefix: 'lck_b', createdAt: 2 }),
+    );
     assert.equal((await store.apiKeys.findByHash('h2'))?.key.id, 'key-2');
   });
 
@@ -117,7 +153,7 @@ describe('withReadCache', () => {
     assert.equal((await store.locks.get(LOCK))?.locked, false);
     await store.locks.update(LOCK, { nickname: 'Front door' });
     assert.equal((await store.locks.get(LOCK))?.nickname, 'Front door');
-    await raw.locks.update(LOCK, { battery: 5 });
+    await elsewhere(raw.locks.update(LOCK, { battery: 5 }));
     assert.equal((await store.locks.get(LOCK))?.battery, 5);
   });
 
