@@ -60,7 +60,10 @@ function fromRawPacket(raw: unknown): { path: string | undefined; requestId: str
   if (!Buffer.isBuffer(raw)) return { path: undefined, requestId: undefined };
   const head = raw.subarray(0, 32 * 1024).toString('latin1');
   const path = /^[A-Za-z]+ (\/\S*)/.exec(head)?.[1];
-  const requestId = /\r\nx-request-id:[ \t]*([^\r\n]*?)[ \t]*\r\n/i.exec(head)?.[1];
+  // An id sent twice is no one id (Node joins the two for a routed request, which is then not sane):
+  // here too only a single X-Request-Id is the caller's.
+  const ids = [...head.matchAll(/\r\nx-request-id:[ \t]*([^\r\n]*?)[ \t]*(?=\r\n)/gi)];
+  const requestId = ids.length === 1 ? ids[0]?.[1] : undefined;
   return { path, requestId };
 }
 

@@ -128,6 +128,13 @@ describe('X-Request-Id', () => {
       httpMessage(`GET ${long} HTTP/1.1`, { 'x-request-id': 'not sane' }),
     );
     assert.match(fresh.headers['x-request-id'] ?? '', UUID_V4);
+    // Found by the fuzzer (test/fuzz): sent twice, the first was echoed here, unlike on a routed request.
+    const twice = await rawRequest(
+      t.url,
+      `GET ${long} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Request-Id: one\r\nX-Request-Id: two\r\n\r\n`,
+    );
+    assert.equal(twice.status, 431);
+    assert.match(twice.headers['x-request-id'] ?? '', UUID_V4, 'two ids');
     const garbage = await rawRequest(t.url, 'GARBAGE\r\n\r\n');
     assert.equal(garbage.status, 400);
     assert.match(garbage.headers['x-request-id'] ?? '', UUID_V4);
