@@ -75,6 +75,16 @@ export class OwnMosquitto {
     await exited;
   }
 
+  /** SIGSTOP: the process stays, its connections stay open, and nothing answers (a hung broker). */
+  async pause(): Promise<void> {
+    this.child?.kill('SIGSTOP');
+  }
+
+  /** SIGCONT after pause(). */
+  async resume(): Promise<void> {
+    this.child?.kill('SIGCONT');
+  }
+
   async dispose(): Promise<void> {
     await this.kill();
     rmSync(this.dir, { recursive: true, force: true });
