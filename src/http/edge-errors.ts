@@ -56,15 +56,19 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /** What of the raw bytes Node gives with a parse error: the request target and a caller's request id. */
-function fromRawPacket(raw: unknown): { path: string | undefined; requestId: string | undefined } {
-  if (!Buffer.isBuffer(raw)) return { path: undefined, requestId: undefined };
+function fromRawPacket(raw: unknown): {
+  path: string | undefined;
+  requestId: string | undefined;
+  isHead: boolean;
+} {
+  if (!Buffer.isBuffer(raw)) return { path: undefined, requestId: undefined, isHead: false };
   const head = raw.subarray(0, 32 * 1024).toString('latin1');
   const path = /^[A-Za-z]+ (\/\S*)/.exec(head)?.[1];
   // An id sent twice is no one id (Node joins the two for a routed request, which is then not sane):
   // here too only a single X-Request-Id is the caller's.
   const ids = [...head.matchAll(/\r\nx-request-id:[ \t]*([^\r\n]*?)[ \t]*(?=\r\n)/gi)];
   const requestId = ids.length === 1 ? ids[0]?.[1] : undefined;
-  return { path, requestId };
+  return { path, requestId, isHead: head.startsWith('HEAD ') };
 }
 
 /** Node's `clientError`: the bytes are not an HTTP request Node can parse. */
@@ -74,7 +78,7 @@ export function clientErrorHandler(sandbox: boolean, logger: FastifyBaseLogger) 
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const status =
       error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const { path, requestId } = fromRawPacket(error.rawPacket);
+    const { path, requestId, isHead } = fromRawPacket(error.rawPacket);
     const id = saneRequestIdOrNew(requestId);
     const message =
       status === 431
@@ -91,7 +95,9 @@ export function clientErrorHandler(sandbox: boolean, logger: FastifyBaseLogger) 
           `Content-Length: ${Buffer.byteLength(body)}\r\n` +
           `X-Request-Id: ${id}\r\n` +
           'Connection: close\r\n\r\n' +
-          body,
+          // An answer to HEAD has no body: a client reads these bytes as the start of a next answer
+          // (Node's own client fails with "Data after Connection: close"). Found by the fuzzer.
+          (isHead ? '' : body),
       );
     }
     socket.destroy();

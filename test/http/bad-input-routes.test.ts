@@ -179,6 +179,17 @@ describe('requests that reach no route', () => {
     await expectV3Error(res, 431, 'BAD_PARAMS', 'fetch');
   });
 
+  it('a HEAD refused before routing gets the status and headers, no body (found by the fuzzer)', async () => {
+    const raw = await rawRequest(
+      t.url,
+      httpMessage('HEAD /public/locks HTTP/1.1', { authorization: 'k'.repeat(20_000) }),
+    );
+    assert.equal(raw.status, 431);
+    assert.ok(raw.headers['x-request-id'], 'X-Request-Id');
+    // rawRequest reads to the end of the connection: whatever came after the head was sent.
+    assert.equal(raw.text, '');
+  });
+
   it('bytes that are not HTTP answer 400 BAD_PARAMS, with an X-Request-Id', async () => {
     for (const message of [
       'GARBAGE\r\n\r\n',
