@@ -9,6 +9,8 @@ export interface ServerProcess {
   readonly child: ChildProcess;
   /** Everything written to stdout so far. */
   stdout(): string;
+  /** Everything written to stderr so far. */
+  stderr(): string;
   kill9(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -60,6 +62,7 @@ export async function startProcess(
     url,
     child,
     stdout: () => out,
+    stderr: () => err,
     async kill9() {
       child.kill('SIGKILL');
       await exited(child);

@@ -1,0 +1,43 @@
+/** The checks both secrets tests make of what the flow left: error answers and the CLI's output. */
+import type { Finding, Kind, Plaintexts } from './plaintexts.ts';
+import type { Answer } from './recorder.ts';
+import type { CliRun } from './secrets-flow.ts';
+
+const ALL_BUT_CSRF: readonly Kind[] = [
+  'password',
+  'v1 token',
+  'api key',
+  'webhook secret',
+  'code',
+  'session',
+  'server key',
+  'device secret',
+];
+
+/**
+ * Every answer of 400 or more, body and headers (Set-Cookie aside: a browser's own cookie), and the
+ * Location of every redirect: no secret. A CSRF token may be in an error page's re-rendered form.
+ */
+export function errorAnswerFindings(secrets: Plaintexts, answers: readonly Answer[]): Finding[] {
+  const findings: Finding[] = [];
+  for (const a of answers) {
+    const where = `${a.status} answer to ${a.what}`;
+    if (a.status >= 400) findings.push(...secrets.find(`${a.headers}\n\n${a.body}`, where, ALL_BUT_CSRF));
+    else if (a.status >= 300) findings.push(...secrets.find(a.headers, `${where} (headers)`));
+  }
+  return findings;
+}
+
+/** The CLI's stderr never; its stdout only the secret a run has just made (set-webhook, register-ap). */
+export function outputFindings(secrets: Plaintexts, runs: readonly CliRun[]): Finding[] {
+  const findings: Finding[] = [];
+  for (const run of runs) {
+    const where = `admin ${run.args[0]}`;
+    findings.push(...secrets.find(run.stderr, `${where} stderr`));
+    const shown = secrets.find(run.stdout, `${where} stdout`);
+    findings.push(
+      ...shown.filter((f) => !run.shows.includes(secrets.all.find((p) => p.label === f.label)?.value ?? '')),
+    );
+  }
+  return findings;
+}
