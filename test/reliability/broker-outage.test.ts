@@ -108,6 +108,13 @@ async function outage(rig: Rig, broker: Broker, receiver: Receiver, name: string
     assert.deepEqual(await lockStatus(t, LOCK_A), { locked: true, battery: 100, responsive: true });
     assert.equal((await t.request('/public/locks', { key: OWNER_KEY })).status, 200);
     assert.equal((await t.request('/ext/webhook/deliveries', { key: OWNER_KEY })).status, 200);
+    // Liveness stays up; readiness says the broker is missing once the gateway has noticed.
+    assert.equal((await t.request('/healthz')).status, 200);
+    const ready = await answer(await t.request('/readyz'));
+    const readiness =
+      ready.status === 200 ? 'ready' : JSON.stringify((ready.body as { failing?: unknown }).failing);
+    count(`readyz ${readiness}`);
+    if (!t.server.devices.gateway.connected) assert.equal(readiness, '["broker"]');
     if (!turned && performance.now() - lost > OUTAGE_MS / 3) {
       // Turned by hand while its access point cannot say so.
       await ap.changeLock(LOCK_A, { locked: false });
@@ -152,6 +159,7 @@ async function outage(rig: Rig, broker: Broker, receiver: Receiver, name: string
   await eventually('the webhooks of the commands after the outage', async () => sent().length >= 3, 10_000);
   assert.deepEqual(sent(), [`${hook}/unlocked`, `${hook}/locked`, `${hook}/unlocked`]);
   assert.equal(processingTasks(rig), 0, 'a task is still processing');
+  assert.equal((await t.request('/readyz')).status, 200);
 
   c.diagnostic(
     `${name}: away ${Math.round((restarted - lost) / 1000)} s; while away ${JSON.stringify(outcomes)}, ` +
