@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
+import { type CompiledQuery, Kysely, type LogEvent, SqliteDialect } from 'kysely';
+import { SqlStore } from '../../src/adapters/stores/sql/store.ts';
+import type { Database } from '../../src/adapters/stores/sql/tables.ts';
 import { openSqliteStore, SQLITE_FILE_NAME } from '../../src/adapters/stores/sqlite/open.ts';
 import type { Store } from '../../src/app/ports.ts';
 import { clusterStoreContract } from './cluster-contract.ts';
@@ -61,6 +64,36 @@ describe('SQLite store specifics', () => {
       const details = plan.map((row) => row.detail).join(' | ');
       assert.match(details, /SEARCH k USING INDEX \S+ \(key_hash=\?\)/);
       assert.match(details, /SEARCH a USING INDEX \S+ \(id=\?\)/);
+      assert.doesNotMatch(details, /SCAN/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("finds due webhook messages through the open-message index, not the account's whole log", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
+    try {
+      await (await openSqliteStore(dir)).close();
+      // The store's own SQL, as it runs: captured from the query log of a store on the same file.
+      const raw = new BetterSqlite3(join(dir, SQLITE_FILE_NAME));
+      const queries: CompiledQuery[] = [];
+      const log = (event: LogEvent): void => {
+        queries.push(event.query);
+      };
+      const config = { dialect: new SqliteDialect({ database: raw }), log };
+      const db = new Kysely<Database>(config);
+      await new SqlStore(db, async () => undefined).deliveries.due(1, 200, ['example.com']);
+      const [due] = queries;
+      assert.ok(due);
+      const plan = raw.prepare(`EXPLAIN QUERY PLAN ${due.sql}`).all(...(due.parameters as unknown[])) as {
+        detail: string;
+      }[];
+      await db.destroy();
+      const details = plan.map((row) => row.detail).join(' | ');
+      assert.match(
+        details,
+        /SEARCH earlier USING INDEX webhook_deliveries_open \(account_id=\? AND device_id=\? AND seq<\?\)/,
+      );
       assert.doesNotMatch(details, /SCAN/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

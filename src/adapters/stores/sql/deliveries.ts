@@ -95,7 +95,8 @@ export class SqlDeliveryStore implements DeliveryStore {
               .select('earlier.id')
               .whereRef('earlier.account_id', '=', 'webhook_deliveries.account_id')
               .whereRef('earlier.device_id', '=', 'webhook_deliveries.device_id')
-              .where('earlier.status', 'in', ['pending', 'sending'])
+              // Literal, not bound: only then can the planner prove the partial index (009) applies.
+              .where(sql<boolean>`earlier.status in ('pending', 'sending')`)
               .whereRef('earlier.seq', '<', 'webhook_deliveries.seq'),
           ),
         ),

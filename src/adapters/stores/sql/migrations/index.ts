@@ -7,6 +7,7 @@ import * as deliveryState from './005-delivery-state.ts';
 import * as accessPoints from './006-access-points.ts';
 import * as dashboard from './007-dashboard.ts';
 import * as cluster from './008-cluster.ts';
+import * as openDeliveries from './009-open-deliveries.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '006-access-points': accessPoints,
   '007-dashboard': dashboard,
   '008-cluster': cluster,
+  '009-open-deliveries': openDeliveries,
 };
 
 export const migrationProvider: MigrationProvider = {
