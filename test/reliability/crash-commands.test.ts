@@ -4,7 +4,7 @@
  * the middle of it. Restarted on the same data directory, it must account for every command it had
  * accepted (its task ended, with a documented result, none left processing), have lost no account,
  * key, lock or webhook setting, and show every lock as its simulated device has it. The commands
- * never sent before the crash then run against the restarted server.
+ * never sent before the crash then run against the restarted server, so all of them are sent.
  *
  * RELIABILITY_COMMANDS=N sets the run's length (default 1,000); the kill comes after 40 % of them
  * were accepted. Figures are printed, not asserted.

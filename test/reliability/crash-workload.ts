@@ -120,7 +120,13 @@ export function documentedV1Failure(status: number, body: unknown): boolean {
   return status === 500 && typeof code === 'number' && code >= 50001 && code <= 50005;
 }
 
-export const DOCUMENTED_TASK_ERRORS = new Set(['TIMEOUT', 'DEVICE_UNREACHABLE', 'JAMMED', 'LOW_BATTERY']);
+export const DOCUMENTED_TASK_ERRORS = new Set([
+  'TIMEOUT',
+  'DEVICE_UNREACHABLE',
+  'DEVICE_IS_BUSY',
+  'JAMMED',
+  'LOW_BATTERY',
+]);
 
 export interface Client {
   readonly url: () => string;
