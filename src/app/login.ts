@@ -42,9 +42,14 @@ const TOKEN_BYTES = 32;
 
 export class Login {
   /** A real hash to verify against when the account does not exist, so both take as long. */
-  private decoyHash: Promise<string> | undefined;
+  private readonly decoyHash: Promise<string>;
 
-  constructor(private readonly deps: LoginDeps) {}
+  constructor(private readonly deps: LoginDeps) {
+    // Made now, not at the first unknown address: that login would have hashed and verified, twice
+    // the work of any other, and told its sender the address has no account (test/security/enumeration).
+    this.decoyHash = deps.passwords.hash(deps.random.secret(16));
+    this.decoyHash.catch(() => undefined); // awaited where used; no unhandled rejection meanwhile
+  }
 
   /**
    * The credential checks and their attempt budgets, shared by v1 login and the dashboard's, in the
@@ -70,7 +75,6 @@ export class Login {
     const account = await this.deps.accounts.findByEmail(normalized);
     if (!account || account.deletedAt !== null) {
       // Same work as a wrong password: an unknown address must not answer faster.
-      this.decoyHash ??= this.deps.passwords.hash(this.deps.random.secret(16));
       await this.deps.passwords.verify(password, await this.decoyHash);
       throw new DomainError('WRONG_CREDENTIALS');
     }

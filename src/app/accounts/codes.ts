@@ -1,5 +1,5 @@
 import type { Account } from '../../domain/account.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError, isDomainError } from '../../domain/errors.ts';
 import {
   CODE_LIFETIME_MS,
   CODE_MAX_ATTEMPTS,
@@ -63,6 +63,19 @@ export class OneTimeCodes {
       subject: mail.subject,
       text: `${mail.intro}\n\n    ${code}\n\nIt is valid for 10 minutes. If you did not ask for it, ignore this mail.\n`,
     });
+  }
+
+  /**
+   * send() for the forms anyone may fill in with any address (forgot password, sign-up, resend): an
+   * address over its mail budget gets no mail, and the visitor the same answer as for an address
+   * without an account. Refusing with 429 would tell them the address has one.
+   */
+  async sendUnlessThrottled(account: Pick<Account, 'id' | 'email'>, purpose: CodePurpose): Promise<void> {
+    try {
+      await this.send(account, purpose);
+    } catch (error) {
+      if (!isDomainError(error) || error.code !== 'THROTTLED') throw error;
+    }
   }
 
   /**

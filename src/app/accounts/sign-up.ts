@@ -45,6 +45,9 @@ export class SignUp {
     await budgets.spend(`signup-ip:${clientIp}`, budgets.limits.requestsPerIp, 'sign-ups from this address');
     const normalized = requireEmail(email);
     const plain = requireNewPassword(password);
+    // Hashed before the address is looked up, taken or not: the hash is most of a sign-up's time, and
+    // a taken address answering that much sooner would tell who has an account (docs/security.md).
+    const passwordHash = await passwords.hash(plain);
     const existing = await accounts.findByEmail(normalized);
     if (existing) {
       await this.tellExisting(existing);
@@ -53,7 +56,7 @@ export class SignUp {
     const account: Account = {
       id: random.uuid(),
       email: normalized,
-      passwordHash: await passwords.hash(plain),
+      passwordHash,
       verified: false,
       deletedAt: null,
       passwordChangedAt: null,
@@ -89,13 +92,13 @@ export class SignUp {
     await budgets.spend(`signup-ip:${clientIp}`, budgets.limits.requestsPerIp, 'requests from this address');
     const account = await this.deps.accounts.findByEmail(requireEmail(email));
     if (account && !account.verified && account.deletedAt === null)
-      await this.deps.codes.send(account, 'signup');
+      await this.deps.codes.sendUnlessThrottled(account, 'signup');
   }
 
   private async tellExisting(account: Account): Promise<void> {
     if (account.deletedAt !== null) return;
     if (!account.verified) {
-      await this.deps.codes.send(account, 'signup');
+      await this.deps.codes.sendUnlessThrottled(account, 'signup');
       return;
     }
     await this.deps.mailer.send({
