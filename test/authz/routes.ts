@@ -1,0 +1,396 @@
+/**
+ * The endpoint table the authorization matrix is generated from: every route the server has (the
+ * route-table test fails when the server grows one this table lacks), with the object it acts on,
+ * the credential it takes (by its surface) and what an account gets for its own object, for a lock
+ * shared with it, and for another account's object (or one that does not exist).
+ */
+import {
+  type Outgoing,
+  type Surface,
+  V1_LOCK_NOT_FOUND,
+  V1_NOT_OWNER,
+  V1_WRONG_CREDENTIALS,
+  V3_BAD_PARAMS,
+  type Want,
+} from './presentations.ts';
+import { type Actor, hookPath, LOCKS, lockRelation, PEOPLE, unlockApiSettings, type World } from './world.ts';
+
+export type Target = 'lock' | 'task' | 'delivery' | 'key' | 'account' | 'none';
+
+export interface Ctx {
+  readonly w: World;
+  readonly actor: Actor;
+  /** The object's id (a device id, a task id...); '' for account-scoped routes. */
+  readonly target: string;
+  readonly own: boolean;
+}
+
+export interface Endpoint {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** The route as the server registers it. */
+  readonly route: string;
+  readonly surface: Surface;
+  readonly target: Target;
+  /** The request for one object; by default the route with its parameter replaced and no body. */
+  readonly request?: (ctx: Ctx) => Partial<Outgoing>;
+  /** The answer for the account's own object (or its own account-scoped data). */
+  readonly own?: Want;
+  /** For a lock shared with the account; `foreign` when absent. */
+  readonly shared?: Want;
+  /** For another account's object, or one that does not exist. */
+  readonly foreign?: Want;
+  /** More checks of an allowed answer's body. */
+  readonly check?: (ctx: Ctx, body: unknown) => void;
+  /** An allowed request moved the lock: the runner checks it did and locks it again. */
+  readonly moves?: true;
+  /** Runs before the allowed request; `restore` after it, to leave the world as it was. */
+  readonly prepare?: (ctx: Ctx) => Promise<void>;
+  readonly restore?: (ctx: Ctx) => Promise<void>;
+  /** Why the allowed request is not sent (the refusals still are). */
+  readonly skipAllowed?: string;
+  /** For routes outside the matrix: why. */
+  readonly outside?: string;
+}
+
+/** Whom an account shares with and unshares from when it may: one with no relation to its locks. */
+const other = (a: Actor): Actor => (a === 'owner' ? 'stranger' : 'owner');
+const page = (status: number): Want => ({ status, page: true });
+const dashNotFound: Want = { status: 404, error: 'NOT_FOUND' };
+const ownLocks = (a: Actor) => LOCKS.filter((l) => l.owner === a).map((l) => l.deviceId);
+const visibleLocks = (a: Actor) =>
+  LOCKS.filter((l) => lockRelation(a, l.deviceId) !== 'foreign').map((l) => l.deviceId);
+const sameSet = (got: string[], want: string[], what: string) => {
+  if (JSON.stringify([...got].sort()) !== JSON.stringify([...want].sort()))
+    throw new Error(`${what}: listed ${got.join(', ')}; expected ${want.join(', ')}`);
+};
+
+/** A dashboard form the actor's own browser sends (used to set things back). */
+async function dashPost(ctx: Ctx, path: string, form: Record<string, string>): Promise<void> {
+  const res = await ctx.w.of[ctx.actor].session.post(path, form);
+  if (res.status !== 200) throw new Error(`${path} for ${ctx.actor}: ${res.status}`);
+}
+async function putWebhookBack(ctx: Ctx): Promise<void> {
+  const res = await ctx.w.t.request('/ext/webhook', {
+    method: 'PUT',
+    key: PEOPLE[ctx.actor].key,
+    json: { url: `${ctx.w.receiver.url}${hookPath(ctx.actor)}`, method: 'POST' },
+  });
+  if (res.status !== 200) throw new Error(`webhook back for ${ctx.actor}: ${res.status}`);
+}
+const hookUrl = (ctx: Ctx) => `${ctx.w.receiver.url}${hookPath(ctx.actor)}`;
+
+const lockPage = (action: string, form: (ctx: Ctx) => Record<string, string>, more: Partial<Endpoint> = {}) =>
+  ({
+    method: 'POST',
+    route: `/dashboard/locks/:id/${action}`,
+    surface: 'dash-page',
+    target: 'lock',
+    request: (ctx) => ({ form: form(ctx) }),
+    own: page(200),
+    foreign: page(404),
+    ...more,
+  }) satisfies Endpoint;
+
+const settingsPost = (path: string, more: Partial<Endpoint> = {}) =>
+  ({
+    method: 'POST',
+    route: `/dashboard/api-settings${path}`,
+    surface: 'dash-page',
+    target: 'none',
+    request: () => ({ form: {} }),
+    own: page(200),
+    ...more,
+  }) satisfies Endpoint;
+
+const open = (method: 'GET' | 'POST', route: string, surface: Surface, path?: string): Endpoint => ({
+  method,
+  route,
+  surface,
+  target: 'none',
+  ...(path === undefined ? {} : { request: () => ({ path }) }),
+  ...(method === 'POST' ? { request: () => ({ path: path ?? route, form: {} }) } : {}),
+  skipAllowed:
+    method === 'POST'
+      ? 'an account-less flow (log-in, sign-up, codes, log-out): no object of any account'
+      : undefined,
+});
+
+const SANDBOX = 'the sandbox (/_sim) takes no credential by design and does not exist with --production';
+
+export const ENDPOINTS: readonly Endpoint[] = [
+  // ---- v1: X-Authorization token; a shared lock is visible in the list and refused with 30000.
+  {
+    method: 'POST',
+    route: '/v1/accounts/login',
+    surface: 'v1-login',
+    target: 'account',
+    request: (ctx) => ({ json: { email: ctx.target, password: PEOPLE[ctx.actor].password } }),
+    own: { status: 200 },
+    foreign: V1_WRONG_CREDENTIALS,
+  },
+  {
+    method: 'GET',
+    route: '/v1/locks',
+    surface: 'v1',
+    target: 'none',
+    own: { status: 200 },
+    check: (ctx, body) =>
+      sameSet(
+        (body as { locks: { device_id: string }[] }).locks.map((l) => l.device_id),
+        visibleLocks(ctx.actor),
+        'v1 list',
+      ),
+  },
+  {
+    method: 'GET',
+    route: '/v1/locks/:lockId',
+    surface: 'v1',
+    target: 'lock',
+    own: { status: 200 },
+    shared: V1_NOT_OWNER,
+    foreign: V1_LOCK_NOT_FOUND,
+  },
+  {
+    method: 'POST',
+    route: '/v1/locks/:lockId/control',
+    surface: 'v1',
+    target: 'lock',
+    request: () => ({ json: { type: 'unlock' } }),
+    own: { status: 204 },
+    shared: V1_NOT_OWNER,
+    foreign: V1_LOCK_NOT_FOUND,
+    moves: true,
+  },
+  // ---- v3: Authorization key; only owned locks exist for it, foreign ones answer like unknown ones.
+  {
+    method: 'GET',
+    route: '/public/locks',
+    surface: 'v3',
+    target: 'none',
+    own: { status: 200 },
+    check: (ctx, body) =>
+      sameSet(
+        (body as { device_id: string }[]).map((l) => l.device_id),
+        ownLocks(ctx.actor),
+        'v3 list',
+      ),
+  },
+  {
+    method: 'GET',
+    route: '/public/lock/:device_id',
+    surface: 'v3',
+    target: 'lock',
+    own: { status: 200 },
+    foreign: V3_BAD_PARAMS,
+  },
+  {
+    method: 'POST',
+    route: '/public/lock/:device_id',
+    surface: 'v3',
+    target: 'lock',
+    request: () => ({ json: { command: 'unlock' } }),
+    own: { status: 200 },
+    foreign: V3_BAD_PARAMS,
+    moves: true,
+  },
+  {
+    method: 'GET',
+    route: '/public/action-result',
+    surface: 'v3',
+    target: 'task',
+    request: (ctx) => ({ path: `/public/action-result?task_id=${ctx.target}` }),
+    own: { status: 200 },
+    foreign: V3_BAD_PARAMS,
+  },
+  {
+    method: 'POST',
+    route: '/public/partners/automation',
+    surface: 'partner',
+    target: 'lock',
+    request: (ctx) => ({ json: { command: 'unlock', device_id: ctx.target } }),
+    own: { status: 200 },
+    foreign: V3_BAD_PARAMS,
+    moves: true,
+  },
+  // ---- /ext: Authorization key; the webhook is the account's own, deliveries of others do not exist.
+  {
+    method: 'GET',
+    route: '/ext/webhook',
+    surface: 'ext',
+    target: 'none',
+    own: { status: 200 },
+    check: (ctx, body) => {
+      if ((body as { url: string }).url !== hookUrl(ctx))
+        throw new Error(`webhook of ${ctx.actor}: ${JSON.stringify(body)}`);
+    },
+  },
+  {
+    method: 'PUT',
+    route: '/ext/webhook',
+    surface: 'ext',
+    target: 'none',
+    request: (ctx) => ({ json: { url: hookUrl(ctx), method: 'POST' } }),
+    own: { status: 200 },
+  },
+  {
+    method: 'DELETE',
+    route: '/ext/webhook',
+    surface: 'ext',
+    target: 'none',
+    own: { status: 204 },
+    restore: putWebhookBack,
+  },
+  {
+    method: 'POST',
+    route: '/ext/webhook/rotate-secret',
+    surface: 'ext',
+    target: 'none',
+    own: { status: 200 },
+  },
+  { method: 'POST', route: '/ext/webhook/test', surface: 'ext', target: 'none', own: { status: 202 } },
+  { method: 'GET', route: '/ext/webhook/deliveries', surface: 'ext', target: 'none', own: { status: 200 } },
+  {
+    method: 'POST',
+    route: '/ext/webhook/deliveries/:id/resend',
+    surface: 'ext',
+    target: 'delivery',
+    own: { status: 202 },
+    foreign: { status: 404, error: 'NOT_FOUND' },
+  },
+  // ---- the dashboard's JSON endpoints: session cookie, X-CSRF-Token on POST.
+  {
+    method: 'GET',
+    route: '/dashboard/api/locks',
+    surface: 'dash-api',
+    target: 'none',
+    own: { status: 200 },
+    check: (ctx, body) => {
+      const { owned, shared } = body as Record<'owned' | 'shared', { device_id: string }[]>;
+      sameSet(
+        owned.map((l) => l.device_id),
+        ownLocks(ctx.actor),
+        'dashboard owned',
+      );
+      const guest = LOCKS.filter((l) => lockRelation(ctx.actor, l.deviceId) === 'shared').map(
+        (l) => l.deviceId,
+      );
+      sameSet(
+        shared.map((l) => l.device_id),
+        guest,
+        'dashboard shared',
+      );
+    },
+  },
+  {
+    method: 'POST',
+    route: '/dashboard/api/locks/:id/commands',
+    surface: 'dash-api',
+    target: 'lock',
+    request: () => ({ json: { command: 'unlock' } }),
+    own: { status: 202 },
+    foreign: dashNotFound,
+    moves: true,
+  },
+  {
+    method: 'GET',
+    route: '/dashboard/api/tasks/:id',
+    surface: 'dash-api',
+    target: 'task',
+    own: { status: 200 },
+    foreign: dashNotFound,
+  },
+  // ---- the dashboard's pages: the same session; a refusal shows the account's own page.
+  { method: 'GET', route: '/dashboard/locks', surface: 'dash-page', target: 'none', own: page(200) },
+  { method: 'GET', route: '/dashboard/api-settings', surface: 'dash-page', target: 'none', own: page(200) },
+  { method: 'GET', route: '/dashboard/account', surface: 'dash-page', target: 'none', own: page(200) },
+  lockPage('command', () => ({ command: 'unlock' }), { moves: true }),
+  lockPage('integration', () => ({ enabled: '' }), {
+    restore: (ctx) => dashPost(ctx, `/dashboard/locks/${ctx.target}/integration`, { enabled: 'on' }),
+  }),
+  lockPage('app', () => ({ open: 'yes' }), {
+    restore: (ctx) => dashPost(ctx, `/dashboard/locks/${ctx.target}/app`, { open: 'no' }),
+  }),
+  // Refused: the actor shares another's lock with itself. Allowed: the owner shares with someone else.
+  lockPage('share', (ctx) => ({ email: PEOPLE[ctx.own ? other(ctx.actor) : ctx.actor].email }), {
+    restore: (ctx) =>
+      dashPost(ctx, `/dashboard/locks/${ctx.target}/unshare`, {
+        account: ctx.w.of[other(ctx.actor)].accountId,
+      }),
+  }),
+  // Refused: the actor strips the guest of the shared lock. Allowed: the owner ends a share it made.
+  lockPage('unshare', (ctx) => ({ account: ctx.w.of[ctx.own ? other(ctx.actor) : 'shared'].accountId }), {
+    prepare: (ctx) =>
+      dashPost(ctx, `/dashboard/locks/${ctx.target}/share`, { email: PEOPLE[other(ctx.actor)].email }),
+  }),
+  settingsPost('/code'),
+  settingsPost('/confirm', { request: () => ({ form: { code: '000000' } }), own: page(400) }),
+  settingsPost('/lock', {
+    restore: (ctx) => unlockApiSettings(ctx.w.t, ctx.w.of[ctx.actor].session, PEOPLE[ctx.actor].email),
+  }),
+  settingsPost('/keys', { own: page(201) }),
+  settingsPost('/keys/delete', {
+    target: 'key',
+    request: (ctx) => ({ form: { key: ctx.target } }),
+    // Another account's key is "no such key", exactly as one that does not exist.
+    foreign: page(400),
+  }),
+  settingsPost('/webhook', { request: (ctx) => ({ form: { url: hookUrl(ctx), method: 'POST' } }) }),
+  settingsPost('/webhook/rotate'),
+  settingsPost('/webhook/test'),
+  settingsPost('/webhook/remove', { restore: putWebhookBack }),
+  {
+    method: 'POST',
+    route: '/dashboard/account/password',
+    surface: 'dash-page',
+    target: 'none',
+    // A wrong current password: the change itself (which ends every session) is test/dashboard's.
+    request: () => ({ form: { current_password: 'not-the-password', new_password: 'a-new-long-password' } }),
+    own: page(400),
+  },
+  {
+    method: 'POST',
+    route: '/dashboard/account/delete',
+    surface: 'dash-page',
+    target: 'none',
+    request: (ctx) => ({ form: { password: 'not-the-password', confirm_email: PEOPLE[ctx.actor].email } }),
+    own: page(400),
+  },
+  // ---- account-less pages and flows: nothing of any account in them, whoever asks.
+  open('GET', '/dashboard', 'dash-public'),
+  open('GET', '/dashboard/', 'dash-public'),
+  open('GET', '/dashboard/*', 'dash-public', '/dashboard/assets/dashboard.css'),
+  ...(['/login', '/signup', '/verify', '/forgot', '/reset'] as const).flatMap((p) => [
+    open('GET', `/dashboard${p}`, 'dash-public'),
+    open('POST', `/dashboard${p}`, 'dash-public'),
+  ]),
+  open('POST', '/dashboard/logout', 'dash-public'),
+  open('POST', '/dashboard/verify/resend', 'dash-public'),
+  // ---- operations and documents: public, the same for everyone.
+  ...[
+    '/',
+    '/healthz',
+    '/readyz',
+    '/metrics',
+    '/openapi.json',
+    '/docs',
+    '/docs/',
+    '/docs/json',
+    '/docs/yaml',
+  ].map((r) => open('GET', r, 'public')),
+  open('GET', '/docs/static/index.html', 'public'),
+  open('GET', '/docs/static/swagger-initializer.js', 'public'),
+  open('GET', '/docs/*', 'public', '/docs/static/swagger-ui.css'),
+  // ---- the sandbox.
+  ...(
+    [
+      ['POST', '/_sim/locks/:device_id'],
+      ['GET', '/_sim/clock'],
+      ['POST', '/_sim/clock'],
+      ['POST', '/_sim/accounts/:email'],
+      ['POST', '/_sim/reset'],
+      ['GET', '/_sim/mailbox'],
+    ] as const
+  ).map(
+    ([method, route]): Endpoint => ({ method, route, surface: 'sandbox', target: 'none', outside: SANDBOX }),
+  ),
+];

@@ -1,0 +1,254 @@
+/**
+ * The world the authorization matrix runs in: three accounts (owner, shared, stranger), each with
+ * every kind of credential (a v1 token, API keys, a dashboard session with API Settings unlocked)
+ * and every kind of object (locks, a task, a webhook and a delivery, a spare key), plus what each
+ * account's data looks like (its markers) and a reader of the database that tells which account's
+ * rows a request changed.
+ */
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import type { Seed } from '../../src/app/seed/schema.ts';
+import { FormClient, latestCode } from '../dashboard/support.ts';
+import { login } from '../http/v1/helpers.ts';
+import { answer, startServer, startTask, type TestServer, waitForTask } from '../support/server.ts';
+import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
+import { sendTestEvent } from '../support/webhooks.ts';
+
+export const ACTORS = ['owner', 'shared', 'stranger'] as const;
+export type Actor = (typeof ACTORS)[number];
+
+const id = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
+/** Distinct, greppable values: each appears in exactly one account's data. */
+export const PEOPLE: Record<Actor, { email: string; password: string; key: string; spareKey: string }> = {
+  owner: {
+    email: 'owner.authz@example.com',
+    password: 'owner-authz-password',
+    key: 'OWNERkey1-authz-0000000001',
+    spareKey: 'OWNERspr1-authz-0000000001',
+  },
+  shared: {
+    email: 'guest.authz@example.com',
+    password: 'guest-authz-password',
+    key: 'GUESTkey1-authz-0000000002',
+    spareKey: 'GUESTspr1-authz-0000000002',
+  },
+  stranger: {
+    email: 'stranger.authz@example.com',
+    password: 'stranger-authz-password',
+    key: 'STRNGkey1-authz-0000000003',
+    spareKey: 'STRNGspr1-authz-0000000003',
+  },
+};
+
+export interface LockFixture {
+  readonly deviceId: string;
+  readonly serial: string;
+  readonly nickname: string;
+  readonly owner: Actor;
+  readonly sharedWith: readonly Actor[];
+}
+
+/** The owner's porch is shared with the shared account; everything else is private. */
+export const LOCKS: readonly LockFixture[] = [
+  {
+    deviceId: id(0xa1),
+    serial: 'OWNPORCH01',
+    nickname: 'Ownerporch',
+    owner: 'owner',
+    sharedWith: ['shared'],
+  },
+  { deviceId: id(0xa2), serial: 'OWNCELLAR2', nickname: 'Ownercellar', owner: 'owner', sharedWith: [] },
+  { deviceId: id(0xb1), serial: 'GSTGARAGE1', nickname: 'Guestgarage', owner: 'shared', sharedWith: [] },
+  { deviceId: id(0xc1), serial: 'STRSHED001', nickname: 'Strangershed', owner: 'stranger', sharedWith: [] },
+];
+export const UNKNOWN_LOCK = id(0xfff);
+export const UNKNOWN_ID = '00000000-0000-4000-8000-00000000dead';
+
+export type Relation = 'own' | 'shared' | 'foreign';
+
+export function lockRelation(actor: Actor, deviceId: string): Relation {
+  const lock = LOCKS.find((l) => l.deviceId === deviceId.toLowerCase());
+  if (lock?.owner === actor) return 'own';
+  return lock?.sharedWith.includes(actor) ? 'shared' : 'foreign';
+}
+
+export const hookPath = (actor: Actor) => `/hook-${actor}-9c1e/{device_id}/{state}`;
+
+function seed(receiver: string): Seed {
+  return {
+    accounts: ACTORS.map((a) => ({ email: PEOPLE[a].email, password: PEOPLE[a].password, verified: true })),
+    api_keys: ACTORS.flatMap((a) => [
+      { account: PEOPLE[a].email, key: PEOPLE[a].key },
+      { account: PEOPLE[a].email, key: PEOPLE[a].spareKey },
+    ]),
+    locks: LOCKS.map((l) => ({
+      device_id: l.deviceId,
+      serial: l.serial,
+      nickname: l.nickname,
+      owner: PEOPLE[l.owner].email,
+      shared_with: l.sharedWith.map((a) => PEOPLE[a].email),
+    })),
+    webhooks: ACTORS.map((a) => ({ account: PEOPLE[a].email, url: `${receiver}${hookPath(a)}` })),
+  };
+}
+
+/** Everything one account holds: its credentials and the ids of its objects. */
+export interface Holdings {
+  readonly accountId: string;
+  readonly token: string;
+  readonly session: FormClient;
+  readonly taskId: string;
+  readonly deliveryId: string;
+  readonly spareKeyId: string;
+  readonly keyIds: readonly string[];
+}
+
+export interface World {
+  readonly t: TestServer;
+  readonly receiver: Receiver;
+  readonly db: BetterSqlite3.Database;
+  readonly of: Record<Actor, Holdings>;
+  close(): Promise<void>;
+}
+
+/** Logs in to the dashboard and unlocks API Settings with the mailed code, as a person would. */
+export async function unlockApiSettings(t: TestServer, c: FormClient, email: string): Promise<void> {
+  await c.get('/dashboard/api-settings');
+  const asked = await c.post('/dashboard/api-settings/code', {});
+  if (asked.status !== 200) throw new Error(`API Settings code for ${email}: ${asked.status}`);
+  const code = await latestCode(t, email, /API Settings code/);
+  const confirmed = await c.post('/dashboard/api-settings/confirm', { code });
+  if (confirmed.status !== 200) throw new Error(`API Settings confirm for ${email}: ${confirmed.status}`);
+}
+
+export async function startWorld(): Promise<World> {
+  const receiver = await startReceiver();
+  // Rate limits are the business of test/rate-limit: here one client sends thousands of requests.
+  const t = await startServer({ seed: seed(receiver.url), flags: ['--no-rate-limit'] });
+  const db = new BetterSqlite3(join(t.dataDir, 'lockcloud.sqlite'), { readonly: true });
+  const of = {} as Record<Actor, Holdings>;
+  for (const a of ACTORS) {
+    const p = PEOPLE[a];
+    const accountId = (db.prepare('SELECT id FROM accounts WHERE email = ?').get(p.email) as { id: string })
+      .id;
+    const keys = db
+      .prepare('SELECT id, prefix FROM api_keys WHERE account_id = ? ORDER BY prefix')
+      .all(accountId) as { id: string; prefix: string }[];
+    const spare = keys.find((k) => p.spareKey.startsWith(k.prefix));
+    if (!spare) throw new Error(`no spare key for ${a}`);
+    const session = new FormClient(t);
+    await session.logIn(p.email, p.password);
+    await unlockApiSettings(t, session, p.email);
+    const own = LOCKS.find((l) => l.owner === a);
+    if (!own) throw new Error(`${a} owns no lock`);
+    const taskId = await startTask(t, own.deviceId, 'sync', p.key);
+    await waitForTask(t, taskId, p.key);
+    of[a] = {
+      accountId,
+      token: await login(t, p.email, p.password),
+      session,
+      taskId,
+      deliveryId: await sendTestEvent(t, p.key),
+      spareKeyId: spare.id,
+      keyIds: keys.map((k) => k.id),
+    };
+  }
+  await settle({ t, receiver, db, of, close: async () => {} });
+  return {
+    t,
+    receiver,
+    db,
+    of,
+    async close() {
+      db.close();
+      await t.close();
+      await receiver.close();
+    },
+  };
+}
+
+/**
+ * Waits until nothing runs in the background: no task processing, no delivery waiting to be sent.
+ * Polls the database (the server's own timers end every task and send every delivery).
+ */
+export async function settle(w: World): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const busy = w.db
+      .prepare(
+        `SELECT (SELECT count(*) FROM tasks WHERE status = 'processing')
+              + (SELECT count(*) FROM webhook_deliveries WHERE status IN ('pending', 'sending')) AS n`,
+      )
+      .get() as { n: number };
+    if (busy.n === 0) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('the server did not settle after 500 polls');
+}
+
+/**
+ * The stored state, split by account: each row is filed under every account it belongs to (a task
+ * under its author and the lock's owner, a share under the lock's owner). Columns that move on their
+ * own (last use of a key, a delivery's progress, a session's expiry) are left out.
+ */
+export type Partitions = Map<string, string[]>;
+
+const QUERIES: readonly string[] = [
+  `SELECT 'account' AS t, id AS a, NULL AS b, id || email || coalesce(password_hash, '') || verified
+     || coalesce(deleted_at, '') || coalesce(password_changed_at, '') AS row FROM accounts`,
+  `SELECT 'key', account_id, NULL, id || key_hash || prefix FROM api_keys`,
+  `SELECT 'lock', owner_id, NULL, device_id || serial || nickname || locked || battery || integration
+     || access_point || app_open || responsive FROM locks`,
+  `SELECT 'share', l.owner_id, NULL, s.device_id || s.account_id FROM lock_shares s JOIN locks l USING (device_id)`,
+  `SELECT 'task', t.account_id, l.owner_id, t.id || t.device_id || t.command || t.status
+     || coalesce(t.successful, '') || coalesce(t.error, '') FROM tasks t LEFT JOIN locks l USING (device_id)`,
+  `SELECT 'webhook', account_id, NULL, url || method || retries || coalesce(secret, '')
+     || coalesce(previous_secret, '') FROM webhooks`,
+  `SELECT 'delivery', d.account_id, l.owner_id, d.id || d.device_id || d.event || d.url || d.method
+     FROM webhook_deliveries d LEFT JOIN locks l USING (device_id)`,
+  `SELECT 'session', account_id, NULL, id || coalesce(api_unlocked_until, '') FROM sessions`,
+  `SELECT 'token', account_id, NULL, id || issued_at FROM login_tokens`,
+  `SELECT 'device', l.owner_id, NULL, d.device_id || d.locked || d.app_open || d.battery
+     FROM sim_devices d JOIN locks l USING (device_id)`,
+];
+
+export function partitions(db: BetterSqlite3.Database): Partitions {
+  const out: Partitions = new Map();
+  for (const sql of QUERIES) {
+    for (const r of db.prepare(sql).raw().all() as [string, string, string | null, string][]) {
+      for (const account of new Set([r[1], r[2] ?? r[1]])) {
+        const rows = out.get(account) ?? [];
+        rows.push(`${r[0]}:${r[3]}`);
+        out.set(account, rows);
+      }
+    }
+  }
+  for (const rows of out.values()) rows.sort();
+  return out;
+}
+
+/** The accounts whose rows differ between two readings. */
+export function changedAccounts(before: Partitions, after: Partitions): string[] {
+  const accounts = new Set([...before.keys(), ...after.keys()]);
+  return [...accounts].filter(
+    (a) => JSON.stringify(before.get(a) ?? []) !== JSON.stringify(after.get(a) ?? []),
+  );
+}
+
+/** Moves the actor's own lock back to locked (an allowed command unlocked it) and waits for it. */
+export async function relock(w: World, actor: Actor, deviceId: string): Promise<void> {
+  const taskId = await startTask(w.t, deviceId, 'lock', PEOPLE[actor].key);
+  const ended = await waitForTask(w.t, taskId, PEOPLE[actor].key);
+  if (ended.successful !== true) throw new Error(`relock of ${deviceId}: ${JSON.stringify(ended)}`);
+}
+
+/** The v3 view of a lock as its owner sees it. */
+export async function lockedForOwner(w: World, deviceId: string): Promise<boolean> {
+  const lock = LOCKS.find((l) => l.deviceId === deviceId);
+  if (!lock) throw new Error(`no lock ${deviceId}`);
+  const { status, body } = await answer(
+    await w.t.request(`/public/lock/${deviceId}`, { key: PEOPLE[lock.owner].key }),
+  );
+  if (status !== 200) throw new Error(`owner read of ${deviceId}: ${status}`);
+  return (body as { locked: boolean }).locked;
+}
