@@ -215,7 +215,10 @@ export class WebhookDispatcher {
     const { limits, store, clock } = this.deps;
     if (this.inFlight >= limits.total) return;
     const fullHosts = [...this.inFlightHosts].filter(([, n]) => n >= limits.perHost).map(([h]) => h);
-    const due = await store.deliveries.due(clock.now(), 200, fullHosts);
+    // Twice the free slots: enough to fill them past a few rows of a nearly full host, without
+    // reading a long backlog on every pass (a pass runs each time a delivery ends).
+    const room = limits.total - this.inFlight;
+    const due = await store.deliveries.due(clock.now(), Math.min(200, room * 2), fullHosts);
     // A lock whose earlier message is in flight or waiting waits too: messages leave in order.
     const blockedDevices = new Set(this.inFlightDevices);
     for (const delivery of due) {
