@@ -102,7 +102,8 @@ describe('withReadCache', () => {
       await elsewhere(Promise.resolve());
     }
     assert.equal(reads, 1);
-    await elsewhere(Promise.resolve((version = 2)));
+    version = 2;
+    await elsewhere(Promise.resolve());
     await cached.apiKeys.findByHash('h1');
     assert.equal(reads, 2, 'a write elsewhere sends the next read to the store');
   });
