@@ -138,6 +138,23 @@ describe('AdjustableClock', () => {
     assert.deepEqual(fired, ['first', 'second']);
   });
 
+  it('a timer that re-arms itself hourly fires once for a ten-year move, not once per hour (found by the fuzzer)', async () => {
+    const clock = new AdjustableClock();
+    let runs = 0;
+    const schedule = (): void => {
+      clock.at(clock.now() + HOUR, () => {
+        runs++;
+        // As the purges do: the next round is armed once this one's store work is done.
+        void Promise.resolve().then(schedule);
+      });
+    };
+    schedule();
+    await clock.advance(10 * 365 * DAY);
+    assert.equal(runs, 1, 'one run on the way; the next is an hour after the move');
+    await clock.advance(HOUR);
+    assert.equal(runs, 2);
+  });
+
   it('does not keep the process alive with pending timers', async () => {
     const clock = new AdjustableClock();
     clock.at(clock.now() + DAY, () => undefined);
