@@ -212,7 +212,22 @@ const QUERIES: readonly string[] = [
      FROM sim_devices d JOIN locks l USING (device_id)`,
 ];
 
+const lastReading = new WeakMap<BetterSqlite3.Database, { version: number; partitions: Partitions }>();
+
+/**
+ * Reads the partitions, or answers the last reading when the server has written nothing since
+ * (SQLite's data_version moves with every commit of another connection).
+ */
 export function partitions(db: BetterSqlite3.Database): Partitions {
+  const version = db.pragma('data_version', { simple: true }) as number;
+  const last = lastReading.get(db);
+  if (last?.version === version) return last.partitions;
+  const read = readPartitions(db);
+  lastReading.set(db, { version, partitions: read });
+  return read;
+}
+
+function readPartitions(db: BetterSqlite3.Database): Partitions {
   const out: Partitions = new Map();
   for (const sql of QUERIES) {
     for (const r of db.prepare(sql).raw().all() as [string, string, string | null, string][]) {
