@@ -89,23 +89,26 @@ export function registerOps(app: FastifyInstance, options: OpsOptions): void {
     closeLeftovers();
     done();
   });
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks: they run on every request and never wait, so no promise for each.
+  app.addHook('onRequest', (request, reply, done) => {
     inFlight++;
     reply.raw.once('close', () => {
       inFlight--;
       closeLeftovers();
     });
-    if (!shuttingDown || OPS_PATHS.has(routeOf(request))) return;
+    if (!shuttingDown || OPS_PATHS.has(routeOf(request))) return done();
     // A request on a connection still open while the in-flight ones drain: answered, not run.
-    return reply.code(503).header('connection', 'close').send(SHUTTING_DOWN);
+    reply.code(503).header('connection', 'close').send(SHUTTING_DOWN);
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     // Keep-alive connections end with their answer, so the drain is not held up by idle sockets.
     if (shuttingDown) reply.header('connection', 'close');
+    done(null, payload);
   });
   if (metrics) {
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       metrics.observeRequest(request.method, routeOf(request), reply.statusCode, reply.elapsedTime / 1000);
+      done();
     });
   }
 

@@ -52,8 +52,10 @@ export async function buildHttp(options: HttpOptions): Promise<FastifyInstance> 
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', undefined);
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style, as the other per-request hooks that need not wait: no promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   registerOps(app, options.ops ?? { checks: [] });
 

@@ -4,11 +4,21 @@ import { DomainError } from '../../domain/errors.ts';
 import { LIMITED_ENDPOINTS, type LimitedEndpoint } from '../../domain/rate-limit.ts';
 import { setBlockedHeaders, setRateLimitHeaders } from './rate-limit-headers.ts';
 
+// Routes are few and fixed: each one's limit name is worked out once, not on every request.
+const endpointsByRoute = new Map<string, LimitedEndpoint | null>();
+
 /** `GET /public/lock/:device_id` (Fastify's route) -> `GET /public/lock/{device_id}` (the limit's name). */
 export function endpointOf(request: FastifyRequest): LimitedEndpoint | undefined {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
-  const name = `${method} ${request.routeOptions.url ?? ''}`.replace(/:([a-z_]+)/g, '{$1}');
-  return (LIMITED_ENDPOINTS as readonly string[]).includes(name) ? (name as LimitedEndpoint) : undefined;
+  const route = `${method} ${request.routeOptions.url ?? ''}`;
+  let endpoint = endpointsByRoute.get(route);
+  if (endpoint === undefined) {
+    const name = route.replace(/:([a-z_]+)/g, '{$1}');
+    endpoint = (LIMITED_ENDPOINTS as readonly string[]).includes(name) ? (name as LimitedEndpoint) : null;
+    // Unmatched requests have no route url, so the map holds at most one entry per route and method.
+    endpointsByRoute.set(route, endpoint);
+  }
+  return endpoint ?? undefined;
 }
 
 /** A blocked address is refused on every endpoint before anything else is looked at. */
