@@ -68,6 +68,24 @@ describe('the authorization matrix covers every route', () => {
     );
   });
 
+  it('has a row for every route of a --production server too (no sandbox routes there)', async () => {
+    const prod = await startServer({ flags: ['--production'] });
+    try {
+      const routes = parseRouteTree(prod.server.http.printRoutes({ commonPrefix: false }));
+      const served = routes.filter((r) => !r.startsWith('HEAD '));
+      assert.deepEqual(
+        served.filter((r) => !table.has(r)),
+        [],
+      );
+      assert.deepEqual(
+        served.filter((r) => r.includes('/_sim') || r.endsWith('/:id/app')),
+        [],
+      );
+    } finally {
+      await prod.close();
+    }
+  });
+
   it('has a row for every operation of the OpenAPI document', async () => {
     const doc = (await (await t.request('/openapi.json')).json()) as {
       paths: Record<string, Record<string, unknown>>;
