@@ -152,7 +152,11 @@ export class Commands {
     const { clock, events, tasks, logger } = this.deps;
     const schedule = (): void => {
       this.cancelPurge = clock.at(clock.now() + PURGE_INTERVAL_MS, () => {
-        void tasks.purgeEndedBefore(clock.now() - TASK_RETENTION_MS).finally(schedule);
+        // A failure (the database away) waits for the next round; unhandled, it would end the process.
+        tasks
+          .purgeEndedBefore(clock.now() - TASK_RETENTION_MS)
+          .catch((error: unknown) => logger.warn({ err: error }, 'purging old tasks failed'))
+          .finally(schedule);
       });
     };
     schedule();
@@ -207,10 +211,15 @@ export class Commands {
 
   private dispatch(task: Task & { status: 'processing' }, lock: Lock): void {
     const { clock, gateway, logger } = this.deps;
-    this.deadlines.set(
-      task.id,
-      clock.at(task.deadline, () => void this.finish(task.id, { successful: false, error: 'TIMEOUT' })),
-    );
+    // With the database away at the deadline the task cannot be ended now: the overdue sweep ends it
+    // once the database is back. Unhandled, that failure ended the whole process (a crash with every
+    // command in flight) at the first deadline that fell in a database restart.
+    const timeout = (): void => {
+      this.finish(task.id, { successful: false, error: 'TIMEOUT' }).catch((error: unknown) =>
+        logger.warn({ err: error, taskId: task.id }, 'ending a task at its deadline failed: the sweep will'),
+      );
+    };
+    this.deadlines.set(task.id, clock.at(task.deadline, timeout));
     gateway
       .execute({
         taskId: task.id,

@@ -37,7 +37,12 @@ export class TokenAuth {
     const schedule = (): void => {
       this.cancelPurge = this.clock.at(this.clock.now() + PURGE_INTERVAL_MS, () => {
         const cutoff = this.clock.now() - TOKEN_LIFETIME_MS - KEEP_EXPIRED_MS;
-        void this.tokens.purgeIssuedBefore(cutoff).finally(schedule);
+        // A purge that fails (the database away) is tried again next round; unhandled, its
+        // rejection would end the process.
+        this.tokens
+          .purgeIssuedBefore(cutoff)
+          .catch(() => undefined)
+          .finally(schedule);
       });
     };
     schedule();

@@ -10,6 +10,7 @@ import { type OpsOptions, registerOps } from './ops.ts';
 import { requestIdFrom } from './request-id.ts';
 import { RequestLog } from './request-log.ts';
 import { sandboxPlugin } from './sandbox/plugin.ts';
+import { prepareUnavailable } from './unavailable.ts';
 import { v1Plugin } from './v1/plugin.ts';
 import { v3Plugin } from './v3/plugin.ts';
 import './principal.ts';
@@ -77,6 +78,7 @@ export async function buildHttp(options: HttpOptions): Promise<FastifyInstance> 
     const fault = requestFault(error);
     if (fault !== undefined)
       return reply.code(fault === 'too-large' ? 413 : 400).send({ error: 'BAD_PARAMS' });
+    if (prepareUnavailable(error, request, reply)) return reply.send({ error: 'SERVICE_UNAVAILABLE' });
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send({ error: 'INTERNAL_ERROR' });
   });

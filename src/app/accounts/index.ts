@@ -85,7 +85,12 @@ export class Accounts {
     const { clock, store } = this.deps;
     const schedule = (): void => {
       this.cancelPurge = clock.at(clock.now() + CODE_PURGE_INTERVAL_MS, () => {
-        void store.codes.purgeExpiredBefore(clock.now()).finally(schedule);
+        // A purge that fails (the database away) is tried again next round; unhandled, its
+        // rejection would end the process.
+        store.codes
+          .purgeExpiredBefore(clock.now())
+          .catch(() => undefined)
+          .finally(schedule);
       });
     };
     schedule();

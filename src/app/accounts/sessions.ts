@@ -99,7 +99,12 @@ export class Sessions {
   start(): void {
     const schedule = (): void => {
       this.cancelPurge = this.deps.clock.at(this.deps.clock.now() + PURGE_INTERVAL_MS, () => {
-        void this.deps.sessions.purgeExpiredBefore(this.deps.clock.now()).finally(schedule);
+        // A purge that fails (the database away) is tried again next round; unhandled, its
+        // rejection would end the process.
+        this.deps.sessions
+          .purgeExpiredBefore(this.deps.clock.now())
+          .catch(() => undefined)
+          .finally(schedule);
       });
     };
     schedule();

@@ -41,6 +41,12 @@ export const DASHBOARD_ERRORS = [
     cause: 'too many attempts (login, codes, sign-up); `Retry-After` says when to retry',
   },
   { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
+  {
+    status: 503,
+    error: 'SERVICE_UNAVAILABLE',
+    cause:
+      'the database cannot be reached (it restarts, fails over or is down): a temporary condition, and the request may not have been carried out; Retry-After says when to try again',
+  },
 ] as const;
 
 export interface Refusal {

@@ -7,6 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Lockcloud } from '../../app/lockcloud.ts';
 import { isDomainError } from '../../domain/errors.ts';
 import { requestFault } from '../fastify-errors.ts';
+import { prepareUnavailable, UNAVAILABLE_MESSAGE } from '../unavailable.ts';
 import { csrfProblem, readState, state } from './context.ts';
 import { refusalOf } from './errors.ts';
 import { isApi, sendPage } from './reply.ts';
@@ -120,6 +121,9 @@ export async function dashboardPlugin(app: FastifyInstance, { lockcloud, sandbox
         'BAD_PARAMS',
         'The request could not be read.',
       );
+    // A page gets the problem page with the same words; Retry-After is set for both.
+    if (prepareUnavailable(error, request, reply))
+      return deny(request, reply, 503, 'SERVICE_UNAVAILABLE', UNAVAILABLE_MESSAGE);
     request.log.error({ err: error }, 'dashboard request failed');
     return deny(request, reply, 500, 'INTERNAL_ERROR', 'Something went wrong on our side. Try again.');
   });

@@ -5,6 +5,7 @@ import type { Delivery } from '../../app/ports.ts';
 import { isDomainError } from '../../domain/errors.ts';
 import { requestFault } from '../fastify-errors.ts';
 import { requirePrincipal } from '../principal.ts';
+import { prepareUnavailable, UNAVAILABLE_MESSAGE } from '../unavailable.ts';
 import {
   DeliveriesQuery,
   DeliveryAccepted,
@@ -42,6 +43,12 @@ export const EXT_ERRORS = [
     cause: 'no such route, no webhook set (GET, DELETE), or no such delivery',
   },
   { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
+  {
+    status: 503,
+    error: 'SERVICE_UNAVAILABLE',
+    cause:
+      'the database cannot be reached (it restarts, fails over or is down): a temporary condition, and the request may not have been carried out; Retry-After says when to try again',
+  },
 ] as const;
 
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
@@ -84,6 +91,8 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
         .code(fault === 'too-large' ? 413 : 400)
         .send({ error: 'BAD_PARAMS', message: error.message });
     }
+    if (prepareUnavailable(error, request, reply))
+      return reply.send({ error: 'SERVICE_UNAVAILABLE', message: UNAVAILABLE_MESSAGE });
     request.log.error({ err: error }, 'extension request failed');
     return reply.code(500).send({ error: 'INTERNAL_ERROR' });
   });

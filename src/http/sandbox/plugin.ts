@@ -4,6 +4,7 @@ import type { Lockcloud } from '../../app/lockcloud.ts';
 import type { SimLockView } from '../../app/sandbox.ts';
 import { isDomainError } from '../../domain/errors.ts';
 import { requestFault } from '../fastify-errors.ts';
+import { prepareUnavailable, UNAVAILABLE_MESSAGE } from '../unavailable.ts';
 import {
   AccountChange,
   AccountChanged,
@@ -37,6 +38,12 @@ export const SANDBOX_ERRORS = [
   { status: 408, error: 'BAD_PARAMS', cause: 'the request line and headers did not arrive in time' },
   { status: 404, error: 'NOT_FOUND', cause: 'no such lock or account, or no such sandbox route or method' },
   { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
+  {
+    status: 503,
+    error: 'SERVICE_UNAVAILABLE',
+    cause:
+      'the database, or Redis for a reset, cannot be reached (it restarts or is down): a temporary condition, and the change may not have been made; Retry-After says when to try again',
+  },
 ] as const;
 
 const tags = ['sandbox'];
@@ -79,6 +86,8 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> 
         .code(fault === 'too-large' ? 413 : 400)
         .send({ error: 'BAD_PARAMS', message: error.message });
     }
+    if (prepareUnavailable(error, request, reply))
+      return reply.send({ error: 'SERVICE_UNAVAILABLE', message: UNAVAILABLE_MESSAGE });
     request.log.error({ err: error }, 'sandbox request failed');
     return reply
       .code(500)

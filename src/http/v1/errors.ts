@@ -144,6 +144,13 @@ export const V1_ERRORS = [
     cause:
       'control: the lock jammed and did not move (an addition: the documents leave other 5xxxx codes open)',
   },
+  {
+    status: 503,
+    code: 50300,
+    message: 'ServiceUnavailable',
+    cause:
+      'the database cannot be reached (it restarts, fails over or is down): a temporary condition, and the request may not have been carried out; Retry-After says when to try again',
+  },
 ] as const;
 
 type V1Message = (typeof V1_ERRORS)[number]['message'];
@@ -211,6 +218,7 @@ export function v1FailureAnswer(failure: TaskFailure): V1ErrorAnswer {
 export const V1_BAD_REQUEST: V1ErrorBody = { code: 10000, message: 'RequiredFieldEmpty' };
 export const V1_NOT_FOUND: V1ErrorBody = { code: 40400, message: 'NotFound' };
 export const V1_INTERNAL_ERROR: V1ErrorBody = { code: 50000, message: 'InternalError' };
+export const V1_UNAVAILABLE: V1ErrorBody = { code: 50300, message: 'ServiceUnavailable' };
 
 export function sendV1Answer(reply: FastifyReply, answer: V1ErrorAnswer): FastifyReply {
   if (answer.retryAfterSeconds !== undefined) reply.header('retry-after', String(answer.retryAfterSeconds));

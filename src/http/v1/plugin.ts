@@ -2,7 +2,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
 import { isDomainError } from '../../domain/errors.ts';
 import { requestFault } from '../fastify-errors.ts';
-import { sendV1Answer, V1_BAD_REQUEST, V1_INTERNAL_ERROR, V1_NOT_FOUND, v1Answer } from './errors.ts';
+import { prepareUnavailable } from '../unavailable.ts';
+import {
+  sendV1Answer,
+  V1_BAD_REQUEST,
+  V1_INTERNAL_ERROR,
+  V1_NOT_FOUND,
+  V1_UNAVAILABLE,
+  v1Answer,
+} from './errors.ts';
 import { controlRoutes } from './routes/control.ts';
 import { lockRoutes } from './routes/locks.ts';
 import { loginRoutes } from './routes/login.ts';
@@ -18,6 +26,7 @@ function sendV1Error(error: unknown, request: FastifyRequest, reply: FastifyRepl
   const fault = requestFault(error);
   if (fault === 'too-large') return reply.code(413).send(V1_BAD_REQUEST);
   if (fault === 'bad-request') return reply.code(400).send(V1_BAD_REQUEST);
+  if (prepareUnavailable(error, request, reply)) return reply.send(V1_UNAVAILABLE);
   request.log.error({ err: error }, 'v1 request failed');
   return reply.code(500).send(V1_INTERNAL_ERROR);
 }

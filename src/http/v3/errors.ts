@@ -55,6 +55,12 @@ export const V3_ERRORS = [
   },
   { status: 404, error: 'NOT_FOUND', cause: 'no such route or method (no credential check runs first)' },
   { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
+  {
+    status: 503,
+    error: 'SERVICE_UNAVAILABLE',
+    cause:
+      'the database cannot be reached (it restarts, fails over or is down): a temporary condition, and the request may not have been carried out; Retry-After says when to try again',
+  },
 ] as const;
 
 export interface V3ErrorAnswer {
@@ -100,3 +106,4 @@ export function v3Answer(error: DomainError): V3ErrorAnswer {
 export const V3_BAD_PARAMS = { error: 'BAD_PARAMS' } as const;
 export const V3_NOT_FOUND = { error: 'NOT_FOUND' } as const;
 export const V3_INTERNAL_ERROR = { error: 'INTERNAL_ERROR' } as const;
+export const V3_UNAVAILABLE = { error: 'SERVICE_UNAVAILABLE' } as const;

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
 import { isDomainError } from '../../domain/errors.ts';
 import { requestFault } from '../fastify-errors.ts';
-import { V3_BAD_PARAMS, V3_INTERNAL_ERROR, V3_NOT_FOUND, v3Answer } from './errors.ts';
+import { prepareUnavailable } from '../unavailable.ts';
+import { V3_BAD_PARAMS, V3_INTERNAL_ERROR, V3_NOT_FOUND, V3_UNAVAILABLE, v3Answer } from './errors.ts';
 import { authenticateAndLimit, limitAddress, refuseBlocked } from './limits-hook.ts';
 import { actionResultRoutes } from './routes/action-result.ts';
 import { commandRoutes } from './routes/commands.ts';
@@ -27,6 +28,7 @@ function sendV3Error(error: unknown, request: FastifyRequest, reply: FastifyRepl
   const fault = requestFault(error);
   if (fault === 'too-large') return reply.code(413).send(V3_BAD_PARAMS);
   if (fault === 'bad-request') return reply.code(400).send(V3_BAD_PARAMS);
+  if (prepareUnavailable(error, request, reply)) return reply.send(V3_UNAVAILABLE);
   request.log.error({ err: error }, 'v3 request failed');
   return reply.code(500).send(V3_INTERNAL_ERROR);
 }

@@ -4,6 +4,7 @@ import { migrateToLatest } from '../sql/migrate.ts';
 import { SqlStore } from '../sql/store.ts';
 import type { Database } from '../sql/tables.ts';
 import { NulTextPlugin } from './nul-text.ts';
+import { guardedPool } from './unavailable.ts';
 
 export interface PostgresStoreOptions {
   /** Connections this process keeps at most (default 10). */
@@ -39,7 +40,11 @@ export function postgresKysely(url: string, options: PostgresStoreOptions = {}):
   // An idle connection the server drops (a restart, a failover) is reported here; without a
   // listener that report would end the process. The pool replaces the connection on the next query.
   pool.on('error', () => {});
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new NulTextPlugin()] });
+  // A database that cannot be reached fails as BackendUnavailableError: 503, not 500 (unavailable.ts).
+  return new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: guardedPool(pool) }),
+    plugins: [new NulTextPlugin()],
+  });
 }
 
 /**
