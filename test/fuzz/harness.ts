@@ -317,6 +317,7 @@ export class FuzzTarget {
       method: req.method,
       target: req.target,
       requestIds: req.headers.filter(([n]) => n === 'x-request-id').map(([, v]) => v),
+      raw: req.via === 'raw',
     };
     const problems = answerProblems(this.endpoints, asked, answer);
     this.remember(answer);

@@ -87,7 +87,7 @@ function pathOf(endpoint: Endpoint): fc.Arbitrary<string> {
     (p: string) => `${p}%2F`,
     (p: string) => `${p}#frag`,
   );
-  return weighted([5, filled], [1, fc.tuple(filled, bend).map(([p, f]) => f(p))]);
+  return weighted([9, filled], [1, fc.tuple(filled, bend).map(([p, f]) => f(p))]);
 }
 
 function queryValue(name: string): fc.Arbitrary<string> {
@@ -202,7 +202,7 @@ const optional = (name: string, value: string | undefined): Array<readonly [stri
 function fromEndpoint(endpoint: Endpoint): fc.Arbitrary<FuzzRequest> {
   return fc
     .record({
-      method: weighted([6, fc.constant(endpoint.method)], [1, fc.constantFrom(...METHODS)]),
+      method: weighted([9, fc.constant(endpoint.method)], [1, fc.constantFrom(...METHODS)]),
       path: pathOf(endpoint),
       query: queryOf(endpoint),
       body: bodyOf(endpoint),

@@ -43,7 +43,9 @@ export function describeRequest(r: FuzzRequest): string {
     r.body === undefined
       ? ''
       : ` body(${r.body.length} B)=${JSON.stringify(r.body.subarray(0, 200).toString('latin1'))}`;
-  const headers = r.headers.map(([n, v]) => `${n}: ${v.length > 80 ? `${v.slice(0, 80)}…(${v.length})` : v}`);
+  const headers = r.headers.map(
+    ([n, v]) => `${n}: ${JSON.stringify(v.length > 80 ? `${v.slice(0, 80)}…(${v.length})` : v)}`,
+  );
   const target = r.target.length > 200 ? `${r.target.slice(0, 200)}…(${r.target.length})` : r.target;
   return `[${r.via} from ${r.from}${r.framing === 'length' ? '' : `, ${r.framing}`}] ${r.method} ${target} {${headers.join('; ')}}${body}`;
 }

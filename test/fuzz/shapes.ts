@@ -23,6 +23,17 @@ export interface Asked {
   readonly target: string;
   /** The X-Request-Id values the request carried. */
   readonly requestIds: readonly string[];
+  /** Sent as bytes on a socket (maybe not valid HTTP) rather than through node:http. */
+  readonly raw: boolean;
+}
+
+function decodes(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -172,7 +183,9 @@ export function answerProblems(endpoints: readonly Endpoint[], asked: Asked, ans
   if (status < 100 || status > 599) problems.push(`an impossible status ${status}`);
 
   const id = headers['x-request-id'];
-  const sent = asked.requestIds.length === 1 ? asked.requestIds[0]?.trim() : undefined;
+  // HTTP trims spaces and tabs around a value, nothing else (JavaScript's trim() also takes U+00A0).
+  const sent =
+    asked.requestIds.length === 1 ? asked.requestIds[0]?.replace(/^[ \t]+|[ \t]+$/g, '') : undefined;
   if (id === undefined) problems.push('no X-Request-Id');
   // Over 16 KiB of head, an id past the first 32 KiB is not looked for: a fresh one is right then.
   else if (
@@ -184,6 +197,17 @@ export function answerProblems(endpoints: readonly Endpoint[], asked: Asked, ans
       `X-Request-Id ${JSON.stringify(id)} for a request that sent ${JSON.stringify(asked.requestIds)}`,
     );
 
+  // docs/rate-limits.md: every answer of a limited v3 endpoint carries the two RateLimit fields; a
+  // request refused before routing (an undecodable path, a head over 16 KiB, bytes that are not HTTP)
+  // reached no endpoint.
+  const limited =
+    surface === 'v3' &&
+    !asked.raw &&
+    ![404, 408, 431].includes(status) &&
+    decodes(asked.target.split('?')[0] ?? '') &&
+    matchEndpoint(endpoints, asked.method, asked.target);
+  if (limited && (headers.ratelimit === undefined || headers['ratelimit-policy'] === undefined))
+    problems.push(`a ${status} of a limited v3 endpoint without RateLimit and RateLimit-Policy`);
   if (status >= 300 && status < 400 && status !== 304 && !headers.location)
     problems.push('a redirect without Location');
   if (asked.method === 'HEAD') return problems;
