@@ -79,12 +79,22 @@ function readRateLimitsFile(path: string): RateLimitSettings {
   }
 }
 
-/** Memory for one process; Redis when several processes must share the limits. */
-function openRateLimitStore(config: Config): RateLimitStore | undefined {
+/**
+ * Memory for one process; Redis when several processes must share the limits, falling back to
+ * memory (logged and counted) while Redis is away.
+ */
+function openRateLimitStore(
+  config: Config,
+  logger: PortLogger,
+  metrics: PrometheusMetrics,
+): RateLimitStore | undefined {
   if (!config.rateLimit) return undefined;
   return config.redisUrl === undefined
     ? new MemoryRateLimitStore()
-    : new RedisRateLimitStore(config.redisUrl, config.redisPrefix);
+    : new RedisRateLimitStore(config.redisUrl, config.redisPrefix, {
+        logger,
+        onFallback: () => metrics.rateLimitFallback(),
+      });
 }
 
 /**
@@ -177,7 +187,7 @@ export async function createServer(
     throw new StartupError(`cannot start the device link: ${(error as Error).message}`);
   }
   const metrics = new PrometheusMetrics({ connectedAccessPoints: () => store.accessPoints.countOnline() });
-  const rateLimits = openRateLimitStore(config);
+  const rateLimits = openRateLimitStore(config, logger, metrics);
   const lockcloud = new Lockcloud({
     store,
     gateway: devices.gateway,

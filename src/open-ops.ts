@@ -25,10 +25,12 @@ export function readinessChecks(
       },
     },
   ];
+  // Redis away degrades, it does not stop the service (ops.ts `critical`): the limits fall back to
+  // memory, and a v1 control waiting here for a device that answered elsewhere waits for the deadline.
   if (rateLimits instanceof RedisRateLimitStore)
-    checks.push({ name: 'redis', check: () => rateLimits.ping() });
-  // Without it a v1 control waiting here for a device that answered elsewhere waits for the deadline.
-  if (events instanceof RedisEventBus) checks.push({ name: 'events', check: () => events.ping() });
+    checks.push({ name: 'redis', critical: false, check: () => rateLimits.ping() });
+  if (events instanceof RedisEventBus)
+    checks.push({ name: 'events', critical: false, check: () => events.ping() });
   return checks;
 }
 

@@ -100,11 +100,16 @@ export class Sandbox {
     const saved = await store.getMeta(SNAPSHOT_META_KEY);
     const snapshot: StoreSnapshot = saved === undefined ? {} : (JSON.parse(saved) as StoreSnapshot);
     commands.stop();
-    clockControl.reset();
-    await store.restore(snapshot);
-    // Buckets filled on the moved clock would otherwise outlast the reset.
-    await this.deps.rateLimits?.clear();
-    await simulator.reload();
-    commands.start();
+    // However the reset ends (the database or Redis away: a 503), the deadlines and the overdue
+    // sweep run again; a failed reset used to leave them stopped for the life of the process.
+    try {
+      clockControl.reset();
+      await store.restore(snapshot);
+      // Buckets filled on the moved clock would otherwise outlast the reset.
+      await this.deps.rateLimits?.clear();
+      await simulator.reload();
+    } finally {
+      commands.start();
+    }
   }
 }

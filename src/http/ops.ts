@@ -10,6 +10,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 /** One dependency readiness depends on, checked by the composition root's own means. */
 export interface ReadinessCheck {
   readonly name: string;
+  /**
+   * false: the process still serves without it (Redis: the rate limits fall back to memory, events
+   * come later). Its failure is shown (`degraded`, still 200) but does not take the process out of
+   * rotation: every process shares that dependency, and failing them all would turn its outage
+   * into a full one. Default true.
+   */
+  readonly critical?: boolean;
   /** Resolves when the dependency answers; rejects (or throws) with the reason otherwise. */
   check(): Promise<void>;
 }
@@ -124,22 +131,25 @@ export function registerOps(app: FastifyInstance, options: OpsOptions): void {
     const checks: Record<string, CheckResult> = {};
     const failing: string[] = [];
     const reasons: Record<string, string> = {};
+    let unready = false;
     options.checks.forEach((check, i) => {
       const { err, ...result } = results[i] ?? { status: 'fail' as const, ms: 0 };
       checks[check.name] = result;
       if (result.status === 'fail') {
         failing.push(check.name);
         reasons[check.name] = err instanceof Error ? err.message : String(err);
+        if (check.critical !== false) unready = true;
       }
     });
     // A log line when readiness changes, not one per probe: load balancers probe every few seconds.
     const now = failing.join(',');
     if (now !== lastFailing) {
       if (failing.length === 0) request.log.info({}, 'ready again');
-      else request.log.warn({ failing: reasons }, 'not ready');
+      else request.log.warn({ failing: reasons }, unready ? 'not ready' : 'degraded');
       lastFailing = now;
     }
-    if (failing.length > 0) return reply.code(503).send({ status: 'unavailable', failing, checks });
+    if (unready) return reply.code(503).send({ status: 'unavailable', failing, checks });
+    if (failing.length > 0) return reply.send({ status: 'degraded', failing, checks });
     return reply.send({ status: 'ok', checks });
   });
 

@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { RedisEventBus } from '../../src/adapters/system/redis-event-bus.ts';
 import type { LockStateChanged } from '../../src/app/ports.ts';
 import type { Task } from '../../src/domain/task.ts';
+import { OwnRedis } from '../support/own-redis.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -26,17 +27,18 @@ const task: Task = {
 };
 const change: LockStateChanged = { deviceId: task.deviceId, ownerId: 'acc-1', locked: false, at: 20 };
 
-function eventually<T>(what: string, probe: () => T | undefined, ms = 2000): Promise<T> {
+async function eventually<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  ms = 2000,
+): Promise<T> {
   const until = Date.now() + ms;
-  return new Promise((resolve, reject) => {
-    const check = (): void => {
-      const value = probe();
-      if (value !== undefined) resolve(value);
-      else if (Date.now() > until) reject(new Error(`no ${what} within ${ms} ms`));
-      else setTimeout(check, 10);
-    };
-    check();
-  });
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`no ${what} within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 describe('RedisEventBus', () => {
@@ -113,5 +115,65 @@ describe('RedisEventBus readiness', () => {
     await bus.ping();
     await bus.close();
     await assert.rejects(bus.ping());
+  });
+});
+
+describe('RedisEventBus across a Redis restart', () => {
+  it('reconnects and subscribes again by itself: events flow between processes afterwards', async () => {
+    const redis = await OwnRedis.create();
+    const warnings: string[] = [];
+    const logger = { ...silent, warn: (_o: object, msg: string) => void warnings.push(msg) };
+    const p = `lockcloud-test:${randomUUID()}:`;
+    const a = await RedisEventBus.connect(redis.url, p, logger);
+    const b = await RedisEventBus.connect(redis.url, p, logger);
+    try {
+      const heard: Task[] = [];
+      b.onTaskEnded((t) => heard.push(t));
+      await redis.kill9();
+      await eventually(
+        'a failing ping',
+        async () =>
+          (await a.ping().then(
+            () => false,
+            () => true,
+          )) || undefined,
+      );
+      // Announced while Redis is away: delivered here, and the loss for the others logged.
+      const heardHere: Task[] = [];
+      a.onTaskEnded((t) => heardHere.push(t), 'here');
+      a.taskEnded({ ...task, id: 'during' });
+      assert.deepEqual(
+        heardHere.map((t) => t.id),
+        ['during'],
+      );
+      await eventually('the lost event logged', () => warnings.find((w) => /not shared/.test(w)));
+
+      await redis.start();
+      await eventually(
+        'both buses ready',
+        async () => {
+          const ok = await Promise.all([a.ping(), b.ping()]).then(
+            () => true,
+            () => false,
+          );
+          return ok || undefined;
+        },
+        10_000,
+      );
+      // The subscription is back without anyone asking: a's next event reaches b.
+      await eventually(
+        'an event after the restart',
+        async () => {
+          a.taskEnded({ ...task, id: 'after' });
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          return heard.find((t) => t.id === 'after');
+        },
+        10_000,
+      );
+    } finally {
+      await a.close();
+      await b.close();
+      await redis.dispose();
+    }
   });
 });

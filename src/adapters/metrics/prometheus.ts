@@ -43,6 +43,7 @@ export class PrometheusMetrics implements Metrics {
   private readonly requests: Histogram<'method' | 'route' | 'status_code'>;
   private readonly commands: Counter<'command' | 'outcome'>;
   private readonly webhooks: Counter<'outcome'>;
+  private readonly rateLimitFallbacks: Counter;
 
   constructor(options: PrometheusMetricsOptions) {
     const registers = [this.registry];
@@ -63,6 +64,11 @@ export class PrometheusMetrics implements Metrics {
       name: 'lockcloud_webhook_attempts_total',
       help: 'Webhook delivery attempts by outcome (delivered, retry_scheduled, failed, interrupted)',
       labelNames: ['outcome'],
+      registers,
+    });
+    this.rateLimitFallbacks = new Counter({
+      name: 'lockcloud_rate_limit_fallbacks_total',
+      help: "Rate-limit checks answered from this process's memory because Redis could not answer",
       registers,
     });
     // Every known series from 0, so rate() and alerts see the first one happen.
@@ -88,6 +94,11 @@ export class PrometheusMetrics implements Metrics {
 
   webhookAttempted(outcome: WebhookAttemptOutcome): void {
     this.webhooks.inc({ outcome });
+  }
+
+  /** A rate-limit check answered from memory, Redis away (adapters/rate-limit/redis.ts). */
+  rateLimitFallback(): void {
+    this.rateLimitFallbacks.inc();
   }
 
   observeRequest(method: string, route: string, statusCode: number, seconds: number): void {

@@ -1,6 +1,8 @@
 import { Redis } from 'ioredis';
-import type { RateLimitStore } from '../../app/ports.ts';
+import type { Logger, RateLimitStore } from '../../app/ports.ts';
+import { BackendUnavailableError } from '../../app/unavailable.ts';
 import type { RateDecision, RatePolicy } from '../../domain/rate-limit.ts';
+import { MemoryRateLimitStore } from './memory.ts';
 
 /**
  * GCRA in Redis, one script call per request so the read-modify-write is atomic across every
@@ -37,26 +39,74 @@ interface GcraRedis extends Redis {
   ): Promise<[number, number, string, string]>;
 }
 
+export interface RedisRateLimitOptions {
+  readonly logger?: Logger;
+  /** Called for every check answered from this process's memory because Redis could not answer. */
+  readonly onFallback?: () => void;
+  /** The longest one check may wait for Redis before memory answers it (default 1000 ms). */
+  readonly commandTimeoutMs?: number;
+}
+
+const SILENT: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/**
+ * While Redis cannot be reached, the limits fail open to this process's own memory (GCRA, the same
+ * policies) instead of failing the request: a lock cloud that answers 500 (or 503) to every v3 call,
+ * v1 login and dashboard login because its rate-limit cache is away turns a cache outage into a
+ * full outage, and keeps people from opening their doors. Each process still limits what reaches
+ * it, so N processes allow at most N times the budget for the outage; brute-force limits on logins
+ * hold per process. One warning when the fallback starts and one line when Redis is back, a counter
+ * per check answered from memory (lockcloud_rate_limit_fallbacks_total), and /readyz shows `redis`
+ * failing meanwhile. Once Redis answers again the shared buckets are used again (the memory ones
+ * are dropped: an account starts the shared budget where Redis left it).
+ */
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly redis: GcraRedis;
+  private readonly memory = new MemoryRateLimitStore();
+  private readonly logger: Logger;
+  /** Until the first connection, checks wait for it (start-up); after, a lost one is not waited for. */
+  private everReady = false;
+  private degraded = false;
 
   /** `prefix` keeps this deployment's (or this test's) keys apart from everything else in Redis. */
   constructor(
     url: string,
     private readonly prefix: string,
+    private readonly options: RedisRateLimitOptions = {},
   ) {
-    const redis = new Redis(url, { lazyConnect: false, enableAutoPipelining: true, maxRetriesPerRequest: 2 });
+    const redis = new Redis(url, {
+      lazyConnect: false,
+      enableAutoPipelining: true,
+      maxRetriesPerRequest: 1,
+      // A Redis that accepts the connection but does not answer (paused, overloaded) must not hold
+      // the request: memory answers after this long.
+      commandTimeout: options.commandTimeoutMs ?? 1000,
+    });
     redis.defineCommand('lockcloudGcra', { numberOfKeys: 1, lua: GCRA_SCRIPT });
+    // ioredis reports every failed reconnection here; without a listener it prints each one. The
+    // fallback logs the outage once (consume), readiness reports it.
+    redis.on('error', () => undefined);
+    redis.on('ready', () => {
+      this.everReady = true;
+    });
     this.redis = redis as GcraRedis;
+    this.logger = options.logger ?? SILENT;
   }
 
   async consume(key: string, policy: RatePolicy, now: number): Promise<RateDecision> {
-    const [allowed, remaining, retryAfterMs, resetMs] = await this.redis.lockcloudGcra(
-      this.prefix + key,
-      now,
-      policy.burst,
-      policy.intervalMs,
-    );
+    if (this.everReady && this.redis.status !== 'ready') return this.fallBack(key, policy, now, undefined);
+    let answer: [number, number, string, string];
+    try {
+      answer = await this.redis.lockcloudGcra(this.prefix + key, now, policy.burst, policy.intervalMs);
+    } catch (error) {
+      return this.fallBack(key, policy, now, error);
+    }
+    if (this.degraded) {
+      this.degraded = false;
+      await this.memory.clear();
+      this.logger.info({}, 'Redis answers again: rate limits are shared across processes again');
+    }
+    const [allowed, remaining, retryAfterMs, resetMs] = answer;
     return {
       allowed: allowed === 1,
       remaining,
@@ -65,14 +115,35 @@ export class RedisRateLimitStore implements RateLimitStore {
     };
   }
 
-  /** Deletes this prefix's keys only (SCAN, never FLUSHDB: the Redis may be shared). */
+  private fallBack(key: string, policy: RatePolicy, now: number, error: unknown): Promise<RateDecision> {
+    if (!this.degraded) {
+      this.degraded = true;
+      this.logger.warn(
+        { err: error, redis: this.redis.status },
+        "Redis unreachable: rate limits fall back to this process's memory until it is back",
+      );
+    }
+    this.options.onFallback?.();
+    return this.memory.consume(key, policy, now);
+  }
+
+  /**
+   * Deletes this prefix's keys only (SCAN, never FLUSHDB: the Redis may be shared), and the memory
+   * fallback's. With Redis away the shared buckets cannot be emptied: BackendUnavailableError
+   * (a sandbox reset answers 503), rather than a reset that silently kept them.
+   */
   async clear(): Promise<void> {
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}*`, 'COUNT', 1000);
-      if (keys.length > 0) await this.redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await this.memory.clear();
+    try {
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}*`, 'COUNT', 1000);
+        if (keys.length > 0) await this.redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    } catch (error) {
+      throw new BackendUnavailableError('redis', error);
+    }
   }
 
   /** Readiness: resolves when Redis answers a PING. */
@@ -84,6 +155,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async close(): Promise<void> {
+    await this.memory.close();
     // Connected, QUIT lets the commands in flight finish; away, it would wait for a reconnection.
     if (this.redis.status === 'ready') await this.redis.quit();
     else this.redis.disconnect();

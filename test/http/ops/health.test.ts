@@ -101,7 +101,7 @@ describe('GET /readyz when a dependency is down', () => {
     }
   });
 
-  it('checks Redis when the rate limits live there: 200 while it answers, 503 naming redis once it is gone, within the check timeout', async (ctx) => {
+  it('checks Redis when the rate limits live there: ok while it answers, degraded (still 200: the server works without it) naming redis once it is gone, within the check timeout', async (ctx) => {
     // The machine's Redis behind a proxy of the test's own, which the test then takes away: the
     // server needs Redis to start (its event bus), and the machine's Redis is never touched.
     const proxy = await startProxy(REDIS_URL);
@@ -125,8 +125,11 @@ describe('GET /readyz when a dependency is down', () => {
       const started = performance.now();
       const { status, body } = await answer(await t.request('/readyz'));
       assert.ok(performance.now() - started < 1500, 'a check never takes much over its 1 s');
-      assert.equal(status, 503);
-      const { failing } = body as { failing: string[] };
+      // Every process shares the Redis: failing readiness would take them all out of rotation while
+      // they still serve (the rate limits fall back to memory). Shown, not failed.
+      assert.equal(status, 200);
+      const { failing, status: overall } = body as { failing: string[]; status: string };
+      assert.equal(overall, 'degraded');
       assert.ok(failing.includes('redis'), JSON.stringify(failing));
       assert.ok(
         failing.every((name) => name === 'redis' || name === 'events'),
