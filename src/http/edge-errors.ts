@@ -55,14 +55,33 @@ const STATUS_TEXT: Record<number, string> = {
   431: 'Request Header Fields Too Large',
 };
 
+/**
+ * Where the request that failed begins in the bytes Node hands over with a parse error: the chunk it
+ * was parsing, which on a keep-alive or pipelined connection may begin with earlier requests whose
+ * path and X-Request-Id are not this one's. It is the last request line that starts before the
+ * point of the error (`bytesParsed`); the start of the chunk when none does.
+ */
+function failingRequestStart(text: string, bytesParsed: unknown): number {
+  const upTo = typeof bytesParsed === 'number' ? bytesParsed : text.length;
+  let start = 0;
+  for (const line of text.matchAll(/[A-Z]+ \/\S* HTTP\/\d\.\d\r\n/g)) {
+    if (line.index >= upTo) break;
+    start = line.index;
+  }
+  return start;
+}
+
 /** What of the raw bytes Node gives with a parse error: the request target and a caller's request id. */
-function fromRawPacket(raw: unknown): {
-  path: string | undefined;
-  requestId: string | undefined;
-  isHead: boolean;
-} {
+function fromRawPacket(
+  raw: unknown,
+  bytesParsed: unknown,
+): { path: string | undefined; requestId: string | undefined; isHead: boolean } {
   if (!Buffer.isBuffer(raw)) return { path: undefined, requestId: undefined, isHead: false };
-  const head = raw.subarray(0, 32 * 1024).toString('latin1');
+  const text = raw.toString('latin1');
+  // Found by the fuzzer: behind an earlier request on the same connection, the answer took that
+  // request's surface (a /v1 refusal in the v3 shape) and could echo that request's id.
+  const start = failingRequestStart(text, bytesParsed);
+  const head = text.slice(start, start + 32 * 1024);
   const path = /^[A-Za-z]+ (\/\S*)/.exec(head)?.[1];
   // An id sent twice is no one id (Node joins the two for a routed request, which is then not sane):
   // here too only a single X-Request-Id is the caller's.
@@ -73,12 +92,15 @@ function fromRawPacket(raw: unknown): {
 
 /** Node's `clientError`: the bytes are not an HTTP request Node can parse. */
 export function clientErrorHandler(sandbox: boolean, logger: FastifyBaseLogger) {
-  return (error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Socket): void => {
+  return (
+    error: NodeJS.ErrnoException & { rawPacket?: unknown; bytesParsed?: unknown },
+    socket: Socket,
+  ): void => {
     // A reset connection has nobody left to answer.
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const status =
       error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const { path, requestId, isHead } = fromRawPacket(error.rawPacket);
+    const { path, requestId, isHead } = fromRawPacket(error.rawPacket, error.bytesParsed);
     const id = saneRequestIdOrNew(requestId);
     const message =
       status === 431

@@ -4,6 +4,7 @@
  * bytes that are not HTTP. Each answer is its surface's documented body, with an X-Request-Id.
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { httpMessage, type RawResponse, rawRequest } from '../support/raw-http.ts';
 import { LOCK_A, OWNER, OWNER_KEY, startServer, type TestServer } from '../support/server.ts';
@@ -201,6 +202,25 @@ describe('requests that reach no route', () => {
       assert.deepEqual(rawJson(res), { status: 400, body: { error: 'BAD_PARAMS' } }, JSON.stringify(message));
       assert.ok(res.headers['x-request-id'], JSON.stringify(message));
     }
+  });
+
+  it('bytes that are not HTTP behind a request on the same connection answer in their own surface, with their own id (found by the fuzzer)', async () => {
+    const { port, hostname } = new URL(t.url);
+    const first =
+      'POST /healthz HTTP/1.1\r\nHost: x\r\nX-Request-Id: first\r\nContent-Length: 5\r\n\r\nhello';
+    const second = 'FOO /v1/locks HTTP/1.1\r\nHost: x\r\nX-Request-Id: second\r\n\r\n';
+    const text = await new Promise<string>((resolve) => {
+      const chunks: Buffer[] = [];
+      const socket = connect(Number(port), hostname, () => socket.write(first + second));
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    });
+    const answers = text.split(/(?=HTTP\/1\.1 )/);
+    assert.equal(answers.length, 2, text);
+    assert.match(answers[1] ?? '', /^HTTP\/1\.1 400 /);
+    assert.match(answers[1] ?? '', /\r\nX-Request-Id: second\r\n/i);
+    assert.ok(answers[1]?.endsWith('\r\n\r\n{"code":10000,"message":"RequiredFieldEmpty"}'), answers[1]);
   });
 
   it('the server still answers after all of the above', async () => {
