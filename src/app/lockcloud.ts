@@ -158,6 +158,7 @@ export class Lockcloud {
       random: deps.random,
       clock: deps.clock,
       mailer: deps.mailer,
+      logger: deps.logger,
       limiter: deps.rateLimits,
       limits: deps.accountLimits,
     });

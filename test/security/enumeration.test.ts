@@ -15,7 +15,8 @@ import type { PasswordHasher } from '../../src/app/ports.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createServer, type LockcloudServer } from '../../src/main.ts';
 import { FormClient } from '../dashboard/support.ts';
-import { standardSeed, type TestServer } from '../support/server.ts';
+import { freePort } from '../support/mosquitto.ts';
+import { OWNER, standardSeed, startServer, type TestServer } from '../support/server.ts';
 
 const KNOWN = 'owner@example.com';
 const UNVERIFIED = 'waiting@example.com';
@@ -157,5 +158,27 @@ describe('unknown and known e-mail addresses get the same answers and the same w
     // The budget still holds: the mailbox was not flooded.
     const mails = (await (await fetch(`${t.url}/_sim/mailbox?to=${UNVERIFIED}`)).json()) as unknown[];
     assert.ok(mails.length <= 6, `${mails.length} mails to ${UNVERIFIED}`);
+  });
+});
+
+describe('with a mail server that refuses every connection', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startServer({ flags: ['--smtp-url', `smtp://127.0.0.1:${await freePort()}`] });
+  });
+  after(() => t.close());
+
+  it('forgot password and resend answer a known address as an unknown one: the mail fails after the answer', async () => {
+    const c = new FormClient(t);
+    await c.get('/dashboard/forgot');
+    const answer = async (path: string, email: string) => {
+      const res = await c.post(path, { email });
+      return `${res.status} ${res.res.headers.get('location')?.replace(encodeURIComponent(email), 'EMAIL')}`;
+    };
+    assert.equal(await answer('/dashboard/forgot', OWNER), await answer('/dashboard/forgot', UNKNOWN));
+    assert.equal(await answer('/dashboard/forgot', OWNER), '303 /dashboard/reset?ok=code-sent&email=EMAIL');
+    const resend = async (email: string) => (await c.post('/dashboard/verify/resend', { email })).status;
+    await c.post('/dashboard/signup', { email: 'pending@example.com', password: 'a-long-password' });
+    assert.equal(await resend('pending@example.com'), await resend(UNKNOWN));
   });
 });

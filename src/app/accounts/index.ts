@@ -7,6 +7,7 @@ import type {
   Cancel,
   Clock,
   CodeHasher,
+  Logger,
   Mailer,
   PasswordHasher,
   RandomSource,
@@ -33,6 +34,8 @@ export interface AccountDeps {
   readonly random: RandomSource;
   readonly clock: Clock;
   readonly mailer: Mailer;
+  /** Where a code mail sent after the answer reports its failure. */
+  readonly logger: Logger;
   /** undefined: rate limiting is off (--no-rate-limit). */
   readonly limiter: RateLimitStore | undefined;
   readonly limits?: AccountLimits;
@@ -46,6 +49,7 @@ export class Accounts {
   readonly passwordReset: PasswordReset;
   readonly settings: AccountSettings;
   readonly apiSettings: ApiSettings;
+  private readonly codes: OneTimeCodes;
   private cancelPurge: Cancel | undefined;
 
   constructor(private readonly deps: AccountDeps) {
@@ -58,7 +62,9 @@ export class Accounts {
       random,
       clock,
       budgets,
+      logger: deps.logger,
     });
+    this.codes = codes;
     this.sessions = new Sessions({ sessions: store.sessions, login, secrets, random, clock });
     this.signUp = new SignUp({ accounts: store.accounts, passwords, random, clock, codes, mailer, budgets });
     this.passwordReset = new PasswordReset({
@@ -78,6 +84,11 @@ export class Accounts {
       codes,
       sessions: this.sessions,
     });
+  }
+
+  /** Resolves once every code mail promised by an earlier answer is sent (forgot password, resend). */
+  mailsSent(): Promise<void> {
+    return this.codes.sent();
   }
 
   start(): void {

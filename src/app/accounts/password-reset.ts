@@ -27,7 +27,7 @@ export class PasswordReset {
     await budgets.spend(`reset-ip:${clientIp}`, budgets.limits.requestsPerIp, 'requests from this address');
     const normalized = requireEmail(email);
     const account = await this.deps.accounts.findByEmail(normalized);
-    if (account && account.deletedAt === null) await this.deps.codes.sendUnlessThrottled(account, 'reset');
+    if (account && account.deletedAt === null) this.deps.codes.sendAfterAnswer(account, 'reset');
     return normalized;
   }
 

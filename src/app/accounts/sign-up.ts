@@ -92,7 +92,7 @@ export class SignUp {
     await budgets.spend(`signup-ip:${clientIp}`, budgets.limits.requestsPerIp, 'requests from this address');
     const account = await this.deps.accounts.findByEmail(requireEmail(email));
     if (account && !account.verified && account.deletedAt === null)
-      await this.deps.codes.sendUnlessThrottled(account, 'signup');
+      this.deps.codes.sendAfterAnswer(account, 'signup');
   }
 
   private async tellExisting(account: Account): Promise<void> {

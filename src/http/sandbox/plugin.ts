@@ -194,6 +194,9 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> 
       },
     },
     async (request) => {
+      // Forgot password and resend mail their code after answering (app/accounts/codes.ts): what an
+      // answered request mailed is in the mailbox by the time it is read.
+      await lockcloud.accounts.mailsSent();
       const mails = await sandbox.mailbox(request.query.to);
       return mails.map((m) => ({
         to: m.to,
