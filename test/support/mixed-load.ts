@@ -241,7 +241,8 @@ export class MixedLoad {
     return { authorization: this.target.apiKey, 'content-type': 'application/json' };
   }
 
-  private async login(): Promise<void> {
+  /** A v1 login; its token is used by the v1 requests that follow. */
+  async login(): Promise<void> {
     const judged = await this.call('v1-login', '/v1/accounts/login', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
