@@ -166,6 +166,7 @@ export class FuzzTarget {
   private readonly deliveries: string[] = [];
   private sinceProbe = 0;
   private picks = 0;
+  private upkeep: Promise<void> = Promise.resolve();
   restores = 0;
 
   private constructor(
@@ -318,6 +319,7 @@ export class FuzzTarget {
       target: req.target,
       requestIds: req.headers.filter(([n]) => n === 'x-request-id').map(([, v]) => v),
       raw: req.via === 'raw',
+      headBytes: req.target.length + req.headers.reduce((n, [k, v]) => n + k.length + v.length + 4, 0),
     };
     const problems = answerProblems(this.endpoints, asked, answer);
     this.remember(answer);
@@ -342,7 +344,19 @@ export class FuzzTarget {
       /^\/(_sim\/(reset|clock|accounts)|dashboard\/(account|logout))/.test(path);
     if (changed || ++this.sinceProbe >= 25) {
       this.sinceProbe = 0;
-      if (changed || !(await this.credentialsWork())) await this.restore();
+      // One at a time, when requests run side by side; a restore can meet a fuzzed password change
+      // or reset of its own, so it is tried again.
+      const run = this.upkeep.then(async () => {
+        for (let attempt = 1; changed || !(await this.credentialsWork()); attempt++) {
+          try {
+            return await this.restore();
+          } catch (error) {
+            if (attempt >= 3) throw error;
+          }
+        }
+      });
+      this.upkeep = run.catch(() => undefined);
+      await run;
     }
   }
 

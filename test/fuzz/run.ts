@@ -33,6 +33,8 @@ export interface FuzzOptions {
   /** Replays one counterexample: the seed and path a failure reported. */
   readonly path?: string;
   readonly progress?: (sent: number) => void;
+  /** Up to this many requests at once (1: one after the other, the default). */
+  readonly concurrency?: number;
   /** Only the endpoints this keeps, all from this one address (to meet the rate limits on purpose). */
   readonly only?: { readonly endpoints: (name: string) => boolean; readonly from: string };
 }
@@ -64,27 +66,41 @@ export async function runFuzz(target: FuzzTarget, options: FuzzOptions): Promise
   const roundSize = options.roundSize ?? 500;
   let sent = 0;
   let last: { request: FuzzRequest; problems: readonly string[]; answer: string } | undefined;
-  const property = fc.asyncProperty(arbitrary, async (generated) => {
-    const { answer, problems } = await target.exchange(generated);
-    sent++;
-    if (sent % 1000 === 0) options.progress?.(sent);
-    const status = answer === undefined ? 'no answer' : String(answer.status);
-    byEndpoint.set(generated.endpoint, (byEndpoint.get(generated.endpoint) ?? 0) + 1);
-    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
-    if (problems.length > 0) {
-      const shown =
-        answer === undefined
-          ? ''
-          : `${answer.status} ${answer.headers['content-type'] ?? ''} ${answer.body.subarray(0, 300).toString()}`;
-      last = { request: target.resolve(generated), problems, answer: shown };
+  // Requests side by side (`concurrency`): each run is a batch sent at once, shrunk like any array.
+  const batch = fc.array(arbitrary, { minLength: 1, maxLength: options.concurrency ?? 1 });
+  const property = fc.asyncProperty(batch, async (requests) => {
+    const exchanges = await Promise.all(requests.map((r) => target.exchange(r)));
+    let ok = true;
+    for (const [i, { answer, problems }] of exchanges.entries()) {
+      const generated = requests[i] as FuzzRequest;
+      if (++sent % 1000 === 0) options.progress?.(sent);
+      const status = answer === undefined ? 'no answer' : String(answer.status);
+      byEndpoint.set(generated.endpoint, (byEndpoint.get(generated.endpoint) ?? 0) + 1);
+      byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+      if (problems.length > 0 && ok) {
+        const shown =
+          answer === undefined
+            ? ''
+            : `${answer.status} ${answer.headers['content-type'] ?? ''} ${answer.body.subarray(0, 300).toString()}`;
+        const others = requests.length > 1 ? ` (one of ${requests.length} sent at once)` : '';
+        last = {
+          request: target.resolve(generated),
+          problems: problems.map((p) => p + others),
+          answer: shown,
+        };
+        ok = false;
+      }
     }
-    return problems.length === 0;
+    return ok;
   });
 
   const started = performance.now();
   for (let round = 0; sent < options.count; round++) {
     const seed = options.seed + round;
-    const runs = Math.min(roundSize, options.count - sent);
+    const runs = Math.max(
+      1,
+      Math.ceil(Math.min(roundSize, options.count - sent) / (options.concurrency ?? 1)),
+    );
     const path = options.path;
     const result = await fc.check(property, {
       seed,

@@ -25,6 +25,8 @@ export interface Asked {
   readonly requestIds: readonly string[];
   /** Sent as bytes on a socket (maybe not valid HTTP) rather than through node:http. */
   readonly raw: boolean;
+  /** The size of the request line and headers. */
+  readonly headBytes: number;
 }
 
 function decodes(path: string): boolean {
@@ -187,10 +189,11 @@ export function answerProblems(endpoints: readonly Endpoint[], asked: Asked, ans
   const sent =
     asked.requestIds.length === 1 ? asked.requestIds[0]?.replace(/^[ \t]+|[ \t]+$/g, '') : undefined;
   if (id === undefined) problems.push('no X-Request-Id');
-  // Over 16 KiB of head, an id past the first 32 KiB is not looked for: a fresh one is right then.
+  // A request Node refuses unread is searched for an id in its first 32 KiB only: past 16 KiB of head
+  // (where it may be refused), a fresh id is right too.
   else if (
     sent !== undefined && SANE_ID.test(sent)
-      ? id !== sent && !(status === 431 && UUID_V4.test(id))
+      ? id !== sent && !(asked.headBytes > 16 * 1024 && UUID_V4.test(id))
       : !UUID_V4.test(id)
   )
     problems.push(
