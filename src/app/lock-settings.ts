@@ -43,7 +43,8 @@ export class LockSettings {
     if (typeof email !== 'string' || email.trim() === '')
       throw new DomainError('INVALID_INPUT', 'enter the e-mail address to share with', { field: 'email' });
     const guest = await this.store.accounts.findByEmail(normalizeEmail(email));
-    // One answer for unknown, deleted and unverified: the form must not reveal who has an account.
+    // One answer for unknown, deleted and unverified accounts, so the form tells an owner no more
+    // than sharing must: whether this address can take a share (docs/security.md).
     if (!guest || guest.deletedAt !== null || !guest.verified)
       throw new DomainError('INVALID_INPUT', `no lockcloud account can be shared with at ${email.trim()}`, {
         field: 'email',

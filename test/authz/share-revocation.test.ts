@@ -22,7 +22,12 @@ describe("a share given and taken back: the guest's view follows at once", () =>
   });
   after(() => w.close());
 
-  async function strangerSees(): Promise<{ v1: string[]; v3: string[]; dashboard: string[] }> {
+  async function strangerSees(): Promise<{
+    v1: string[];
+    v3: string[];
+    dashboard: string[];
+    dashboardFields: string[];
+  }> {
     const v1 = await answer(await send(w, 'stranger', TOKEN, 'none', { method: 'GET', path: '/v1/locks' }));
     const v3 = await answer(await send(w, 'stranger', KEY, 'none', { method: 'GET', path: '/public/locks' }));
     const dash = await answer(
@@ -32,6 +37,10 @@ describe("a share given and taken back: the guest's view follows at once", () =>
       v1: (v1.body as { locks: { device_id: string }[] }).locks.map((l) => l.device_id),
       v3: (v3.body as { device_id: string }[]).map((l) => l.device_id),
       dashboard: (dash.body as { shared: { device_id: string }[] }).shared.map((l) => l.device_id),
+      // What a guest's card shows, no more: not the owner's settings nor whether the owner's app is open.
+      dashboardFields: [
+        ...new Set((dash.body as { shared: object[] }).shared.flatMap((l) => Object.keys(l))),
+      ].sort(),
     };
   }
 
@@ -69,6 +78,7 @@ describe("a share given and taken back: the guest's view follows at once", () =>
       v1: [LOCKS[3]?.deviceId],
       v3: [LOCKS[3]?.deviceId],
       dashboard: [],
+      dashboardFields: [],
     });
     await expectRefusals(V1_LOCK_NOT_FOUND, 'not shared');
   });
@@ -82,6 +92,14 @@ describe("a share given and taken back: the guest's view follows at once", () =>
     assert.deepEqual(sees.v1.sort(), [CELLAR, LOCKS[3]?.deviceId].sort());
     assert.deepEqual(sees.v3, [LOCKS[3]?.deviceId], 'v3 lists only owned locks');
     assert.deepEqual(sees.dashboard, [CELLAR]);
+    assert.deepEqual(sees.dashboardFields, [
+      'battery',
+      'battery_low',
+      'device_id',
+      'locked',
+      'nickname',
+      'responsive',
+    ]);
     await expectRefusals(V1_NOT_OWNER, 'shared');
   });
 
@@ -94,6 +112,7 @@ describe("a share given and taken back: the guest's view follows at once", () =>
       v1: [LOCKS[3]?.deviceId],
       v3: [LOCKS[3]?.deviceId],
       dashboard: [],
+      dashboardFields: [],
     });
     await expectRefusals(V1_LOCK_NOT_FOUND, 'unshared');
   });

@@ -46,6 +46,19 @@ const lockJson = (lock: Lock, lowBatteryThreshold: number) => ({
   app_open: lock.appOpen,
 });
 
+/**
+ * A guest sees what its card shows, as v1 shows guests state and battery: not the owner's settings,
+ * nor whether the owner's app is open (that would tell the guest when the owner is at the door).
+ */
+const guestLockJson = (lock: Lock, lowBatteryThreshold: number) => ({
+  device_id: lock.deviceId,
+  nickname: lock.nickname,
+  locked: lock.locked,
+  battery: lock.battery,
+  battery_low: lock.battery < lowBatteryThreshold,
+  responsive: lock.responsive,
+});
+
 export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: boolean): void {
   const { lockSettings, commands } = lockcloud;
   const threshold = lockcloud.deps.policy.lowBatteryThreshold;
@@ -161,8 +174,10 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
 
   app.get('/api/locks', HIDDEN, async (request) => {
     const { owned, shared } = await lockSettings.overview(me(request).account.id);
-    const json = (lock: Lock) => lockJson(lock, threshold);
-    return { owned: owned.map(json), shared: shared.map(json) };
+    return {
+      owned: owned.map((lock) => lockJson(lock, threshold)),
+      shared: shared.map((lock) => guestLockJson(lock, threshold)),
+    };
   });
 
   app.post('/api/locks/:id/commands', HIDDEN, async (request, reply) => {
