@@ -78,6 +78,31 @@ async function readiness(url: string): Promise<{ status: number; failing: string
   return { status: res.status, failing: body.failing ?? [] };
 }
 
+/**
+ * Each surface the load does not cover, once, while the database is away: its documented 503 in
+ * its own shape, with Retry-After (docs/errors.md).
+ */
+async function probeSurfaces(url: string): Promise<void> {
+  const probes: [string, RequestInit, unknown][] = [
+    ['/ext/webhook', { headers: json }, 'SERVICE_UNAVAILABLE'],
+    ['/_sim/reset', { method: 'POST', headers: json, body: '{}' }, 'SERVICE_UNAVAILABLE'],
+    ['/dashboard/api/locks', { headers: { cookie: 'lc_session=x' } }, 'SERVICE_UNAVAILABLE'],
+    [
+      '/v1/accounts/login',
+      { method: 'POST', headers: json, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) },
+      50300,
+    ],
+  ];
+  for (const [path, init, expected] of probes) {
+    const res = await fetch(`${url}${path}`, init);
+    const body = (await res.json()) as { error?: string; code?: number; message?: string };
+    assert.equal(res.status, 503, `${path}: ${res.status} ${JSON.stringify(body)}`);
+    assert.match(res.headers.get('retry-after') ?? '', /^\d+$/, path);
+    assert.equal(body.error ?? body.code, expected, path);
+    if (!path.startsWith('/v1')) assert.equal(typeof body.message, 'string', path);
+  }
+}
+
 describe('PostgreSQL restarted under a running lockcloud', () => {
   let db: OwnPostgres;
   let server: ServerProcess;
@@ -115,6 +140,7 @@ describe('PostgreSQL restarted under a running lockcloud', () => {
       locks: LOCKS,
       email: EMAIL,
       password: PASSWORD,
+      simNoAnswerIsRefusal: true,
     });
     const slowTasks: string[] = [];
     await load.start(8);
@@ -132,8 +158,9 @@ describe('PostgreSQL restarted under a running lockcloud', () => {
           const ready = await readiness(server.url);
           return ready.status === 503 && ready.failing.includes('database');
         });
+        if (outage === 'fast stop') await probeSurfaces(server.url);
         // The clients meet the outage for a while: each of their requests needs the database.
-        await until(`${outage}: 503s answered`, () => load.verdicts.unavailable >= unavailableBefore + 30);
+        await until(`${outage}: 503s answered`, () => load.verdicts.unavailable >= unavailableBefore + 20);
         await until(
           `${outage}: the slow command's deadline passed`,
           () => Date.now() > slow.acceptedAt + COMMAND_TIMEOUT_MS + 1500,
@@ -172,7 +199,7 @@ describe('PostgreSQL restarted under a running lockcloud', () => {
       [],
       'every accepted command ends',
     );
-    assert.ok(load.accepted.length > 20, `commands were accepted: ${load.accepted.length}`);
+    assert.ok(load.accepted.length >= 5, `commands were accepted: ${load.accepted.length}`);
     assert.deepEqual(load.badOutcomes, [], 'no task ends INTERNAL_ERROR');
     const client = new pg.Client({ connectionString: db.url() });
     await client.connect();

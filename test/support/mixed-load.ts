@@ -47,6 +47,18 @@ export interface LoadTarget {
   readonly requestTimeoutMs?: number;
   /** Pause between two requests of one client (default 0). */
   readonly pauseMs?: number;
+  /**
+   * How long a client waits after a 503 before its next request (default 250 ms): clients that
+   * retry at once would only measure how fast the server says no.
+   */
+  readonly backoffMs?: number;
+  /**
+   * Count the sandbox's `404 no simulated device answered` as a documented refusal. The simulated
+   * access points keep their state in the server's database: a change that reaches one just as the
+   * database goes away gets no answer, which the sandbox reports so after 5 s (the database tests
+   * only; anywhere else it means a device stopped answering).
+   */
+  readonly simNoAnswerIsRefusal?: boolean;
 }
 
 export const DEFAULT_MIX: Readonly<Record<Op, number>> = {
@@ -184,8 +196,10 @@ export class MixedLoad {
     const simLock = this.target.locks[index % this.target.locks.length] as string;
     while (this.running) {
       const op = this.pick();
+      const before = this.verdicts.unavailable;
       try {
         await this.perform(op, simLock, index);
+        if (this.verdicts.unavailable > before) await sleep(this.target.backoffMs ?? 250);
       } catch (error) {
         const name = (error as Error).name;
         const verdict: Verdict = name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'network';
@@ -217,13 +231,17 @@ export class MixedLoad {
       // not JSON: judged as it is
     }
     const retryAfter = res.headers.get('retry-after');
-    const judged: Judged = {
-      op,
-      status: res.status,
-      body,
-      verdict: judge(op, res.status, body, retryAfter),
-      retryAfter,
-    };
+    let verdict = judge(op, res.status, body, retryAfter);
+    const message = (body as { message?: unknown } | null)?.message;
+    if (
+      this.target.simNoAnswerIsRefusal &&
+      op === 'sim-change' &&
+      res.status === 404 &&
+      typeof message === 'string' &&
+      message.startsWith('no simulated device answered')
+    )
+      verdict = 'refused';
+    const judged: Judged = { op, status: res.status, body, verdict, retryAfter };
     this.record(judged);
     return judged;
   }
