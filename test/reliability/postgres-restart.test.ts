@@ -17,7 +17,7 @@ import pg from 'pg';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import { MixedLoad } from '../support/mixed-load.ts';
 import { OwnPostgres } from '../support/own-postgres.ts';
-import { type ServerProcess, startProcess } from '../support/process.ts';
+import { reportUnexpectedExit, type ServerProcess, startProcess } from '../support/process.ts';
 
 const EMAIL = 'restart@example.com';
 const PASSWORD = 'restart-password';
@@ -106,8 +106,7 @@ async function probeSurfaces(url: string): Promise<void> {
 describe('PostgreSQL restarted under a running lockcloud', () => {
   let db: OwnPostgres;
   let server: ServerProcess;
-  let stderr = '';
-  let stopping = false;
+  let markStopping = (): void => undefined;
   const dir = mkdtempSync(join(tmpdir(), 'lockcloud-pg-restart-'));
 
   before(async () => {
@@ -117,17 +116,11 @@ describe('PostgreSQL restarted under a running lockcloud', () => {
     server = await startProcess([...flags, '--command-timeout-ms', String(COMMAND_TIMEOUT_MS)], {
       DATABASE_URL: db.url(),
     });
-    server.child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
     // A crash is told with what the process wrote.
-    server.child.once('exit', (code, signal) => {
-      if (!stopping)
-        process.stderr.write(`lockcloud exited ${code ?? signal}:\n${stderr}\n${server.stdout()}\n`);
-    });
+    markStopping = reportUnexpectedExit(server);
   });
   after(async () => {
-    stopping = true;
+    markStopping();
     await server?.stop();
     await db?.dispose();
     rmSync(dir, { recursive: true, force: true });

@@ -19,7 +19,7 @@ import type { Seed } from '../../src/app/seed/schema.ts';
 import { LIMITED_ENDPOINTS } from '../../src/domain/rate-limit.ts';
 import { MixedLoad } from '../support/mixed-load.ts';
 import { OwnRedis } from '../support/own-redis.ts';
-import { type ServerProcess, startProcess } from '../support/process.ts';
+import { reportUnexpectedExit, type ServerProcess, startProcess } from '../support/process.ts';
 
 const EMAIL = 'redis-restart@example.com';
 const PASSWORD = 'redis-restart-password';
@@ -83,8 +83,7 @@ async function loginsUntilThrottled(url: string): Promise<number[]> {
 describe('Redis restarted under a running lockcloud', () => {
   let redis: OwnRedis;
   let server: ServerProcess;
-  let stderr = '';
-  let stopping = false;
+  let markStopping = (): void => undefined;
   const dir = mkdtempSync(join(tmpdir(), 'lockcloud-redis-restart-'));
 
   before(async () => {
@@ -103,16 +102,11 @@ describe('Redis restarted under a running lockcloud', () => {
       REDIS_URL: redis.url,
       REDIS_PREFIX: PREFIX,
     });
-    server.child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    server.child.once('exit', (code, signal) => {
-      if (!stopping)
-        process.stderr.write(`lockcloud exited ${code ?? signal}:\n${stderr}\n${server.stdout()}\n`);
-    });
+    // A crash is told with what the process wrote.
+    markStopping = reportUnexpectedExit(server);
   });
   after(async () => {
-    stopping = true;
+    markStopping();
     await server?.stop();
     await redis?.dispose();
     rmSync(dir, { recursive: true, force: true });

@@ -73,3 +73,19 @@ export async function startProcess(
     },
   };
 }
+
+/**
+ * A crash of a server the test did not stop is told with everything the process wrote, so a fault
+ * test that kills a backend shows why the server died rather than only that requests failed.
+ * The returned function marks the stop that follows as the test's own.
+ */
+export function reportUnexpectedExit(server: ServerProcess): () => void {
+  let stopping = false;
+  server.child.once('exit', (code, signal) => {
+    if (!stopping)
+      process.stderr.write(`lockcloud exited ${code ?? signal}:\n${server.stderr()}\n${server.stdout()}\n`);
+  });
+  return () => {
+    stopping = true;
+  };
+}

@@ -34,18 +34,6 @@ export function taskView(task: Task) {
       };
 }
 
-const lockJson = (lock: Lock, lowBatteryThreshold: number) => ({
-  device_id: lock.deviceId,
-  nickname: lock.nickname,
-  locked: lock.locked,
-  battery: lock.battery,
-  battery_low: lock.battery < lowBatteryThreshold,
-  responsive: lock.responsive,
-  integration: lock.integration,
-  access_point: lock.accessPoint,
-  app_open: lock.appOpen,
-});
-
 /**
  * A guest sees what its card shows, as v1 shows guests state and battery: not the owner's settings,
  * nor whether the owner's app is open (that would tell the guest when the owner is at the door).
@@ -57,6 +45,14 @@ const guestLockJson = (lock: Lock, lowBatteryThreshold: number) => ({
   battery: lock.battery,
   battery_low: lock.battery < lowBatteryThreshold,
   responsive: lock.responsive,
+});
+
+/** The owner's view: the guest's, and the lock's settings. */
+const lockJson = (lock: Lock, lowBatteryThreshold: number) => ({
+  ...guestLockJson(lock, lowBatteryThreshold),
+  integration: lock.integration,
+  access_point: lock.accessPoint,
+  app_open: lock.appOpen,
 });
 
 export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: boolean): void {
