@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Delivery, Store } from '../../src/app/ports.ts';
+import { aLock, anAccount } from '../support/fixtures.ts';
 import type { StoreFactory } from './store-contract.ts';
 
 const LOCK = '00000000-0000-4000-8000-0000000000a1';
@@ -39,30 +40,11 @@ export function clusterStoreContract(backend: string, factory: StoreFactory): vo
     let store: Store;
     beforeEach(async () => {
       store = await factory.open();
-      await store.accounts.insert({
-        id: 'acc-1',
-        email: 'one@example.com',
-        passwordHash: null,
-        verified: true,
-        deletedAt: null,
-        passwordChangedAt: null,
-        createdAt: 1_000,
-      });
+      await store.accounts.insert(anAccount('acc-1', { email: 'one@example.com', createdAt: 1_000 }));
       for (const deviceId of [LOCK, OTHER])
-        await store.locks.insert({
-          deviceId,
-          serial: 'S-1',
-          nickname: 'Front door',
-          ownerId: 'acc-1',
-          locked: true,
-          battery: 90,
-          responsive: true,
-          integration: true,
-          accessPoint: true,
-          appOpen: false,
-          accessPointId: null,
-          createdAt: 1_000,
-        });
+        await store.locks.insert(
+          aLock(deviceId, 'acc-1', { serial: 'S-1', nickname: 'Front door', createdAt: 1_000 }),
+        );
     });
     afterEach(() => factory.cleanup(store));
 

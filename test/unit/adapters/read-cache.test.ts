@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { withReadCache } from '../../../src/adapters/stores/read-cache.ts';
 import { openCachedSqliteStore, openSqliteStore } from '../../../src/adapters/stores/sqlite/open.ts';
 import type { Store } from '../../../src/app/ports.ts';
+import { aLock, anAccount } from '../../support/fixtures.ts';
 
 const LOCK = '00000000-0000-4000-8000-0000000000e1';
 
@@ -33,30 +34,9 @@ describe('withReadCache', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lockcloud-cache-'));
     raw = await openSqliteStore(dir);
-    await raw.accounts.insert({
-      id: 'acc-1',
-      email: 'one@example.com',
-      passwordHash: null,
-      verified: true,
-      deletedAt: null,
-      passwordChangedAt: null,
-      createdAt: 1,
-    });
+    await raw.accounts.insert(anAccount('acc-1', { email: 'one@example.com' }));
     await raw.apiKeys.insert({ id: 'key-1', accountId: 'acc-1', hash: 'h1', prefix: 'lck_a', createdAt: 1 });
-    await raw.locks.insert({
-      deviceId: LOCK,
-      serial: 'S',
-      nickname: 'Door',
-      ownerId: 'acc-1',
-      locked: true,
-      battery: 90,
-      responsive: true,
-      integration: true,
-      accessPoint: true,
-      appOpen: false,
-      accessPointId: null,
-      createdAt: 1,
-    });
+    await raw.locks.insert(aLock(LOCK, 'acc-1'));
     store = await openCachedSqliteStore(dir);
   });
 

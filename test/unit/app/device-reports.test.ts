@@ -12,6 +12,7 @@ import { openSqliteStore } from '../../../src/adapters/stores/sqlite/open.ts';
 import { LocalEventBus } from '../../../src/adapters/system/event-bus.ts';
 import { DeviceReports } from '../../../src/app/device-reports.ts';
 import type { LockStateChanged, Store } from '../../../src/app/ports.ts';
+import { aLock, anAccount } from '../../support/fixtures.ts';
 
 const LOCK = '00000000-0000-4000-8000-0000000000b1';
 const clock = { now: () => 1_000, at: () => () => undefined, every: () => () => undefined };
@@ -27,29 +28,8 @@ describe('DeviceReports in two processes over one store', () => {
     // Two connections to one file: each "process" has its own, as on PostgreSQL.
     stores = [await openSqliteStore(dir), await openSqliteStore(dir)];
     const [a] = stores;
-    await a?.accounts.insert({
-      id: 'acc-1',
-      email: 'one@example.com',
-      passwordHash: null,
-      verified: true,
-      deletedAt: null,
-      passwordChangedAt: null,
-      createdAt: 1,
-    });
-    await a?.locks.insert({
-      deviceId: LOCK,
-      serial: 'S',
-      nickname: 'Door',
-      ownerId: 'acc-1',
-      locked: true,
-      battery: 90,
-      responsive: true,
-      integration: true,
-      accessPoint: true,
-      appOpen: false,
-      accessPointId: 'ap-1',
-      createdAt: 1,
-    });
+    await a?.accounts.insert(anAccount('acc-1', { email: 'one@example.com' }));
+    await a?.locks.insert(aLock(LOCK, 'acc-1', { accessPointId: 'ap-1' }));
     announced = [];
     reports = stores.map((store) => {
       const events = new LocalEventBus((error) => {

@@ -1,0 +1,39 @@
+/**
+ * Rows for store-level tests: an account and a lock with every field a plain value, so a test names
+ * only what it is about.
+ */
+import type { Account } from '../../src/domain/account.ts';
+import type { Lock } from '../../src/domain/lock.ts';
+
+/** A verified account with no password (as a social login's), made at `createdAt` 1. */
+export function anAccount(id: string, patch: Partial<Account> = {}): Account {
+  return {
+    id,
+    email: `${id}@example.com`,
+    passwordHash: null,
+    verified: true,
+    deletedAt: null,
+    passwordChangedAt: null,
+    createdAt: 1,
+    ...patch,
+  };
+}
+
+/** A locked, responsive, integrated lock at 90% battery, paired with no known access point. */
+export function aLock(deviceId: string, ownerId: string, patch: Partial<Lock> = {}): Lock {
+  return {
+    deviceId,
+    serial: 'S',
+    nickname: 'Door',
+    ownerId,
+    locked: true,
+    battery: 90,
+    responsive: true,
+    integration: true,
+    accessPoint: true,
+    appOpen: false,
+    accessPointId: null,
+    createdAt: 1,
+    ...patch,
+  };
+}
