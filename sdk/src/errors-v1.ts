@@ -103,6 +103,14 @@ export class TooManyRequestsError extends V1Error {}
  */
 export class V1InternalError extends V1Error {}
 /**
+ * The server's database is briefly away (50300); try again after `retryAfterSeconds`. A control may
+ * or may not have been carried out: read the lock before sending it again.
+ *
+ * @example
+ * if (err instanceof V1ServiceUnavailableError) await sleep((err.retryAfterSeconds ?? 2) * 1000);
+ */
+export class V1ServiceUnavailableError extends V1Error {}
+/**
  * Another command is in flight (`retryAfterSeconds` from `Retry-After`), or the app holds the lock (50001).
  *
  * @example
@@ -161,6 +169,7 @@ export const V1_ERROR_CLASSES: Readonly<Record<number, V1Class>> = {
   50003: LockCommandTimeoutError,
   50004: LockLowBatteryError,
   50005: LockJammedError,
+  50300: V1ServiceUnavailableError,
 };
 
 /**

@@ -92,6 +92,16 @@ export class NotFoundError extends V3Error {}
  */
 export class InternalError extends V3Error {}
 
+/**
+ * `503 SERVICE_UNAVAILABLE`: a backend the server needs (its database) is briefly away; try again
+ * after `retryAfterSeconds`. A command may or may not have been carried out: read the lock before
+ * sending it again. Not retried automatically for that reason.
+ *
+ * @example
+ * if (err instanceof ServiceUnavailableError) await sleep((err.retryAfterSeconds ?? 2) * 1000);
+ */
+export class ServiceUnavailableError extends V3Error {}
+
 type V3Class = new (code: string, details: ErrorDetails) => V3Error;
 
 /**
@@ -111,6 +121,7 @@ export const V3_ERROR_CLASSES: Readonly<Record<string, V3Class>> = {
   THROTTLED: ThrottledError,
   NOT_FOUND: NotFoundError,
   INTERNAL_ERROR: InternalError,
+  SERVICE_UNAVAILABLE: ServiceUnavailableError,
 };
 
 /**

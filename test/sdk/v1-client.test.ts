@@ -26,6 +26,7 @@ import {
   V1Error,
   V1InternalError,
   V1NotFoundError,
+  V1ServiceUnavailableError,
   WrongAuthTokenError,
   WrongControlTypeError,
   WrongEmailOrPasswordError,
@@ -173,6 +174,10 @@ describe('sdk: LockcloudV1Client', () => {
       new LockcloudV1Client({ baseUrl: t.url, token: 'x', fetch: cannedFetch(status, body) });
     await assert.rejects(make(500, { code: 50000, message: 'InternalError' }).listLocks(), V1InternalError);
     await assert.rejects(make(500, { code: 50099, message: 'Other' }).listLocks(), V1InternalError);
+    await assert.rejects(
+      make(503, { code: 50300, message: 'ServiceUnavailable' }).listLocks(),
+      V1ServiceUnavailableError,
+    );
     const plain = await make(418, 'teapot')
       .listLocks()
       .catch((e: unknown) => e);

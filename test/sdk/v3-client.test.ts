@@ -14,6 +14,7 @@ import {
   LockcloudError,
   LowBatteryError,
   NotFoundError,
+  ServiceUnavailableError,
   TaskFailedError,
   ThrottledError,
   UnauthorizedError,
@@ -178,6 +179,11 @@ describe('sdk: LockcloudClient (v3)', () => {
       .catch((e: unknown) => e);
     assert.ok(internal instanceof InternalError);
     assert.equal(internal.requestId, 'req-1');
+    const away = await make(cannedFetch(503, { error: 'SERVICE_UNAVAILABLE' }, { 'retry-after': '2' }))
+      .listLocks()
+      .catch((e: unknown) => e);
+    assert.ok(away instanceof ServiceUnavailableError);
+    assert.equal(away.retryAfterSeconds, 2);
     const other = await make(cannedFetch(502, '<html>bad gateway</html>'))
       .listLocks()
       .catch((e: unknown) => e);
