@@ -91,6 +91,8 @@ export async function openDeviceLink(
       inFlight,
       lowBatteryThreshold: config.lowBatteryThreshold,
       runDevices: config.simulator,
+      // A shared external broker: the topic prefix keeps this deployment's device sessions apart.
+      clientIdPrefix: broker === undefined ? topics.prefix.replace(/[^A-Za-z0-9_-]/g, '-') : undefined,
     });
     return { gateway, simulator, broker, brokerUrl: url.replace(/\/\/[^@/]*@/, '//') };
   } catch (error) {

@@ -23,6 +23,13 @@ export interface AccessPointOptions {
   readonly clock: Clock;
   readonly lowBatteryThreshold: number;
   readonly logger: Logger;
+  /**
+   * Put before the client id (the user name) on a broker other deployments share under other topic
+   * prefixes, so one's access point does not take over another's session of the same id. Empty for
+   * the embedded broker, which requires the client id to be the user name (Mosquitto as `admin
+   * mqtt-acl` configures it takes the user name as the client id anyway).
+   */
+  readonly clientIdPrefix?: string;
   /** Seconds between keep-alives: the broker notices a vanished access point within 1.5 times this. */
   readonly keepaliveSeconds?: number;
   /** Battery a lock or unlock costs, in whole percent. */
@@ -79,7 +86,7 @@ export class SimulatedAccessPoint {
   start(): Promise<void> {
     const { topics, keepaliveSeconds = 5 } = this.options;
     const client = connect(this.options.url, {
-      clientId: apUsername(this.id),
+      clientId: `${this.options.clientIdPrefix ?? ''}${apUsername(this.id)}`,
       username: apUsername(this.id),
       password: this.secret,
       clean: true,

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Topics } from '../../src/adapters/devices/mqtt/topics.ts';
+import { apUsername, Topics } from '../../src/adapters/devices/mqtt/topics.ts';
 import {
   AP_HOME,
   clearRetained,
@@ -29,6 +29,10 @@ const up = await mosquittoUp();
 describe('shared subscriptions on Mosquitto', { skip: up ? false : 'no Mosquitto on 127.0.0.1:1883' }, () => {
   const prefix = `lctest-${randomUUID().slice(0, 8)}/`;
   const topics = new Topics(prefix);
+  // The machine's Mosquitto is shared with other test files running at the same time: a client id of
+  // this run's own, or one file's access point would take over another's session (and its last will
+  // would tell the other's server that the access point went offline).
+  const clientId = `${prefix.replace(/\//g, '-')}${apUsername(AP_HOME)}`;
   const serverFlags = [
     '--no-rate-limit',
     '--no-simulator',
@@ -46,7 +50,7 @@ describe('shared subscriptions on Mosquitto', { skip: up ? false : 'no Mosquitto
     const first = await startServer({ seed: deviceSeed(), dataDir, flags: serverFlags });
     await first.close();
     // The access point speaks while no server listens: all of it is retained at the broker.
-    const home = await RawAp.connect(MOSQUITTO_URL, topics, AP_HOME, '', { subscribe: false });
+    const home = await RawAp.connect(MOSQUITTO_URL, topics, AP_HOME, '', { subscribe: false, clientId });
     await home.online(true);
     await home.state(LOCK_A, { seq: 3, epoch: 'e1', locked: false, battery: 42 });
     await home.state(LOCK_B, { seq: 3, epoch: 'e1', locked: true, battery: 77, reachable: false });
@@ -69,7 +73,7 @@ describe('shared subscriptions on Mosquitto', { skip: up ? false : 'no Mosquitto
   it('hears live reports through the shared subscription, once each, and no older one', async () => {
     const server = t;
     assert.ok(server);
-    const home = await RawAp.connect(MOSQUITTO_URL, topics, AP_HOME, '', { subscribe: false });
+    const home = await RawAp.connect(MOSQUITTO_URL, topics, AP_HOME, '', { subscribe: false, clientId });
     try {
       await home.state(LOCK_A, { seq: 4, epoch: 'e1', locked: true, battery: 41 });
       await eventually('the live report', statusIs(server, LOCK_A, { locked: true, battery: 41 }));

@@ -24,6 +24,8 @@ export interface ServerSimulatorOptions {
   readonly lowBatteryThreshold: number;
   /** false (--no-simulator): the simulated devices run elsewhere (`lockcloud sim`); only relay to them. */
   readonly runDevices: boolean;
+  /** See AccessPointOptions.clientIdPrefix: set on an external broker. */
+  readonly clientIdPrefix?: string;
 }
 
 // How long a start or reset waits for the simulated devices' announcements to be applied.
@@ -49,6 +51,7 @@ export class ServerSimulator implements Simulator {
       clock: this.options.clock,
       logger: this.options.logger,
       lowBatteryThreshold: this.options.lowBatteryThreshold,
+      clientIdPrefix: this.options.clientIdPrefix,
       inFlight,
       onChange: (state) => store.save(state),
     });
