@@ -12,9 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Aedes } from 'aedes';
 import { connect, type MqttClient } from 'mqtt';
-import { scryptHasher } from '../src/adapters/system/crypto.ts';
-import { loadConfig } from '../src/config/config.ts';
-import { createServer } from '../src/main.ts';
+import { startInProcess } from './lib/in-process.ts';
 import { fmtMs, fmtRatio, quantile, report } from './lib/report.ts';
 
 const LOCK = '00000000-0000-4000-8000-000000000001';
@@ -31,21 +29,7 @@ async function ours(): Promise<number[]> {
       locks: [{ device_id: LOCK, owner: 'a@example.com' }],
     }),
   );
-  const server = await createServer(
-    loadConfig({}, [
-      '--data',
-      dir,
-      '--seed',
-      seed,
-      '--log-level',
-      'silent',
-      '--port',
-      '0',
-      '--mqtt-port',
-      '0',
-    ]),
-    { passwords: scryptHasher({ N: 1024, r: 8, p: 1 }) },
-  );
+  const server = await startInProcess(dir, seed);
   const lock = await server.lockcloud.deps.store.locks.get(LOCK);
   if (!lock?.accessPointId) throw new Error('the seeded lock has no access point');
   const times: number[] = [];

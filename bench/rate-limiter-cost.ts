@@ -6,9 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { scryptHasher } from '../src/adapters/system/crypto.ts';
-import { loadConfig } from '../src/config/config.ts';
-import { createServer } from '../src/main.ts';
+import { startInProcess } from './lib/in-process.ts';
 import { tempDir } from './lib/processes.ts';
 import { fmtRate, fmtRatio, median, QUICK, report } from './lib/report.ts';
 
@@ -29,22 +27,7 @@ async function start(flags: string[]) {
       locks: [{ device_id: LOCK, owner: 'a@example.com' }],
     }),
   );
-  const server = await createServer(
-    loadConfig({}, [
-      '--data',
-      dir,
-      '--seed',
-      seed,
-      '--log-level',
-      'silent',
-      '--port',
-      '0',
-      '--mqtt-port',
-      '0',
-      ...flags,
-    ]),
-    { passwords: scryptHasher({ N: 1024, r: 8, p: 1 }) },
-  );
+  const server = await startInProcess(dir, seed, flags);
   return {
     server,
     cleanup: async () => {

@@ -13,10 +13,8 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { AccountsTable, ApiKeysTable, LocksTable } from '../src/adapters/stores/sql/tables.ts';
 import { SQLITE_FILE_NAME } from '../src/adapters/stores/sqlite/open.ts';
-import { scryptHasher } from '../src/adapters/system/crypto.ts';
 import { SEED_CREATED_AT } from '../src/app/seed/load.ts';
-import { loadConfig } from '../src/config/config.ts';
-import { createServer } from '../src/main.ts';
+import { startInProcess } from './lib/in-process.ts';
 import { autocannon, cpuNote, type LoadResult } from './lib/load.ts';
 import { hugeRateLimits, startLockcloud, tempDir } from './lib/processes.ts';
 import { durations, fmtMb, fmtMs, fmtRate, fmtRatio, median, progress, QUICK, report } from './lib/report.ts';
@@ -43,21 +41,7 @@ async function baseStore(name: string): Promise<string> {
       })),
     }),
   );
-  const flags = [
-    '--data',
-    data,
-    '--seed',
-    seedFile,
-    '--log-level',
-    'silent',
-    '--port',
-    '0',
-    '--mqtt-port',
-    '0',
-  ];
-  const server = await createServer(loadConfig({}, [...flags, '--no-simulator']), {
-    passwords: scryptHasher({ N: 1024, r: 8, p: 1 }),
-  });
+  const server = await startInProcess(data, seedFile, ['--no-simulator']);
   await server.close();
   return data;
 }

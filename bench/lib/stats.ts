@@ -3,6 +3,7 @@
  * Mann–Whitney U (rank-based: no assumption on the shape, robust to a few outliers) and a bootstrap
  * confidence interval of the difference of medians.
  */
+import { seededRandom } from '../../src/simulator/behaviour.ts';
 import { median } from './report.ts';
 
 /** Standard normal CDF (Abramowitz–Stegun 7.1.26 erf, |error| < 1.5e-7). */
@@ -50,25 +51,14 @@ export function mannWhitney(a: readonly number[], b: readonly number[]): MannWhi
   return { u, p: Math.min(1, 2 * (1 - normalCdf(Math.abs(z)))), commonLanguage: u / (n1 * n2) };
 }
 
-/** A seeded generator (mulberry32), so a run's intervals can be reproduced from its samples. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** 95% percentile-bootstrap interval of median(a) − median(b). */
 export function bootstrapMedianDifference(
   a: readonly number[],
   b: readonly number[],
   resamples = 2000,
 ): { low: number; high: number } {
-  const next = random(0x5eed);
+  // Seeded, so a run's intervals can be reproduced from its samples.
+  const next = seededRandom(0x5eed);
   const pick = (xs: readonly number[]): number[] =>
     Array.from({ length: xs.length }, () => xs[Math.floor(next() * xs.length)] ?? Number.NaN);
   const diffs = Array.from({ length: resamples }, () => median(pick(a)) - median(pick(b))).sort(
