@@ -198,43 +198,31 @@ describe('the device broker away for 30 s', { concurrency: 3 }, () => {
     await outage(rig, broker, receiver, 'embedded', c);
   });
 
-  it('an own Mosquitto killed (SIGKILL) and started again', { skip: noMosquitto }, async (c) => {
-    const mosquitto = new OwnMosquitto(await freePort());
-    brokers.push(mosquitto);
-    await mosquitto.start();
-    const rig = await startRig('mosquitto', {
-      flags: FLAGS,
-      simulator: false,
-      mqttUrl: mosquitto.url,
-      seed: webhookSeed('killed'),
-    });
-    rigs.push(rig);
-    await outage(
-      rig,
-      { stop: () => mosquitto.kill(), start: () => mosquitto.start() },
-      receiver,
+  const ownMosquittoOutages = [
+    [
       'killed',
-      c,
-    );
-  });
-
-  it('an own Mosquitto frozen (SIGSTOP) and resumed', { skip: noMosquitto }, async (c) => {
-    const mosquitto = new OwnMosquitto(await freePort());
-    brokers.push(mosquitto);
-    await mosquitto.start();
-    const rig = await startRig('mosquitto', {
-      flags: FLAGS,
-      simulator: false,
-      mqttUrl: mosquitto.url,
-      seed: webhookSeed('frozen'),
-    });
-    rigs.push(rig);
-    await outage(
-      rig,
-      { stop: () => mosquitto.pause(), start: () => mosquitto.resume() },
-      receiver,
+      'killed (SIGKILL) and started again',
+      (m: OwnMosquitto) => ({ stop: () => m.kill(), start: () => m.start() }),
+    ],
+    [
       'frozen',
-      c,
-    );
-  });
+      'frozen (SIGSTOP) and resumed',
+      (m: OwnMosquitto) => ({ stop: () => m.pause(), start: () => m.resume() }),
+    ],
+  ] as const;
+  for (const [label, how, fault] of ownMosquittoOutages) {
+    it(`an own Mosquitto ${how}`, { skip: noMosquitto }, async (c) => {
+      const mosquitto = new OwnMosquitto(await freePort());
+      brokers.push(mosquitto);
+      await mosquitto.start();
+      const rig = await startRig('mosquitto', {
+        flags: FLAGS,
+        simulator: false,
+        mqttUrl: mosquitto.url,
+        seed: webhookSeed(label),
+      });
+      rigs.push(rig);
+      await outage(rig, fault(mosquitto), receiver, label, c);
+    });
+  }
 });
