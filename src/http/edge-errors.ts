@@ -1,37 +1,31 @@
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorRenderer } from './error-pipeline.ts';
+import { extErrors } from './ext/errors.ts';
 import { saneRequestIdOrNew } from './request-id.ts';
-import { V1_BAD_REQUEST, V1_INTERNAL_ERROR } from './v1/errors.ts';
-import { V3_BAD_PARAMS, V3_INTERNAL_ERROR } from './v3/errors.ts';
+import { sandboxErrors } from './sandbox/errors.ts';
+import { v1Errors } from './v1/errors.ts';
+import { v3Errors } from './v3/errors.ts';
 
 /**
  * Answers for requests that never reach a route: an HTTP message Node cannot parse (a request line
  * and headers over 16 KiB, a malformed request line or header, one that did not arrive in time) and
  * a path the router cannot decode (bad percent-encoding). Node and Fastify answer these with bodies
  * of their own and no X-Request-Id; here they get the bad-request body of the surface the path
- * belongs to and an X-Request-Id like every other answer (DECISIONS.md, "Everywhere").
+ * belongs to, from the renderer its plugin answers with (error-pipeline.ts), and an X-Request-Id like
+ * every other answer (DECISIONS.md, "Everywhere").
  */
 
-type Surface = 'v1' | 'v3' | 'sandbox' | 'ext';
-
-function surfaceOf(path: string | undefined, sandbox: boolean): Surface {
-  if (path !== undefined && /^\/v1(?:[/?#]|$)/.test(path)) return 'v1';
-  // The extension API, in both modes: v3's shape with a message (EXT_ERRORS).
-  if (path !== undefined && /^\/ext(?:[/?#]|$)/.test(path)) return 'ext';
-  // Outside the versioned prefixes the v3 shapes apply, as in the root not-found handler.
-  return sandbox && path !== undefined && /^\/_sim(?:[/?#]|$)/.test(path) ? 'sandbox' : 'v3';
-}
-
-function badParamsBody(surface: Surface, message: string): object {
-  if (surface === 'v1') return V1_BAD_REQUEST;
-  return surface === 'sandbox' || surface === 'ext' ? { error: 'BAD_PARAMS', message } : V3_BAD_PARAMS;
-}
-
-function internalErrorBody(surface: Surface): object {
-  if (surface === 'v1') return V1_INTERNAL_ERROR;
-  return surface === 'sandbox'
-    ? { error: 'INTERNAL_ERROR', message: 'unexpected server failure' }
-    : V3_INTERNAL_ERROR;
+/** The renderer of the plugin mounted at the path's prefix (server.ts); v3's outside them. */
+function rendererOf(path: string | undefined, sandbox: boolean): ErrorRenderer {
+  if (path === undefined) return v3Errors;
+  if (/^\/v1(?:[/?#]|$)/.test(path)) return v1Errors;
+  // The extension API, in both modes.
+  if (/^\/ext(?:[/?#]|$)/.test(path)) return extErrors;
+  // Without the sandbox, /_sim is a path like any other: the root's v3 words, as its 404 is.
+  if (sandbox && /^\/_sim(?:[/?#]|$)/.test(path)) return sandboxErrors;
+  // The dashboard's paths too (docs/errors.md: outside /v1, /_sim and /ext, the v3 shape).
+  return v3Errors;
 }
 
 /** Fastify's `frameworkErrors`: the router cannot decode the path, or a parameter is over its length limit. */
@@ -39,13 +33,13 @@ export function frameworkErrorHandler(sandbox: boolean) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     // onRequest hooks do not run for these requests: the id header is set here.
     reply.header('x-request-id', request.id);
-    const surface = surfaceOf(request.url, sandbox);
+    const renderer = rendererOf(request.url, sandbox);
     if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-      reply.code(400).send(badParamsBody(surface, 'the path cannot be decoded'));
+      reply.code(400).send(renderer.badRequest('the path cannot be decoded'));
       return;
     }
-    request.log.error({ err: error }, 'request failed before routing');
-    reply.code(500).send(internalErrorBody(surface));
+    request.log.error({ err: error, surface: renderer.surface }, 'request failed before routing');
+    reply.code(500).send(renderer.internal);
   };
 }
 
@@ -108,7 +102,7 @@ export function clientErrorHandler(sandbox: boolean, logger: FastifyBaseLogger) 
         : status === 408
           ? 'the request did not arrive in time'
           : 'the request is not valid HTTP';
-    const body = JSON.stringify(badParamsBody(surfaceOf(path, sandbox), message));
+    const body = JSON.stringify(rendererOf(path, sandbox).badRequest(message));
     logger.info({ reqId: id, status, code: error.code }, 'unparsable request');
     if (socket.writable) {
       socket.write(

@@ -3,15 +3,15 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Lockcloud } from '../app/lockcloud.ts';
 import { dashboardPlugin } from './dashboard/plugin.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './edge-errors.ts';
+import { answerErrorsWith } from './error-pipeline.ts';
 import { extPlugin } from './ext/plugin.ts';
-import { requestFault } from './fastify-errors.ts';
 import { registerOpenApi, registerOpenApiJson } from './openapi.ts';
 import { type OpsOptions, registerOps } from './ops.ts';
 import { requestIdFrom } from './request-id.ts';
 import { RequestLog } from './request-log.ts';
 import { sandboxPlugin } from './sandbox/plugin.ts';
-import { prepareUnavailable } from './unavailable.ts';
 import { v1Plugin } from './v1/plugin.ts';
+import { v3Errors } from './v3/errors.ts';
 import { v3Plugin } from './v3/plugin.ts';
 import './principal.ts';
 
@@ -70,17 +70,7 @@ export async function buildHttp(options: HttpOptions): Promise<FastifyInstance> 
   // People who open the bare address get the dashboard.
   app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/dashboard'));
 
-  // Outside the versioned prefixes: the v3 shapes, the newer of the two.
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'NOT_FOUND' }));
-  app.setErrorHandler((error, request, reply) => {
-    // A body that cannot be read on a route that does not exist: the route's absence is the answer.
-    if (request.is404) return reply.code(404).send({ error: 'NOT_FOUND' });
-    const fault = requestFault(error);
-    if (fault !== undefined)
-      return reply.code(fault === 'too-large' ? 413 : 400).send({ error: 'BAD_PARAMS' });
-    if (prepareUnavailable(error, request, reply)) return reply.send({ error: 'SERVICE_UNAVAILABLE' });
-    request.log.error({ err: error }, 'request failed');
-    return reply.code(500).send({ error: 'INTERNAL_ERROR' });
-  });
+  // Outside the versioned prefixes (ops, the OpenAPI document, a path no plugin has): v3's words.
+  answerErrorsWith(app, v3Errors);
   return app;
 }

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { type BackendUnavailableError, isBackendUnavailable } from '../app/unavailable.ts';
 
 /**
@@ -13,20 +13,15 @@ export const UNAVAILABLE_MESSAGE =
   'The service is briefly unavailable (a backend it needs is away). Try again.';
 
 /**
- * When `error` is a backend being away: logs it as a warning (an outage of a dependency, not a bug
- * of ours: the request id ties the answer to the line), sets Retry-After and answers true; the
- * caller sends its surface's 503 body. False for every other error.
+ * Whether `error` is a backend being away; when it is, logs it as a warning (an outage of a
+ * dependency, not a bug of ours: the request id ties the answer to the line). The error pipeline
+ * (error-pipeline.ts) answers the surface's 503 with Retry-After.
  */
-export function prepareUnavailable(
-  error: unknown,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): error is BackendUnavailableError {
+export function isUnavailable(error: unknown, request: FastifyRequest): error is BackendUnavailableError {
   if (!isBackendUnavailable(error)) return false;
   request.log.warn(
     { backend: error.backend, reason: error.message },
     'a backend is unavailable: answered 503',
   );
-  reply.code(503).header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   return true;
 }

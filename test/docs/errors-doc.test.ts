@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { DASHBOARD_ERRORS } from '../../src/http/dashboard/errors.ts';
-import { EXT_ERRORS } from '../../src/http/ext/plugin.ts';
-import { SANDBOX_ERRORS } from '../../src/http/sandbox/plugin.ts';
+import { EXT_ERRORS } from '../../src/http/ext/errors.ts';
+import { SANDBOX_ERRORS } from '../../src/http/sandbox/errors.ts';
 import { V1_ERRORS } from '../../src/http/v1/errors.ts';
 import { V3_ERRORS } from '../../src/http/v3/errors.ts';
 

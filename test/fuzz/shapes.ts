@@ -4,8 +4,8 @@
  * with exactly its fields; a JSON success is what the OpenAPI document says for that status.
  */
 import { DASHBOARD_ERRORS } from '../../src/http/dashboard/errors.ts';
-import { EXT_ERRORS } from '../../src/http/ext/plugin.ts';
-import { SANDBOX_ERRORS } from '../../src/http/sandbox/plugin.ts';
+import { EXT_ERRORS } from '../../src/http/ext/errors.ts';
+import { SANDBOX_ERRORS } from '../../src/http/sandbox/errors.ts';
 import { V1_ERRORS } from '../../src/http/v1/errors.ts';
 import { V3_ERRORS } from '../../src/http/v3/errors.ts';
 import type { Schema } from '../http/openapi-helpers.ts';

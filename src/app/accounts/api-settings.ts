@@ -69,6 +69,9 @@ export class ApiSettings {
   /** Keys and the webhook change only after the code: a stolen session alone cannot mint keys. */
   requireUnlocked(me: SignedIn): void {
     if (!me.apiUnlocked)
-      throw new DomainError('NOT_OWNER', 'confirm the API Settings code first (it lasts 30 minutes)');
+      throw new DomainError(
+        'CONFIRMATION_REQUIRED',
+        'confirm the API Settings code first (it lasts 30 minutes)',
+      );
   }
 }

@@ -103,7 +103,7 @@ export class WebhookSettings {
   async resend(accountId: string, deliveryId: string): Promise<Delivery> {
     const config = await this.require(accountId);
     const original = await this.deps.store.deliveries.get(accountId, deliveryId);
-    if (!original) throw new DomainError('TASK_NOT_FOUND', 'no such delivery', { field: 'id' });
+    if (!original) throw new DomainError('DELIVERY_NOT_FOUND', 'no such delivery', { field: 'id' });
     return this.deps.dispatcher.resend(config, original);
   }
 

@@ -3,19 +3,16 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
-import { isDomainError } from '../../domain/errors.ts';
-import { requestFault } from '../fastify-errors.ts';
-import { prepareUnavailable, UNAVAILABLE_MESSAGE } from '../unavailable.ts';
+import { answerErrorsWith } from '../error-pipeline.ts';
 import { csrfProblem, readState, state } from './context.ts';
-import { refusalOf } from './errors.ts';
-import { isApi, sendPage } from './reply.ts';
+import { dashboardErrors, sendRefusal } from './errors.ts';
+import { isApi } from './reply.ts';
 import { accountRoutes } from './routes/account.ts';
 import { apiSettingsRoutes } from './routes/api-settings.ts';
 import { authRoutes } from './routes/auth.ts';
 import { lockRoutes } from './routes/locks.ts';
-import { problemPage } from './views/auth-pages.ts';
 
 export interface DashboardOptions {
   readonly lockcloud: Lockcloud;
@@ -40,11 +37,6 @@ const PUBLIC = new Set([
 function isPublic(request: FastifyRequest): boolean {
   const url = request.routeOptions.url ?? '';
   return url.startsWith(PREFIX) && PUBLIC.has(url.slice(PREFIX.length));
-}
-
-function deny(request: FastifyRequest, reply: FastifyReply, status: number, error: string, message: string) {
-  if (isApi(request)) return reply.code(status).send({ error, message });
-  return sendPage(reply, problemPage('That did not work', message, '/dashboard'), status);
 }
 
 /** The web dashboard under /dashboard: server-rendered pages over the same use cases as the APIs. */
@@ -92,7 +84,8 @@ export async function dashboardPlugin(app: FastifyInstance, { lockcloud, sandbox
       const problem = csrfProblem(request, csrf);
       if (problem !== undefined) {
         request.log.info({ problem }, 'dashboard request refused by the CSRF check');
-        return deny(request, reply, 403, 'FORBIDDEN', `Refused: ${problem}. Reload the page and try again.`);
+        const message = `Refused: ${problem}. Reload the page and try again.`;
+        return sendRefusal(request, reply, 403, { error: 'FORBIDDEN', message });
       }
     }
   });
@@ -102,29 +95,5 @@ export async function dashboardPlugin(app: FastifyInstance, { lockcloud, sandbox
   apiSettingsRoutes(app, lockcloud);
   accountRoutes(app, lockcloud);
 
-  app.setNotFoundHandler((request, reply) =>
-    deny(request, reply, 404, 'NOT_FOUND', 'There is no such page.'),
-  );
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (request.is404) return deny(request, reply, 404, 'NOT_FOUND', 'There is no such page.');
-    if (isDomainError(error)) {
-      const r = refusalOf(error);
-      if (r.retryAfterSeconds !== undefined) reply.header('retry-after', String(r.retryAfterSeconds));
-      return deny(request, reply, r.status, r.error, r.message);
-    }
-    const fault = requestFault(error);
-    if (fault !== undefined)
-      return deny(
-        request,
-        reply,
-        fault === 'too-large' ? 413 : 400,
-        'BAD_PARAMS',
-        'The request could not be read.',
-      );
-    // A page gets the problem page with the same words; Retry-After is set for both.
-    if (prepareUnavailable(error, request, reply))
-      return deny(request, reply, 503, 'SERVICE_UNAVAILABLE', UNAVAILABLE_MESSAGE);
-    request.log.error({ err: error }, 'dashboard request failed');
-    return deny(request, reply, 500, 'INTERNAL_ERROR', 'Something went wrong on our side. Try again.');
-  });
+  answerErrorsWith(app, dashboardErrors);
 }

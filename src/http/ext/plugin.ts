@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyError, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
 import type { Delivery } from '../../app/ports.ts';
-import { isDomainError } from '../../domain/errors.ts';
-import { requestFault } from '../fastify-errors.ts';
+import { answerErrorsWith } from '../error-pipeline.ts';
 import { requirePrincipal } from '../principal.ts';
-import { prepareUnavailable, UNAVAILABLE_MESSAGE } from '../unavailable.ts';
+import { extErrors } from './errors.ts';
 import {
   DeliveriesQuery,
   DeliveryAccepted,
@@ -16,40 +15,6 @@ import {
   WebhookBody,
   WebhookView,
 } from './schemas.ts';
-
-/** The extension API's errors: v3's shape plus a message naming the problem. */
-export const EXT_ERRORS = [
-  {
-    status: 400,
-    error: 'BAD_PARAMS',
-    cause:
-      'a field is missing, unknown, of the wrong type or value (the message names it); the body is not valid JSON, not an object, or of another content type; no webhook is set for an operation that needs one (test, rotate-secret, resend); the path cannot be decoded or the request is not valid HTTP',
-  },
-  { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
-  {
-    status: 431,
-    error: 'BAD_PARAMS',
-    cause: 'the request line and headers are over 16 KiB (a very long path or query string)',
-  },
-  { status: 408, error: 'BAD_PARAMS', cause: 'the request line and headers did not arrive in time' },
-  {
-    status: 401,
-    error: 'UNAUTHORIZED',
-    cause: 'the API key is missing, unknown, deleted, or its account is deleted',
-  },
-  {
-    status: 404,
-    error: 'NOT_FOUND',
-    cause: 'no such route, no webhook set (GET, DELETE), or no such delivery',
-  },
-  { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
-  {
-    status: 503,
-    error: 'SERVICE_UNAVAILABLE',
-    cause:
-      'the database cannot be reached (it restarts, fails over or is down): a temporary condition, and the request may not have been carried out; Retry-After says when to try again',
-  },
-] as const;
 
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
 const deliveryView = (d: Delivery) => ({
@@ -74,28 +39,7 @@ const security = [{ apiKey: [] }];
 /** lockcloud's own API under /ext: the webhook settings and log (the dashboard uses the same use cases). */
 export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = async (app, { lockcloud }) => {
   const { webhooks } = lockcloud;
-  app.setNotFoundHandler((_request, reply) =>
-    reply.code(404).send({ error: 'NOT_FOUND', message: 'no such route' }),
-  );
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (request.is404) return reply.code(404).send({ error: 'NOT_FOUND', message: 'no such route' });
-    if (isDomainError(error)) {
-      if (error.code === 'UNAUTHENTICATED') return reply.code(401).send({ error: 'UNAUTHORIZED' });
-      if (error.code === 'TASK_NOT_FOUND')
-        return reply.code(404).send({ error: 'NOT_FOUND', message: error.message });
-      return reply.code(400).send({ error: 'BAD_PARAMS', message: error.message });
-    }
-    const fault = requestFault(error);
-    if (fault !== undefined) {
-      return reply
-        .code(fault === 'too-large' ? 413 : 400)
-        .send({ error: 'BAD_PARAMS', message: error.message });
-    }
-    if (prepareUnavailable(error, request, reply))
-      return reply.send({ error: 'SERVICE_UNAVAILABLE', message: UNAVAILABLE_MESSAGE });
-    request.log.error({ err: error }, 'extension request failed');
-    return reply.code(500).send({ error: 'INTERNAL_ERROR' });
-  });
+  answerErrorsWith(app, extErrors);
   app.addHook('onRequest', async (request) => {
     request.principal = await lockcloud.auth.fromHeader(request.headers.authorization);
   });

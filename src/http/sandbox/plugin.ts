@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyError } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
 import type { SimLockView } from '../../app/sandbox.ts';
-import { isDomainError } from '../../domain/errors.ts';
-import { requestFault } from '../fastify-errors.ts';
-import { prepareUnavailable, UNAVAILABLE_MESSAGE } from '../unavailable.ts';
+import { answerErrorsWith } from '../error-pipeline.ts';
+import { sandboxErrors } from './errors.ts';
 import {
   AccountChange,
   AccountChanged,
@@ -21,36 +19,7 @@ import {
   SimLockState,
 } from './schemas.ts';
 
-/** The sandbox's errors: the v3 shape plus a message, since these callers are people writing tests. */
-export const SANDBOX_ERRORS = [
-  {
-    status: 400,
-    error: 'BAD_PARAMS',
-    cause:
-      'a field is missing, unknown, or of the wrong type or range (the message names it); the body is not valid JSON, not an object, or of another content type; the path cannot be decoded or the request is not valid HTTP',
-  },
-  { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
-  {
-    status: 431,
-    error: 'BAD_PARAMS',
-    cause: 'the request line and headers are over 16 KiB (a very long path or query string)',
-  },
-  { status: 408, error: 'BAD_PARAMS', cause: 'the request line and headers did not arrive in time' },
-  { status: 404, error: 'NOT_FOUND', cause: 'no such lock or account, or no such sandbox route or method' },
-  { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
-  {
-    status: 503,
-    error: 'SERVICE_UNAVAILABLE',
-    cause:
-      'the database, or Redis for a reset, cannot be reached (it restarts or is down): a temporary condition, and the change may not have been made; Retry-After says when to try again',
-  },
-] as const;
-
 const tags = ['sandbox'];
-const noSuchRoute = (method: string) => ({
-  error: 'NOT_FOUND',
-  message: `no ${method} route here (SANDBOX.md)`,
-});
 const clockState = (epochMs: number) => ({ now: new Date(epochMs).toISOString(), epoch_ms: epochMs });
 const lockState = (s: SimLockView) => ({
   device_id: s.deviceId,
@@ -70,29 +39,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> 
   { lockcloud },
 ) => {
   const { sandbox } = lockcloud;
-  app.setNotFoundHandler((request, reply) => reply.code(404).send(noSuchRoute(request.method)));
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    // A body that cannot be read on a route that does not exist (or a wrong method): still 404.
-    if (request.is404) return reply.code(404).send(noSuchRoute(request.method));
-    if (isDomainError(error)) {
-      const notFound = error.code === 'LOCK_NOT_FOUND' || error.code === 'ACCOUNT_NOT_FOUND';
-      return notFound
-        ? reply.code(404).send({ error: 'NOT_FOUND', message: error.message })
-        : reply.code(400).send({ error: 'BAD_PARAMS', message: error.message });
-    }
-    const fault = requestFault(error);
-    if (fault !== undefined) {
-      return reply
-        .code(fault === 'too-large' ? 413 : 400)
-        .send({ error: 'BAD_PARAMS', message: error.message });
-    }
-    if (prepareUnavailable(error, request, reply))
-      return reply.send({ error: 'SERVICE_UNAVAILABLE', message: UNAVAILABLE_MESSAGE });
-    request.log.error({ err: error }, 'sandbox request failed');
-    return reply
-      .code(500)
-      .send({ error: 'INTERNAL_ERROR', message: 'unexpected failure, logged under this X-Request-Id' });
-  });
+  answerErrorsWith(app, sandboxErrors);
 
   app.post(
     '/locks/:device_id',

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { DomainError, DomainErrorCode } from '../../domain/errors.ts';
 import type { TaskFailure } from '../../domain/task.ts';
+import type { ErrorAnswer, ErrorRenderer } from '../error-pipeline.ts';
 
 export interface V1ErrorBody {
   readonly code: number;
@@ -155,20 +156,23 @@ export const V1_ERRORS = [
 
 type V1Message = (typeof V1_ERRORS)[number]['message'];
 
-export interface V1ErrorAnswer {
-  readonly status: number;
-  readonly body: V1ErrorBody;
-  readonly retryAfterSeconds?: number;
-}
+export type V1ErrorAnswer = ErrorAnswer<V1ErrorBody>;
+
+/** The answers that carry Retry-After when the wait is known (docs/errors.md: 42900 and 50001). */
+const WITH_RETRY_AFTER: ReadonlySet<V1Message> = new Set(['TooManyRequests', 'LockBusy']);
 
 function answer(message: V1Message, retryAfterSeconds?: number): V1ErrorAnswer {
   const row = V1_ERRORS.find(
     (e) => e.message === message && e.status !== 413 && e.status !== 431 && e.status !== 408,
   );
   if (!row) throw new Error(`no v1 error named ${message}`);
-  return { status: row.status, body: { code: row.code, message: row.message }, retryAfterSeconds };
+  const body = { code: row.code, message: row.message };
+  return retryAfterSeconds !== undefined && WITH_RETRY_AFTER.has(message)
+    ? { status: row.status, body, retryAfterSeconds }
+    : { status: row.status, body };
 }
 
+/** Every domain code, as v1 answers it. */
 const BY_CODE: Record<DomainErrorCode, V1Message> = {
   INVALID_INPUT: 'RequiredFieldEmpty',
   MISSING_FIELD: 'RequiredFieldEmpty',
@@ -190,10 +194,13 @@ const BY_CODE: Record<DomainErrorCode, V1Message> = {
   THROTTLED: 'TooManyRequests',
   BLOCKED: 'TooManyRequests',
   NOT_CONFIGURED: 'RequiredFieldEmpty',
-  // v1 has no API keys, tasks or sandbox accounts; the nearest answers, should one arrive here.
+  // v1 has no API keys, tasks, deliveries, API Settings or sandbox accounts: the nearest answers of
+  // its published table, should one of these arrive here (docs/errors.md, "Domain error codes").
   UNAUTHENTICATED: 'WrongAuthToken',
   ACCOUNT_NOT_FOUND: 'WrongAuthToken',
   TASK_NOT_FOUND: 'LockNotFound',
+  DELIVERY_NOT_FOUND: 'NotFound',
+  CONFIRMATION_REQUIRED: 'OwnerPermissionRequired',
   CONFLICT: 'RequiredFieldEmpty',
 };
 
@@ -220,7 +227,18 @@ export const V1_NOT_FOUND: V1ErrorBody = { code: 40400, message: 'NotFound' };
 export const V1_INTERNAL_ERROR: V1ErrorBody = { code: 50000, message: 'InternalError' };
 export const V1_UNAVAILABLE: V1ErrorBody = { code: 50300, message: 'ServiceUnavailable' };
 
+/** A command's outcome, which the control route answers itself (it is no error the pipeline sees). */
 export function sendV1Answer(reply: FastifyReply, answer: V1ErrorAnswer): FastifyReply {
   if (answer.retryAfterSeconds !== undefined) reply.header('retry-after', String(answer.retryAfterSeconds));
   return reply.code(answer.status).send(answer.body);
 }
+
+/** v1's words for every step of the error pipeline: its bodies carry no message of ours. */
+export const v1Errors: ErrorRenderer<V1ErrorBody> = {
+  surface: 'v1',
+  notFound: () => V1_NOT_FOUND,
+  domain: v1Answer,
+  badRequest: () => V1_BAD_REQUEST,
+  unavailable: V1_UNAVAILABLE,
+  internal: V1_INTERNAL_ERROR,
+};

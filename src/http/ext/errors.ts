@@ -1,0 +1,98 @@
+import type { DomainError, DomainErrorCode } from '../../domain/errors.ts';
+import type { ErrorAnswer, ErrorRenderer } from '../error-pipeline.ts';
+import { UNAVAILABLE_MESSAGE } from '../unavailable.ts';
+
+/** The extension API's errors: v3's shape plus a message naming the problem. */
+export const EXT_ERRORS = [
+  {
+    status: 400,
+    error: 'BAD_PARAMS',
+    cause:
+      'a field is missing, unknown, of the wrong type or value (the message names it); the body is not valid JSON, not an object, or of another content type; no webhook is set for an operation that needs one (test, rotate-secret, resend); the path cannot be decoded or the request is not valid HTTP',
+  },
+  { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
+  {
+    status: 431,
+    error: 'BAD_PARAMS',
+    cause: 'the request line and headers are over 16 KiB (a very long path or query string)',
+  },
+  { status: 408, error: 'BAD_PARAMS', cause: 'the request line and headers did not arrive in time' },
+  {
+    status: 401,
+    error: 'UNAUTHORIZED',
+    cause: 'the API key is missing, unknown, deleted, or its account is deleted',
+  },
+  {
+    status: 404,
+    error: 'NOT_FOUND',
+    cause: 'no such route, no webhook set (GET, DELETE), or no such delivery',
+  },
+  { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
+  {
+    status: 503,
+    error: 'SERVICE_UNAVAILABLE',
+    cause:
+      'the database cannot be reached (it restarts, fails over or is down): a temporary condition, and the request may not have been carried out; Retry-After says when to try again',
+  },
+] as const;
+
+/** The extension API's bodies: a message except on the 401 and the 500. */
+export interface ExtErrorBody {
+  readonly error: string;
+  readonly message?: string;
+}
+
+type ExtAnswer = 'BAD_PARAMS' | 'NOT_FOUND' | 'UNAUTHORIZED';
+
+/**
+ * Every domain code, as the extension API answers it. Its routes raise UNAUTHENTICATED,
+ * INVALID_INPUT, NOT_CONFIGURED and DELIVERY_NOT_FOUND; for the rest, the nearest row: a credential
+ * problem is 401, a missing thing 404, anything else a request that cannot be carried out (400).
+ */
+const BY_CODE: Record<DomainErrorCode, ExtAnswer> = {
+  UNAUTHENTICATED: 'UNAUTHORIZED',
+  INVALID_INPUT: 'BAD_PARAMS',
+  NOT_CONFIGURED: 'BAD_PARAMS',
+  DELIVERY_NOT_FOUND: 'NOT_FOUND',
+  TASK_NOT_FOUND: 'NOT_FOUND',
+  LOCK_NOT_FOUND: 'BAD_PARAMS',
+  NOT_OWNER: 'BAD_PARAMS',
+  CONFIRMATION_REQUIRED: 'BAD_PARAMS',
+  INTEGRATION_DISABLED: 'BAD_PARAMS',
+  LOW_BATTERY: 'BAD_PARAMS',
+  BUSY: 'BAD_PARAMS',
+  CONFLICT: 'BAD_PARAMS',
+  INVALID_COMMAND: 'BAD_PARAMS',
+  MISSING_FIELD: 'BAD_PARAMS',
+  INVALID_EMAIL: 'BAD_PARAMS',
+  // /ext has no rate limits yet: a request refused for one could not be carried out.
+  THROTTLED: 'BAD_PARAMS',
+  BLOCKED: 'BAD_PARAMS',
+  WRONG_CREDENTIALS: 'UNAUTHORIZED',
+  EMAIL_NOT_VERIFIED: 'UNAUTHORIZED',
+  ACCOUNT_LOCKED: 'UNAUTHORIZED',
+  TOKEN_MISSING: 'UNAUTHORIZED',
+  TOKEN_UNKNOWN: 'UNAUTHORIZED',
+  TOKEN_EXPIRED: 'UNAUTHORIZED',
+  TOKEN_PASSWORD_CHANGED: 'UNAUTHORIZED',
+  ACCOUNT_DELETED: 'UNAUTHORIZED',
+  ACCOUNT_NOT_FOUND: 'UNAUTHORIZED',
+};
+
+const STATUS: Record<ExtAnswer, number> = { BAD_PARAMS: 400, NOT_FOUND: 404, UNAUTHORIZED: 401 };
+
+export function extAnswer(error: DomainError): ErrorAnswer<ExtErrorBody> {
+  const name = BY_CODE[error.code];
+  const body = name === 'UNAUTHORIZED' ? { error: name } : { error: name, message: error.message };
+  return { status: STATUS[name], body };
+}
+
+/** The extension API's words for every step of the error pipeline. */
+export const extErrors: ErrorRenderer<ExtErrorBody> = {
+  surface: 'ext',
+  notFound: () => ({ error: 'NOT_FOUND', message: 'no such route' }),
+  domain: extAnswer,
+  badRequest: (message) => ({ error: 'BAD_PARAMS', message }),
+  unavailable: { error: 'SERVICE_UNAVAILABLE', message: UNAVAILABLE_MESSAGE },
+  internal: { error: 'INTERNAL_ERROR' },
+};
