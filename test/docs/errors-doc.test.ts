@@ -1,19 +1,32 @@
 /**
  * docs/errors.md against the code's error tables, section by section, in both directions: a row of
  * the code missing from the document fails, and so does a row of the document the code does not have.
- * Adding a surface is one more entry in SECTIONS.
+ * Adding a surface is one more entry in SECTIONS. Its last section lists every domain error code with
+ * each surface's answer: a code missing there, or an answer that is not the renderer's, fails too.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { DASHBOARD_ERRORS } from '../../src/http/dashboard/errors.ts';
-import { EXT_ERRORS } from '../../src/http/ext/errors.ts';
-import { SANDBOX_ERRORS } from '../../src/http/sandbox/errors.ts';
-import { V1_ERRORS } from '../../src/http/v1/errors.ts';
-import { V3_ERRORS } from '../../src/http/v3/errors.ts';
+import { DOMAIN_ERROR_CODES, DomainError } from '../../src/domain/errors.ts';
+import { DASHBOARD_ERRORS, dashboardErrors } from '../../src/http/dashboard/errors.ts';
+import type { ErrorRenderer } from '../../src/http/error-pipeline.ts';
+import { EXT_ERRORS, extErrors } from '../../src/http/ext/errors.ts';
+import { SANDBOX_ERRORS, sandboxErrors } from '../../src/http/sandbox/errors.ts';
+import { V1_ERRORS, v1Errors } from '../../src/http/v1/errors.ts';
+import { V3_ERRORS, v3Errors } from '../../src/http/v3/errors.ts';
 
 const DOC_PATH = new URL('../../docs/errors.md', import.meta.url);
 const TABLE_HEADER = ['Status', 'Body', 'Cause'];
+const CODES_HEADING = 'Domain error codes';
+/** The codes table's columns after Code and Meaning, each the surface whose answers it shows. */
+const CODE_COLUMNS: readonly (readonly [string, ErrorRenderer])[] = [
+  ['v3', v3Errors],
+  ['v1', v1Errors],
+  ['ext', extErrors],
+  ['sandbox', sandboxErrors],
+  ['dashboard', dashboardErrors],
+];
+const CODES_HEADER = ['Code', 'Meaning', ...CODE_COLUMNS.map(([name]) => name)];
 
 interface Row {
   readonly status: number;
@@ -126,8 +139,13 @@ function parseErrorsDoc(markdown: string): Map<string, Row[]> {
     const row = cells(line);
     if (row.every((c) => /^:?-+:?$/.test(c))) continue;
     if (!inTable) {
-      // The first row of a table is its header: only Status | Body | Cause tables are read.
+      // The first row of a table is its header: only Status | Body | Cause tables are read here, and
+      // the domain codes' table (codeRows) in its own section.
       inTable = true;
+      if (row.join('|') === CODES_HEADER.join('|')) {
+        current = undefined;
+        continue;
+      }
       if (row.join('|') !== TABLE_HEADER.join('|'))
         throw new Error(`a table with columns ${row.join(' | ')}`);
       if (current === undefined) throw new Error('an error table outside any ## section');
@@ -163,6 +181,53 @@ function check(markdown: string, section: Section): { missing: string[]; extra: 
   return compareRows(section.rows, doc);
 }
 
+/** The codes table of the last section, as Code -> the surfaces' cells. */
+function codeRows(markdown: string): Map<string, string[]> {
+  const rows = new Map<string, string[]>();
+  const start = markdown.indexOf(`\n## ${CODES_HEADING}\n`);
+  assert.ok(start >= 0, `docs/errors.md has a "## ${CODES_HEADING}" section`);
+  const lines = markdown.slice(start).split(/\r?\n/).slice(2);
+  const end = lines.findIndex((l) => l.startsWith('## '));
+  for (const line of end < 0 ? lines : lines.slice(0, end)) {
+    if (!line.trim().startsWith('|')) continue;
+    const row = cells(line);
+    if (row.every((c) => /^:?-+:?$/.test(c)) || row[0] === 'Code') continue;
+    const [code = '', , ...answers] = row;
+    rows.set(code.replace(/^`|`$/g, ''), answers);
+  }
+  return rows;
+}
+
+/** A renderer's answer as a cell of the codes table: the status and the error (v1: code and message). */
+function cellOf(answer: { status: number; body: object }): string {
+  const body = answer.body as Record<string, unknown>;
+  const name = 'code' in body ? `${body.code} ${body.message}` : body.error;
+  return `${answer.status} \`${name}\``;
+}
+
+/** What the codes table should say, row by row, from the renderers themselves. */
+function expectedCodeRows(): Map<string, string[]> {
+  return new Map(
+    DOMAIN_ERROR_CODES.map((code) => {
+      const error = new DomainError(code, 'a message');
+      return [code, CODE_COLUMNS.map(([, renderer]) => cellOf(renderer.domain(error)))];
+    }),
+  );
+}
+
+/** Codes whose row is missing or differs, and rows for codes the domain does not have. */
+function compareCodes(markdown: string): { wrong: string[]; extra: string[] } {
+  const doc = codeRows(markdown);
+  const wrong: string[] = [];
+  for (const [code, answers] of expectedCodeRows()) {
+    const got = doc.get(code);
+    if (got === undefined || got.join(' | ') !== answers.join(' | '))
+      wrong.push(`${code}: ${answers.join(' | ')} (docs/errors.md: ${got?.join(' | ') ?? 'no row'})`);
+  }
+  const known = new Set<string>(DOMAIN_ERROR_CODES);
+  return { wrong, extra: [...doc.keys()].filter((code) => !known.has(code)) };
+}
+
 describe('docs/errors.md', () => {
   const markdown = readFileSync(DOC_PATH, 'utf8');
 
@@ -196,6 +261,29 @@ describe('docs/errors.md', () => {
       });
     });
   }
+
+  describe(CODES_HEADING, () => {
+    it("lists every domain error code with each surface's answer", () => {
+      const { wrong } = compareCodes(markdown);
+      assert.deepEqual(
+        wrong,
+        [],
+        `codes missing or answered otherwise in docs/errors.md:\n${wrong.join('\n')}`,
+      );
+    });
+
+    it('lists no code the domain does not have', () => {
+      assert.deepEqual(compareCodes(markdown).extra, []);
+    });
+
+    it("has the surfaces' columns in the order the test reads them", () => {
+      const header = markdown
+        .split(/\r?\n/)
+        .find((l) => l.startsWith('| Code |'))
+        ?.trim();
+      assert.equal(header, `| ${CODES_HEADER.join(' | ')} |`);
+    });
+  });
 
   it('has an error table only in sections the code has a table for', () => {
     const known = new Set(SECTIONS.map((s) => s.heading));
@@ -244,6 +332,22 @@ describe('docs/errors.md', () => {
       assert.deepEqual(check(markdown.replace(`${row}\n`, ''), ext), { missing: [row], extra: [] });
       const unauthorized = rowText(ext.rows.find((r) => r.status === 401) as Row);
       assert.equal(unauthorized.includes('message'), false, 'the 401 carries no message');
+    });
+
+    it('finds a domain code missing from the document, and one answered otherwise', () => {
+      const line = markdown.split('\n').find((l) => l.startsWith('| `DELIVERY_NOT_FOUND` |')) ?? '';
+      assert.ok(line, 'the document has a DELIVERY_NOT_FOUND row');
+      const without = compareCodes(markdown.replace(`${line}\n`, ''));
+      assert.equal(without.wrong.length, 1);
+      assert.match(without.wrong[0] ?? '', /^DELIVERY_NOT_FOUND: .*no row/);
+      const otherwise = compareCodes(
+        markdown.replace(line, line.replace('404 `40400 NotFound`', '400 `11002 LockNotFound`')),
+      );
+      assert.equal(otherwise.wrong.length, 1);
+      const invented = compareCodes(
+        markdown.replace(line, `${line}\n${line.replace('DELIVERY_NOT_FOUND', 'TEAPOT')}`),
+      );
+      assert.deepEqual(invented.extra, ['TEAPOT']);
     });
 
     it('finds a v1 row with a changed code, and a v1 row missing', () => {

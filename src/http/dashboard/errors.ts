@@ -36,7 +36,8 @@ export const DASHBOARD_ERRORS = [
   {
     status: 403,
     error: 'FORBIDDEN',
-    cause: 'the CSRF token is missing or wrong, the Origin is another site, or API Settings are not unlocked',
+    cause:
+      'the CSRF token is missing or wrong, the Origin is another site, or API Settings are not unlocked; on the login form, an e-mail not verified yet or an account without a password',
   },
   { status: 404, error: 'NOT_FOUND', cause: 'no such route, or a lock or task the account does not own' },
   { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
