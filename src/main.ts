@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { mosquittoPasswordHasher } from './adapters/devices/mqtt/mosquitto-password.ts';
 import { memoryMailer } from './adapters/mail/memory-mailer.ts';
 import { bothMailers, smtpMailer } from './adapters/mail/smtp-mailer.ts';
@@ -29,8 +29,10 @@ import { parseSeed } from './app/seed/validate.ts';
 import { DEFAULT_DISPATCH_LIMITS } from './app/webhooks/dispatcher.ts';
 import type { Config } from './config/config.ts';
 import type { RateLimitSettings } from './domain/rate-limit.ts';
+import { listenMetrics, type MetricsListener } from './http/metrics-listener.ts';
 import { buildHttp } from './http/server.ts';
 import { type DeviceLinkParts, openDeviceLink } from './open-device-link.ts';
+import { openLogger } from './open-logger.ts';
 import { drainHttp, readinessChecks } from './open-ops.ts';
 import { openStore } from './open-store.ts';
 
@@ -51,7 +53,12 @@ export interface LockcloudServer {
   readonly logger: Logger;
   /** This server's metrics (each server its own registry). */
   readonly metrics: PrometheusMetrics;
-  /** Listens on the configured host and port (0: any free port); resolves to the base URL. */
+  /** Where they are served once listening (`--metrics-port`); undefined: not served. */
+  readonly metricsUrl: string | undefined;
+  /**
+   * Listens on the configured host and port (0: any free port), and for metrics on their own port
+   * when configured; resolves to the base URL.
+   */
   listen(): Promise<string>;
   /** Drains HTTP (up to --shutdown-grace-ms), then stops the application and the device link. */
   close(): Promise<void>;
@@ -144,12 +151,7 @@ export async function createServer(
   config: Config,
   overrides: ServerOverrides = {},
 ): Promise<LockcloudServer> {
-  const logger =
-    overrides.logger ??
-    pino({
-      level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers["x-authorization"]'], remove: true },
-    });
+  const logger = overrides.logger ?? openLogger(config);
   const sandbox = config.mode === 'sandbox';
   const seed = config.seedFile === undefined ? undefined : readSeedFile(config.seedFile);
   const rateLimitSettings =
@@ -243,6 +245,7 @@ export async function createServer(
     trustProxy: config.trustProxy,
     ops: { checks: readinessChecks(store, devices.gateway, rateLimits, bus.events), metrics },
   });
+  let metricsListener: MetricsListener | undefined;
   return {
     lockcloud,
     http,
@@ -251,8 +254,23 @@ export async function createServer(
     devices,
     logger,
     metrics,
+    get metricsUrl() {
+      return metricsListener?.url;
+    },
     async listen() {
       await http.listen({ port: config.port, host: config.host });
+      if (config.metricsPort !== undefined) {
+        const { metricsHost: host, metricsPort: port } = config;
+        metricsListener = await listenMetrics({
+          host,
+          port,
+          metrics,
+          onError: (error) => logger.error({ err: error }, 'metrics scrape failed'),
+        }).catch(async (error: unknown) => {
+          await http.close();
+          throw new StartupError(`cannot serve metrics on ${host}:${port}: ${(error as Error).message}`);
+        });
+      }
       const address = http.server.address();
       const port = typeof address === 'object' && address !== null ? address.port : config.port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -267,6 +285,8 @@ export async function createServer(
       await devices.simulator.stop();
       await devices.broker?.stop();
       mail.close();
+      // Last: a scrape during the drain still sees it.
+      await metricsListener?.close();
     },
   };
 }

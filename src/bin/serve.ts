@@ -1,23 +1,37 @@
 /**
  * `npm start` / `lockcloud serve`: reads the configuration, starts the server, prints where it is
  * (and, on the first start of the sandbox, the demo credentials, which are never shown again).
+ * `--help` lists the settings (from src/config/settings.ts).
  */
 import { SeedError } from '../app/seed/validate.ts';
-import { ConfigError, describeConfig, loadConfig } from '../config/config.ts';
+import { ConfigError, describeConfig, loadConfig, secretInputs } from '../config/config.ts';
+import { settingsHelp } from '../config/docs.ts';
+import { secretScrubber } from '../config/redact.ts';
 import { createServer, StartupError } from '../main.ts';
 
 export async function serve(argv: readonly string[]): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(settingsHelp());
+    return;
+  }
+  // Whatever reaches the terminal from here on leaves out the secret settings' values, valid or
+  // not: a driver's error may echo the URL it was given, or its password.
+  const scrub = secretScrubber(secretInputs(process.env, argv));
   let server: Awaited<ReturnType<typeof createServer>>;
   try {
     const config = loadConfig(process.env, argv);
     server = await createServer(config);
     const baseUrl = await server.listen();
-    server.logger.info({ config: describeConfig(config), baseUrl }, 'lockcloud started');
+    server.logger.info(
+      { config: describeConfig(config), baseUrl, metricsUrl: server.metricsUrl ?? null },
+      'lockcloud started',
+    );
     const lines = [
       ``,
       `lockcloud is listening on ${baseUrl}  (${config.mode} mode)`,
       `  API docs: ${baseUrl}/docs`,
     ];
+    if (server.metricsUrl !== undefined) lines.push(`  metrics:  ${server.metricsUrl}`);
     if (server.report.kind === 'demo') {
       const { demo } = server.report;
       lines.push(
@@ -30,10 +44,11 @@ export async function serve(argv: readonly string[]): Promise<void> {
     process.stdout.write(`${lines.join('\n')}\n\n`);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof SeedError || error instanceof StartupError) {
-      process.stderr.write(`lockcloud: ${error.message}\n`);
+      process.stderr.write(`lockcloud: ${scrub(error.message)}\n`);
       process.exit(2);
     }
-    throw error;
+    process.stderr.write(`lockcloud: failed to start\n${scrub((error as Error).stack ?? String(error))}\n`);
+    process.exit(1);
   }
   let stopping = false;
   const stop = (signal: string): void => {

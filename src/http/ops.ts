@@ -1,7 +1,8 @@
 /**
- * The operator's endpoints, outside every API surface and its auth: `/healthz` (the process
- * answers), `/readyz` (its dependencies answer, and it is not shutting down), `/metrics`
- * (Prometheus text). Also what shutting down means for requests: from the moment the server starts
+ * The operator's endpoints on the API port, outside every API surface and its auth: `/healthz` (the
+ * process answers) and `/readyz` (its dependencies answer, and it is not shutting down); and the
+ * request metrics, counted here and served on a listener of their own (metrics-listener.ts), never
+ * on this port. Also what shutting down means for requests: from the moment the server starts
  * closing, readiness fails and a request arriving on a connection still open is answered 503 at
  * once, while the requests already in flight run to their end.
  */
@@ -21,7 +22,7 @@ export interface ReadinessCheck {
   check(): Promise<void>;
 }
 
-/** Request metrics and their exposition; the composition root picks the implementation. */
+/** Request metrics and their exposition (metrics-listener.ts); the composition root picks the implementation. */
 export interface HttpMetrics {
   /** `route` is the route's pattern (`/public/lock/:id`), never the raw URL. */
   observeRequest(method: string, route: string, statusCode: number, seconds: number): void;
@@ -41,7 +42,7 @@ export const UNMATCHED_ROUTE = 'unmatched';
 /** The body of a request refused because the server is shutting down (docs/errors.md). */
 export const SHUTTING_DOWN = { error: 'SHUTTING_DOWN' } as const;
 
-const OPS_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+const OPS_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
 const NO_STORE = 'no-store';
 
 interface CheckResult {
@@ -74,7 +75,7 @@ async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<Check
 const routeOf = (request: FastifyRequest): string => request.routeOptions.url ?? UNMATCHED_ROUTE;
 
 /**
- * Registers the hooks and the three routes. Call it before the API plugins: their routes only get
+ * Registers the hooks and the two routes. Call it before the API plugins: their routes only get
  * the hooks registered before them.
  */
 export function registerOps(app: FastifyInstance, options: OpsOptions): void {
@@ -151,11 +152,5 @@ export function registerOps(app: FastifyInstance, options: OpsOptions): void {
     if (unready) return reply.code(503).send({ status: 'unavailable', failing, checks });
     if (failing.length > 0) return reply.send({ status: 'degraded', failing, checks });
     return reply.send({ status: 'ok', checks });
-  });
-
-  app.get('/metrics', hidden, async (_request, reply) => {
-    if (!metrics) return reply.code(404).send({ error: 'NOT_FOUND' });
-    const { contentType, body } = await metrics.scrape();
-    return reply.header('cache-control', NO_STORE).type(contentType).send(body);
   });
 }

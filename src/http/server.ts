@@ -25,7 +25,7 @@ export interface HttpOptions {
   readonly version: string;
   /** Proxies whose X-Forwarded-For names the client; otherwise the client is the socket's peer. */
   readonly trustProxy: readonly string[];
-  /** /healthz, /readyz, /metrics; readiness checks nothing and /metrics answers 404 by default. */
+  /** /healthz and /readyz, and the request metrics; readiness checks nothing by default. */
   readonly ops?: OpsOptions;
 }
 

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { addressPolicy } from '../../src/adapters/webhooks/address-policy.ts';
 import { standardWebhooksSigner } from '../../src/adapters/webhooks/signer.ts';
-import { SETTINGS } from '../../src/config/config.ts';
+import { SETTINGS, type Setting } from '../../src/config/config.ts';
 import { deliveryBody, RETRY_DELAYS_MS } from '../../src/domain/webhook.ts';
 
 const markdown = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');
@@ -84,10 +84,10 @@ describe('docs/webhooks.md', () => {
   it("lists the webhook settings with the configuration's flags, variables and defaults", () => {
     const table = section('Configuration');
     for (const key of ['webhookTimeoutMs', 'webhookAllow', 'secretKey'] as const) {
-      const { flag, env, default: fallback } = SETTINGS[key];
+      const { flag, env, default: fallback }: Setting<unknown> = SETTINGS[key];
       const row = table.split('\n').find((line) => line.includes(`\`${env}\``));
       assert.ok(row, `a row for ${env}`);
-      if (flag.startsWith('--')) assert.ok(row.includes(`\`${flag} `), `${env}: ${flag}`);
+      if (flag?.startsWith('--')) assert.ok(row.includes(`\`${flag} `), `${env}: ${flag}`);
       if (fallback !== undefined && fallback !== '')
         assert.ok(row.includes(` ${fallback} `), `${env}: ${fallback}`);
     }

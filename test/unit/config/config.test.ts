@@ -30,6 +30,8 @@ const DEFAULTS: Config = {
   smtpUrl: undefined,
   mailFrom: 'lockcloud <no-reply@lockcloud.invalid>',
   shutdownGraceMs: 20_000,
+  metricsPort: undefined,
+  metricsHost: '127.0.0.1',
 };
 
 /** The problems loadConfig reports; fails if it accepts the input. */
@@ -111,6 +113,8 @@ describe('loadConfig', () => {
         mqttShareGroup: 'lockcloud',
         simulator: false,
         shutdownGraceMs: 5000,
+        metricsPort: undefined,
+        metricsHost: '127.0.0.1',
       },
     );
   });
@@ -175,6 +179,8 @@ describe('loadConfig', () => {
         mqttShareGroup: 'lockcloud',
         simulator: false,
         shutdownGraceMs: 0,
+        metricsPort: undefined,
+        metricsHost: '127.0.0.1',
       },
     );
   });
@@ -244,6 +250,8 @@ describe('loadConfig', () => {
         mqttShareGroup: 'lockcloud',
         simulator: true,
         shutdownGraceMs: 20_000,
+        metricsPort: undefined,
+        metricsHost: '127.0.0.1',
       },
     );
   });
