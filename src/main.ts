@@ -266,8 +266,8 @@ export async function createServer(
           port,
           metrics,
           onError: (error) => logger.error({ err: error }, 'metrics scrape failed'),
-        }).catch(async (error: unknown) => {
-          await http.close();
+        }).catch((error: unknown) => {
+          // The API listens already: close() stops it with the rest.
           throw new StartupError(`cannot serve metrics on ${host}:${port}: ${(error as Error).message}`);
         });
       }

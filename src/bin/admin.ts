@@ -15,7 +15,8 @@ import { aesGcmBox, loadServerKey } from '../adapters/webhooks/secret-box.ts';
 import { standardWebhooksSigner } from '../adapters/webhooks/signer.ts';
 import { type AccountSummary, Admin } from '../app/admin.ts';
 import type { WebhookConfig } from '../app/ports.ts';
-import { ConfigError, loadConfig } from '../config/config.ts';
+import { ConfigError, loadConfig, secretInputs } from '../config/config.ts';
+import { secretScrubber } from '../config/redact.ts';
 import { normalizeEmail } from '../domain/account.ts';
 import { DomainError, isDomainError } from '../domain/errors.ts';
 import { openStore } from '../open-store.ts';
@@ -314,7 +315,11 @@ export async function admin(argv: readonly string[]): Promise<number> {
       process.stderr.write(`lockcloud admin: ${error.message}\n`);
       return 1;
     }
-    process.stderr.write(`lockcloud admin: unexpected failure\n${(error as Error).stack ?? String(error)}\n`);
+    // A store's error may echo DATABASE_URL: never its password.
+    const scrub = secretScrubber(secretInputs(process.env, []));
+    process.stderr.write(
+      `lockcloud admin: unexpected failure\n${scrub((error as Error).stack ?? String(error))}\n`,
+    );
     return 1;
   }
 }

@@ -9,7 +9,8 @@
  */
 import { statSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { ConfigError, loadConfig } from '../config/config.ts';
+import { ConfigError, loadConfig, secretInputs } from '../config/config.ts';
+import { secretScrubber } from '../config/redact.ts';
 import { describeStore, migrateStore } from '../open-store.ts';
 
 class UsageError extends Error {
@@ -72,7 +73,9 @@ export async function migrate(argv: readonly string[]): Promise<number> {
   } catch (error) {
     // Commander has already printed its own message (or the help asked for).
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    process.stderr.write(`lockcloud migrate: ${(error as Error).message}\n`);
+    // A driver's reason may echo the database URL it was given: never its password.
+    const scrub = secretScrubber(secretInputs(process.env, argv));
+    process.stderr.write(`lockcloud migrate: ${scrub((error as Error).message)}\n`);
     return error instanceof UsageError || error instanceof ConfigError ? 2 : 1;
   }
 }

@@ -5,10 +5,13 @@
  *
  * Exit codes: 0 stopped, 1 could not connect, 2 a usage error.
  */
+
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import pino from 'pino';
 import { Topics } from '../adapters/devices/mqtt/topics.ts';
 import { AdjustableClock } from '../adapters/system/clock.ts';
+import { secretInputs } from '../config/config.ts';
+import { redactSecret, secretScrubber } from '../config/redact.ts';
 import { runBehaviour, seededRandom } from '../simulator/behaviour.ts';
 import { DevicesFileError, fromCredentials, fromSeed } from '../simulator/devices-file.ts';
 import { Fleet, type FleetMember } from '../simulator/fleet.ts';
@@ -146,7 +149,7 @@ async function run(options: SimOptions): Promise<void> {
   await fleet.start();
   const stopBehaviour = runBehaviour(fleet, options, random);
   process.stdout.write(
-    `lockcloud sim: ${fleet.size} access points with ${locks} locks connected to ${options.mqttUrl.replace(/\/\/[^@/]*@/, '//')} in ${Date.now() - started} ms\n`,
+    `lockcloud sim: ${fleet.size} access points with ${locks} locks connected to ${redactSecret(options.mqttUrl)} in ${Date.now() - started} ms\n`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -157,16 +160,18 @@ async function run(options: SimOptions): Promise<void> {
 }
 
 export async function sim(argv: readonly string[]): Promise<number> {
+  // --mqtt-url and MQTT_URL are the server's settings of the same names: their password is never shown.
+  const scrub = secretScrubber(secretInputs(process.env, argv));
   try {
     await program(run).parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     if (error instanceof DevicesFileError || (error as Error).name === 'SeedError') {
-      process.stderr.write(`lockcloud sim: ${(error as Error).message}\n`);
+      process.stderr.write(`lockcloud sim: ${scrub((error as Error).message)}\n`);
       return 2;
     }
-    process.stderr.write(`lockcloud sim: ${(error as Error).message}\n`);
+    process.stderr.write(`lockcloud sim: ${scrub((error as Error).message)}\n`);
     return 1;
   }
 }

@@ -366,17 +366,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   open('POST', '/dashboard/logout', 'dash-public'),
   open('POST', '/dashboard/verify/resend', 'dash-public'),
   // ---- operations and documents: public, the same for everyone.
-  ...[
-    '/',
-    '/healthz',
-    '/readyz',
-    '/metrics',
-    '/openapi.json',
-    '/docs',
-    '/docs/',
-    '/docs/json',
-    '/docs/yaml',
-  ].map((r) => open('GET', r, 'public')),
+  ...['/', '/healthz', '/readyz', '/openapi.json', '/docs', '/docs/', '/docs/json', '/docs/yaml'].map((r) =>
+    open('GET', r, 'public'),
+  ),
   open('GET', '/docs/static/index.html', 'public'),
   open('GET', '/docs/static/swagger-initializer.js', 'public'),
   open('GET', '/docs/*', 'public', '/docs/static/swagger-ui.css'),

@@ -106,6 +106,8 @@ describe('three server processes on PostgreSQL, Redis and Mosquitto', () => {
         '127.0.0.1/32',
         '--rate-limits',
         '{dir}/rate-limits.json',
+        '--metrics-port',
+        '0',
       ],
     });
     // Every lock announced and reporting, seen from each process.
@@ -163,7 +165,9 @@ describe('three server processes on PostgreSQL, Redis and Mosquitto', () => {
     // Some of those acknowledgements were handled by the other two processes: they ended the tasks.
     const endedElsewhere = await Promise.all(
       [1, 2].map(async (n) => {
-        const text = await (await fetch(url(n, '/metrics'))).text();
+        const metricsUrl = cluster.servers[n]?.metricsUrl;
+        assert.ok(metricsUrl, `process ${n} serves metrics`);
+        const text = await (await fetch(metricsUrl)).text();
         return [...text.matchAll(/^lockcloud_commands_total\{[^}]*\} (\d+)/gm)].reduce(
           (sum, m) => sum + Number(m[1]),
           0,

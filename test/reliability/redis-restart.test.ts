@@ -60,8 +60,9 @@ async function readiness(url: string): Promise<{ code: number; status: string; f
   return { code: res.status, status: body.status, failing: body.failing ?? [] };
 }
 
-async function fallbacks(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+async function fallbacks(metricsUrl: string | undefined): Promise<number> {
+  assert.ok(metricsUrl, 'the server serves metrics');
+  const text = await (await fetch(metricsUrl)).text();
   return Number(/^lockcloud_rate_limit_fallbacks_total (\d+)/m.exec(text)?.[1] ?? Number.NaN);
 }
 
@@ -98,7 +99,7 @@ describe('Redis restarted under a running lockcloud', () => {
       '--rate-limits',
       join(dir, 'limits.json'),
     ];
-    server = await startProcess([...flags, '--command-timeout-ms', '3000'], {
+    server = await startProcess([...flags, '--command-timeout-ms', '3000', '--metrics-port', '0'], {
       REDIS_URL: redis.url,
       REDIS_PREFIX: PREFIX,
     });
@@ -141,7 +142,7 @@ describe('Redis restarted under a running lockcloud', () => {
           `${outage}: traffic served while Redis is away`,
           () => load.verdicts.ok >= okBefore + 100,
         );
-        assert.ok((await fallbacks(server.url)) > 0, 'the fallback is counted');
+        assert.ok((await fallbacks(server.metricsUrl)) > 0, 'the fallback is counted');
         // Limited meanwhile: the login limits answer from memory.
         const logins = await loginsUntilThrottled(server.url);
         assert.equal(logins.at(-1), 429, `throttled from memory: ${logins.join(' ')}`);

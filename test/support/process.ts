@@ -6,6 +6,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 
 export interface ServerProcess {
   readonly url: string;
+  /** The metrics listener's URL, when started with `--metrics-port` (serve prints it). */
+  readonly metricsUrl: string | undefined;
   readonly child: ChildProcess;
   /** Everything written to stdout so far. */
   stdout(): string;
@@ -58,8 +60,11 @@ export async function startProcess(
       reject(new Error(`server exited with ${code} before listening:\n${out}\n${err}`));
     });
   });
+  // Printed in the same write as the base URL.
+  const metricsUrl = /^ {2}metrics:\s+(http:\/\/\S+)/m.exec(out)?.[1];
   return {
     url,
+    metricsUrl,
     child,
     stdout: () => out,
     stderr: () => err,

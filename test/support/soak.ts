@@ -3,7 +3,7 @@
  * mixed load for a while (test/support/mixed-load.ts: v3 reads, commands and result polls, v1 reads
  * and controls, sandbox changes, bad requests, plus a v1 login a minute), its webhooks going to a
  * local receiver. Samples the server's RSS (/proc), heap, event-loop delay, open fds and handles
- * (/metrics) and follows every webhook message through the delivery log to the receiver. Used by
+ * (its metrics listener) and follows every webhook message through the delivery log to the receiver. Used by
  * `npm run soak` (scripts/soak.ts) and, short, by test/reliability/soak.test.ts.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -185,8 +185,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       join(dir, 'limits.json'),
       '--command-timeout-ms',
       '5000',
+      '--metrics-port',
+      '0',
     ]);
-    const { url } = server;
+    const { url, metricsUrl } = server;
+    if (metricsUrl === undefined) throw new Error('the server printed no metrics URL');
     const pid = server.child.pid;
     let exited: string | null = null;
     server.child.once('exit', (code, signal) => {
@@ -210,7 +213,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     let warmAtMs = 0;
     const samples: Sample[] = [];
     const sample = async (): Promise<Sample> => {
-      const text = await (await fetch(`${url}/metrics`)).text();
+      const text = await (await fetch(metricsUrl)).text();
       const s: Sample = {
         elapsedMs: Date.now() - started,
         requests: load?.requests ?? 0,

@@ -1,7 +1,8 @@
 /**
- * GET /metrics: Prometheus text with the request histogram labelled by route pattern (never the raw
- * URL), commands by outcome, webhook attempts by outcome, the connected access points, and the
- * process metrics; each server counts only its own.
+ * GET /metrics on the metrics listener (`--metrics-port`): Prometheus text with the request histogram
+ * labelled by route pattern (never the raw URL), commands by outcome, webhook attempts by outcome,
+ * the connected access points, and the process metrics; each server counts only its own. Never on
+ * the API port: metrics-listener.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -30,7 +31,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 async function scrape(t: TestServer): Promise<string> {
-  const res = await t.request('/metrics');
+  const url = t.server.metricsUrl;
+  assert.ok(url, 'the server has a metrics listener');
+  const res = await fetch(url);
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
   return res.text();
@@ -41,7 +44,7 @@ describe('GET /metrics', () => {
   let receiver: Receiver;
   before(async () => {
     receiver = await startReceiver({ status: 204 });
-    t = await startServer({ flags: ['--no-rate-limit'] });
+    t = await startServer({ flags: ['--no-rate-limit', '--metrics-port', '0'] });
   });
   after(async () => {
     await t.close();
@@ -103,7 +106,7 @@ describe('GET /metrics', () => {
   });
 
   it('each server counts its own: a second server starts from 0', async () => {
-    const other = await startServer();
+    const other = await startServer({ flags: ['--metrics-port', '0'] });
     try {
       const text = await scrape(other);
       assert.equal(sample(text, 'lockcloud_commands_total', { command: 'unlock', outcome: 'success' }), 0);

@@ -11,6 +11,7 @@ import type {
   SimulatedLockChange,
   SimulatedLockState,
 } from '../../../app/ports.ts';
+import { redactSecret } from '../../../config/redact.ts';
 import { DomainError } from '../../../domain/errors.ts';
 import type { LockReport } from '../../../domain/lock.ts';
 import type { InFlight } from './in-flight.ts';
@@ -111,7 +112,7 @@ export class MqttGateway implements DeviceGateway {
     });
     client.on('message', (topic, payload) => gateway.onMessage(topic, payload));
     client.on('offline', () =>
-      options.logger.warn({ url: redact(options.url) }, 'device broker unreachable'),
+      options.logger.warn({ url: redactSecret(options.url) }, 'device broker unreachable'),
     );
     client.on('reconnect', () => options.logger.info({}, 'reconnecting to the device broker'));
     await new Promise<void>((resolve, reject) => {
@@ -365,8 +366,4 @@ export class MqttGateway implements DeviceGateway {
       if (pending.apId === apId) this.settle(taskId, { ok: false, error: 'DEVICE_UNREACHABLE' });
     }
   }
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
 }
