@@ -37,8 +37,11 @@ const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@"'<>]*@/gi;
 
 /** Masks the credentials of every URL in a text, for messages whose secrets are not known by value. */
 export function maskUrlCredentials(text: string): string {
-  return text.replace(URL_CREDENTIALS, `$1${MASK}@`);
+  // Most log lines hold no URL at all: one scan for "://" spares them the regex.
+  return text.includes('://') ? text.replace(URL_CREDENTIALS, `$1${MASK}@`) : text;
 }
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Below this length a fragment is not searched for in free text: masking every "ab" in a log line
@@ -83,7 +86,7 @@ export function secretFragments(value: string): string[] {
 export function secretScrubber(values: readonly string[]): (text: string) => string {
   const replacements = new Map<string, string>();
   for (const value of values) {
-    if (value === '') continue;
+    if (value.length < MIN_FRAGMENT) continue;
     replacements.set(value, redactSecret(value));
     for (const fragment of secretFragments(value))
       if (!replacements.has(fragment)) replacements.set(fragment, MASK);
@@ -92,10 +95,15 @@ export function secretScrubber(values: readonly string[]): (text: string) => str
     const escaped = JSON.stringify(from).slice(1, -1);
     if (escaped !== from && !replacements.has(escaped)) replacements.set(escaped, to);
   }
-  const ordered = [...replacements].sort(([a], [b]) => b.length - a.length);
-  return (text) => {
-    let out = text;
-    for (const [from, to] of ordered) if (out.includes(from)) out = out.split(from).join(to);
-    return maskUrlCredentials(out);
-  };
+  if (replacements.size === 0) return maskUrlCredentials;
+  // One pass over the text, whatever the number of secrets: it runs on every log line. Longest
+  // alternatives first, so a whole URL wins over its password alone.
+  const pattern = new RegExp(
+    [...replacements.keys()]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegExp)
+      .join('|'),
+    'g',
+  );
+  return (text) => maskUrlCredentials(text.replace(pattern, (found) => replacements.get(found) ?? MASK));
 }
