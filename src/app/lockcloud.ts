@@ -36,6 +36,7 @@ import { loadSeed, SEED_CREATED_AT } from './seed/load.ts';
 import type { Seed } from './seed/schema.ts';
 import { TokenAuth } from './token-auth.ts';
 import { DEFAULT_DISPATCH_LIMITS, type DispatcherLimits, WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { ManualSends } from './webhooks/manual-sends.ts';
 import { WebhookSettings } from './webhooks/settings.ts';
 
 export interface LockcloudDeps {
@@ -146,7 +147,12 @@ export class Lockcloud {
       metrics: deps.metrics,
       sharedStore: deps.sharedStore,
     });
-    this.webhooks = new WebhookSettings({ ...secretDeps, store: deps.store, dispatcher: this.dispatcher });
+    this.webhooks = new WebhookSettings({
+      ...secretDeps,
+      store: deps.store,
+      dispatcher: this.dispatcher,
+      manualSends: new ManualSends(deps.rateLimits, deps.clock),
+    });
     this.locks = new LockQueries(deps.store.locks);
     this.lockSettings = new LockSettings(deps.store, this.locks);
     this.accounts = new Accounts({

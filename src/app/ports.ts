@@ -236,17 +236,29 @@ export type DeliveryOutcome = Pick<
   'status' | 'attempts' | 'nextAttemptAt' | 'lastAttemptAt' | 'responseStatus' | 'error' | 'latencyMs'
 >;
 
+/** What a query for due messages leaves out, so that its rows are ones that may start now. */
+export interface DueSkip {
+  /** Accounts none of whose messages may start now. */
+  readonly accounts: readonly string[];
+  /** URL hosts (host:port, as a delivery has it) no message may go to now. */
+  readonly hosts: readonly string[];
+  /** An account's messages to a URL host wait (that account is full at the host). */
+  readonly accountHosts: readonly (readonly [account: string, host: string])[];
+}
+
 export interface DeliveryStore {
   insert(delivery: Delivery): Promise<void>;
   get(accountId: string, id: string): Promise<Delivery | undefined>;
   /** Newest first. */
   listForAccount(accountId: string, limit: number): Promise<Delivery[]>;
   /**
-   * Pending deliveries due at `now`, oldest first, leaving out the hosts named. Only the first
+   * Pending deliveries due at `now`, oldest first, leaving out what `skip` names. Only the first
    * unfinished message of each lock is ever due: a later one waits while an earlier one is being
    * sent or waits for a retry, so a lock's messages leave in the order of its changes.
    */
-  due(now: number, limit: number, skipHosts: readonly string[]): Promise<Delivery[]>;
+  due(now: number, limit: number, skip: DueSkip): Promise<Delivery[]>;
+  /** The account's messages waiting or being sent, counted up to `atMost`. */
+  countOpen(accountId: string, atMost: number): Promise<number>;
   /** Takes a pending delivery for sending (at `now`); false when another worker took it first. */
   claim(id: string, now: number): Promise<boolean>;
   record(id: string, outcome: DeliveryOutcome): Promise<void>;
@@ -273,16 +285,31 @@ export interface OutboundRequest {
   readonly timeoutMs: number;
   /** Aborting it cuts the request short (shutdown): it then ends as a failure at once. */
   readonly signal?: AbortSignal;
+  /**
+   * Asked once the destination's address is known and allowed, just before connecting, with the
+   * receiver host it counts against (an IPv4 address or an IPv6 /64). False holds the request back:
+   * nothing is sent and the answer is `busy`. True takes a place the caller frees when send ends.
+   */
+  readonly admit?: (receiverHost: string) => boolean;
 }
 
 export type OutboundResult =
+  /** The receiver answered (any status). */
   | {
-      readonly ok: true;
+      readonly outcome: 'answered';
       readonly status: number;
       readonly retryAfterMs: number | undefined;
       readonly latencyMs: number;
     }
-  | { readonly ok: false; readonly error: string; readonly latencyMs: number };
+  /**
+   * The policy refused the destination, or its name could not be resolved: nothing was sent. The
+   * detail (which address, which DNS error) is for the operator's log, never for the account.
+   */
+  | { readonly outcome: 'refused'; readonly detail: string }
+  /** `admit` said no: nothing was sent, nothing happened; the message may be tried later as it was. */
+  | { readonly outcome: 'busy' }
+  /** Sent or being sent, and no answer came: the error says what happened, never to which address. */
+  | { readonly outcome: 'failed'; readonly error: string; readonly latencyMs: number };
 
 /** Sends one webhook request; refuses forbidden addresses; never follows redirects; never throws. */
 export interface WebhookTransport {

@@ -82,7 +82,11 @@ describe('SQLite store specifics', () => {
       };
       const config = { dialect: new SqliteDialect({ database: raw }), log };
       const db = new Kysely<Database>(config);
-      await new SqlStore(db, async () => undefined).deliveries.due(1, 200, ['example.com']);
+      await new SqlStore(db, async () => undefined).deliveries.due(1, 200, {
+        accounts: ['acc-1'],
+        hosts: ['example.com'],
+        accountHosts: [['acc-2', 'example.org']],
+      });
       const [due] = queries;
       assert.ok(due);
       const plan = raw.prepare(`EXPLAIN QUERY PLAN ${due.sql}`).all(...(due.parameters as unknown[])) as {

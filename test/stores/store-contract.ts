@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { Store } from '../../src/app/ports.ts';
+import type { Delivery, Store } from '../../src/app/ports.ts';
 import type { Account } from '../../src/domain/account.ts';
 import type { Lock } from '../../src/domain/lock.ts';
 import type { Task } from '../../src/domain/task.ts';
@@ -48,6 +48,28 @@ const processing = (id: string, deviceId: string, createdAt = 5_000): Task & { s
   status: 'processing',
   createdAt,
   deadline: createdAt + 15_000,
+});
+
+const message = (id: string, accountId: string, deviceId: string, host: string, seq: number): Delivery => ({
+  id,
+  accountId,
+  deviceId,
+  event: 'lock.state_changed',
+  url: `http://${host}/hook`,
+  host,
+  method: 'POST',
+  body: '{}',
+  locked: true,
+  retries: false,
+  seq,
+  createdAt: 1_000,
+  status: 'pending',
+  attempts: 0,
+  nextAttemptAt: 1_000,
+  lastAttemptAt: null,
+  responseStatus: null,
+  error: null,
+  latencyMs: null,
 });
 
 export function storeContract(backend: string, factory: StoreFactory): void {
@@ -210,6 +232,59 @@ export function storeContract(backend: string, factory: StoreFactory): void {
         retries: true,
       });
       assert.equal(await store.webhooks.get('acc-2'), undefined);
+    });
+
+    it('finds due webhook messages, first per lock and oldest first, leaving out what the dispatcher names', async () => {
+      const none = { accounts: [], hosts: [], accountHosts: [] };
+      await store.deliveries.insert(message('m1', 'acc-1', 'lock-1', 'a.example:81', 1));
+      await store.deliveries.insert(message('m2', 'acc-1', 'lock-1', 'a.example:81', 2));
+      await store.deliveries.insert(message('m3', 'acc-1', 'lock-2', 'b.example', 3));
+      await store.deliveries.insert(message('m4', 'acc-2', 'lock-3', 'a.example:81', 4));
+      await store.deliveries.insert({
+        ...message('m5', 'acc-2', 'lock-4', 'c.example', 5),
+        nextAttemptAt: 9_000,
+      });
+      const ids = (rows: Delivery[]) => rows.map((d) => d.id);
+      // m2 waits behind m1 (the same lock); m5 is not due yet.
+      assert.deepEqual(ids(await store.deliveries.due(1_000, 10, none)), ['m1', 'm3', 'm4']);
+      assert.deepEqual(ids(await store.deliveries.due(1_000, 2, none)), ['m1', 'm3']);
+      assert.deepEqual(ids(await store.deliveries.due(9_000, 10, none)), ['m1', 'm3', 'm4', 'm5']);
+      assert.deepEqual(ids(await store.deliveries.due(1_000, 10, { ...none, accounts: ['acc-1'] })), ['m4']);
+      assert.deepEqual(ids(await store.deliveries.due(1_000, 10, { ...none, hosts: ['a.example:81'] })), [
+        'm3',
+      ]);
+      assert.deepEqual(
+        ids(await store.deliveries.due(1_000, 10, { ...none, accountHosts: [['acc-1', 'a.example:81']] })),
+        ['m3', 'm4'],
+      );
+      assert.deepEqual(
+        ids(
+          await store.deliveries.due(9_000, 10, {
+            accounts: ['acc-1'],
+            hosts: ['c.example'],
+            accountHosts: [['acc-2', 'a.example:81']],
+          }),
+        ),
+        [],
+      );
+      // Being sent, m1 still holds m2 back.
+      assert.equal(await store.deliveries.claim('m1', 1_000), true);
+      assert.deepEqual(ids(await store.deliveries.due(1_000, 10, none)), ['m3', 'm4']);
+
+      assert.equal(await store.deliveries.countOpen('acc-1', 100), 3, 'pending and sending');
+      assert.equal(await store.deliveries.countOpen('acc-1', 2), 2, 'counted no further than asked');
+      await store.deliveries.record('m3', {
+        status: 'delivered',
+        attempts: 1,
+        nextAttemptAt: null,
+        lastAttemptAt: 1_000,
+        responseStatus: 200,
+        error: null,
+        latencyMs: 1,
+      });
+      assert.equal(await store.deliveries.countOpen('acc-1', 100), 2, 'an ended message is not open');
+      assert.equal(await store.deliveries.countOpen('acc-2', 100), 2);
+      assert.equal(await store.deliveries.countOpen('nobody', 100), 0);
     });
 
     it('saves simulated devices and meta values', async () => {

@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { scryptHasher } from '../../src/adapters/system/crypto.ts';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import { loadConfig } from '../../src/config/config.ts';
@@ -60,6 +61,8 @@ export interface TestServerOptions {
   readonly flags?: readonly string[];
   /** Reuse a data directory (restart tests); a fresh one otherwise. */
   readonly dataDir?: string;
+  /** The server's log (pino); none by default (--log-level silent). */
+  readonly logger?: Logger;
 }
 
 // Tests need password hashing, not its cost: scrypt at a low work factor.
@@ -86,7 +89,10 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     argv.push('--seed', seedFile);
   }
   argv.push(...(options.flags ?? []));
-  const server = await createServer(loadConfig({}, argv), { passwords: cheapPasswords });
+  const server = await createServer(loadConfig({}, argv), {
+    passwords: cheapPasswords,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
   const url = await server.listen();
   return {
     url,

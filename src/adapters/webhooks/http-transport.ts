@@ -3,7 +3,8 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { OutboundRequest, OutboundResult, WebhookTransport } from '../../app/ports.ts';
-import type { AddressCheck } from './address-policy.ts';
+import { type AddressCheck, receiverHost } from './address-policy.ts';
+import { networkError } from './network-errors.ts';
 
 const USER_AGENT = 'lockcloud-webhooks/1';
 // What is read of an answer: its status matters, its body is not kept.
@@ -17,29 +18,39 @@ function retryAfterMs(res: IncomingMessage, now: number): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+/** Ends the request before it connects; `code` tells the error handler which outcome it is. */
+const stop = (code: 'EDESTINATION' | 'EHOSTBUSY', message: string) =>
+  Object.assign(new Error(message), { code });
+
 /**
  * Webhook requests over node:http(s). The address is checked after resolution, at connect time,
- * and the connection goes to the address that was checked, so DNS cannot swap in a forbidden one
- * between check and use. Redirects are not followed: a 3xx is the receiver's answer.
+ * and the connection goes to the one address that was checked (and admitted), so DNS cannot swap
+ * in a forbidden one between check and use. Redirects are not followed: a 3xx is the receiver's
+ * answer. A refused or unresolvable destination is one outcome, `refused`, whose detail is for the
+ * operator's log only; network errors are told without the address connected to.
  */
 export function httpTransport(allowed: AddressCheck): WebhookTransport {
-  const guardedLookup: LookupFunction = (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      const list = Array.isArray(addresses) ? addresses : [];
-      const bad = list.find((a) => !allowed(a.address));
-      if (bad || list.length === 0) {
-        const refusal = Object.assign(new Error(`address ${bad?.address ?? 'none'} is not allowed`), {
-          code: 'EFORBIDDEN',
-        });
-        return callback(refusal, '', 0);
-      }
-      const all = (options as { all?: boolean }).all === true;
-      if (all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
-      const first = list[0] as LookupAddress;
-      return callback(null, first.address, first.family);
-    });
-  };
+  const guardedLookup =
+    (admit: OutboundRequest['admit']): LookupFunction =>
+    (hostname, options, callback) => {
+      dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+        if (error)
+          return callback(stop('EDESTINATION', `${hostname}: ${error.code ?? error.message}`), '', 0);
+        const list = Array.isArray(addresses) ? addresses : [];
+        const first = list[0];
+        if (first === undefined) return callback(stop('EDESTINATION', `${hostname}: no address`), '', 0);
+        for (const { address } of list) {
+          const verdict = allowed(address);
+          if (!verdict.allowed) return callback(stop('EDESTINATION', `${hostname}: ${verdict.why}`), '', 0);
+        }
+        if (admit && !admit(receiverHost(first.address)))
+          return callback(stop('EHOSTBUSY', `${first.address} is busy`), '', 0);
+        // Only the admitted address: the connection goes where the check and the count were made.
+        if ((options as { all?: boolean }).all === true)
+          return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, [first]);
+        return callback(null, first.address, first.family);
+      });
+    };
 
   return {
     send(request: OutboundRequest): Promise<OutboundResult> {
@@ -49,15 +60,19 @@ export function httpTransport(allowed: AddressCheck): WebhookTransport {
       try {
         url = new URL(request.url);
       } catch {
-        return Promise.resolve({ ok: false, error: 'not a URL', latencyMs: 0 });
+        return Promise.resolve({ outcome: 'failed', error: 'not a URL', latencyMs: 0 });
       }
       const host = url.hostname.replace(/^\[|\]$/g, '');
-      // A literal address skips DNS (and so the lookup hook): check it here.
-      if (isIP(host) !== 0 && !allowed(host)) {
-        return Promise.resolve({ ok: false, error: `address ${host} is not allowed`, latencyMs: 0 });
+      // A literal address skips DNS (and so the lookup hook): check and admit it here.
+      if (isIP(host) !== 0) {
+        const verdict = allowed(host);
+        if (!verdict.allowed) return Promise.resolve({ outcome: 'refused', detail: verdict.why });
+        if (request.admit && !request.admit(receiverHost(host))) return Promise.resolve({ outcome: 'busy' });
       }
       return new Promise((resolve) => {
         let settled = false;
+        // Until the name has an address, a timeout means it could not be resolved in time.
+        let resolved = isIP(host) !== 0;
         const finish = (result: OutboundResult): void => {
           if (settled) return;
           settled = true;
@@ -69,12 +84,19 @@ export function httpTransport(allowed: AddressCheck): WebhookTransport {
           headers['content-type'] = 'application/json';
           headers['content-length'] = String(Buffer.byteLength(request.body));
         }
+        // A late answer from DNS (after the timeout or a shutdown) must not take a slot nobody frees.
+        const admit = request.admit && ((key: string) => !settled && (request.admit?.(key) ?? true));
+        const lookup = guardedLookup(admit);
         const req = send(
           url,
           {
             method: request.method,
             headers,
-            lookup: guardedLookup,
+            lookup: (hostname, options, callback) =>
+              lookup(hostname, options, (error, ...rest) => {
+                resolved = error === null;
+                (callback as (...args: unknown[]) => void)(error, ...rest);
+              }),
             timeout: request.timeoutMs,
             ...(request.signal === undefined ? {} : { signal: request.signal }),
           },
@@ -86,7 +108,7 @@ export function httpTransport(allowed: AddressCheck): WebhookTransport {
             });
             const done = (): void =>
               finish({
-                ok: true,
+                outcome: 'answered',
                 status: res.statusCode ?? 0,
                 retryAfterMs: retryAfterMs(res, Date.now()),
                 latencyMs: latency(),
@@ -96,21 +118,22 @@ export function httpTransport(allowed: AddressCheck): WebhookTransport {
             res.on('error', done);
           },
         );
-        // The whole exchange, not only idle time, is bounded by the timeout.
-        const timer = setTimeout(() => {
+        // The whole exchange, name resolution included, is bounded by the timeout.
+        const timedOut = (): void => {
           req.destroy(
-            Object.assign(new Error(`no answer within ${request.timeoutMs} ms`), { code: 'ETIMEDOUT' }),
+            resolved
+              ? Object.assign(new Error(`no answer within ${request.timeoutMs} ms`), { code: 'ETIMEDOUT' })
+              : stop('EDESTINATION', `${host}: not resolved within ${request.timeoutMs} ms`),
           );
-        }, request.timeoutMs);
+        };
+        const timer = setTimeout(timedOut, request.timeoutMs);
         timer.unref();
-        req.on('timeout', () =>
-          req.destroy(
-            Object.assign(new Error(`no answer within ${request.timeoutMs} ms`), { code: 'ETIMEDOUT' }),
-          ),
-        );
+        req.on('timeout', timedOut);
         req.on('error', (error: NodeJS.ErrnoException) => {
           clearTimeout(timer);
-          finish({ ok: false, error: error.message, latencyMs: latency() });
+          if (error.code === 'EDESTINATION') return finish({ outcome: 'refused', detail: error.message });
+          if (error.code === 'EHOSTBUSY') return finish({ outcome: 'busy' });
+          finish({ outcome: 'failed', error: networkError(error, request.timeoutMs), latencyMs: latency() });
         });
         req.on('close', () => clearTimeout(timer));
         req.end(request.body ?? undefined);

@@ -2,11 +2,9 @@ import {
   DELIVERY_LOG_LIMIT,
   deliveryBody,
   type LockState,
-  nextAttemptDelay,
   stateName,
   substitute,
 } from '../../domain/webhook.ts';
-import { NO_METRICS } from '../ops-ports.ts';
 import type {
   Cancel,
   Delivery,
@@ -19,23 +17,25 @@ import type {
   WebhookConfig,
   WebhookTransport,
 } from '../ports.ts';
-import { type SecretDeps, signingSecrets } from './secrets.ts';
+import { attemptDelivery } from './attempt.ts';
+import { DEFAULT_DISPATCH_LIMITS, type DispatchLimits, InFlight, type Ticket } from './in-flight.ts';
+import type { SecretDeps } from './secrets.ts';
 
-export interface DispatcherLimits {
-  /** Deliveries in flight in this process. */
-  readonly total: number;
-  /** Deliveries in flight to one receiver host: a slow receiver holds no more than these. */
-  readonly perHost: number;
-  readonly timeoutMs: number;
-}
+export { DEFAULT_DISPATCH_LIMITS };
+export type DispatcherLimits = DispatchLimits;
 
 const RETRY_POLL_MS = 1_000;
 // With several processes, a delivery `sending` for this long was cut short by a dead process (an
 // attempt lasts at most the timeout); how often that is looked for.
 const ABANDONED_AFTER_MS = 60_000;
 const ABANDONED_POLL_MS = 30_000;
+// The most due messages read in one query: enough to fill the free places past a few that may not
+// start, without reading a long backlog on every pass (a pass runs each time a delivery ends).
+const MAX_READ = 200;
 
-export const DEFAULT_DISPATCH_LIMITS: DispatcherLimits = { total: 32, perHost: 4, timeoutMs: 5_000 };
+/** What the log says of a message the account's full queue did not take. */
+export const queueFull = (limit: number): string =>
+  `not sent: ${limit} messages of this account were already waiting`;
 
 export interface DispatcherDeps extends SecretDeps {
   readonly store: Store;
@@ -43,7 +43,7 @@ export interface DispatcherDeps extends SecretDeps {
   readonly transport: WebhookTransport;
   readonly random: RandomSource;
   readonly logger: Logger;
-  readonly limits: DispatcherLimits;
+  readonly limits: DispatchLimits;
   /** Counts each attempt's outcome; none by default. */
   readonly metrics?: Metrics;
   /** Other processes share the store and send its messages too (see failInterrupted). */
@@ -60,13 +60,11 @@ const hostOf = (url: string): string => {
 
 /**
  * Sends the status-change webhook. A change is written to the outbox (which is also the delivery
- * log) and sent off the request path: per lock in the order of its changes, with bounded
- * concurrency per receiver and overall, one attempt unless the account opted into retries.
+ * log) and sent off the request path: per lock in the order of its changes, one attempt unless the
+ * account opted into retries, with the places shared fairly between accounts (in-flight.ts).
  */
 export class WebhookDispatcher {
-  private readonly inFlightHosts = new Map<string, number>();
-  private readonly inFlightDevices = new Set<string>();
-  private inFlight = 0;
+  private readonly inFlight: InFlight;
   private draining = false;
   private again = false;
   private lastSeq = 0;
@@ -78,7 +76,9 @@ export class WebhookDispatcher {
   private readonly attempts = new Set<Promise<void>>();
   private shutdown = new AbortController();
 
-  constructor(private readonly deps: DispatcherDeps) {}
+  constructor(private readonly deps: DispatcherDeps) {
+    this.inFlight = new InFlight(deps.limits);
+  }
 
   async start(): Promise<void> {
     this.stopped = false;
@@ -164,6 +164,15 @@ export class WebhookDispatcher {
     const url = substitute(config.url, deviceId, state);
     // Strictly increasing in this process, so one lock's messages keep their order.
     this.lastSeq = Math.max(this.lastSeq + 1, now * 1000);
+    // An account's backlog is bounded; a message past it is logged with the reason, never dropped.
+    const { queuePerAccount } = this.deps.limits;
+    const full =
+      (await this.deps.store.deliveries.countOpen(config.accountId, queuePerAccount)) >= queuePerAccount;
+    if (full)
+      this.deps.logger.warn(
+        { account: config.accountId, waiting: queuePerAccount },
+        "webhook queue full: the account's new message is logged, not sent",
+      );
     const delivery: Delivery = {
       id: `msg_${this.deps.random.uuid().replace(/-/g, '')}`,
       accountId: config.accountId,
@@ -177,12 +186,12 @@ export class WebhookDispatcher {
       retries: config.retries,
       seq: this.lastSeq,
       createdAt: now,
-      status: 'pending',
+      status: full ? 'failed' : 'pending',
       attempts: 0,
-      nextAttemptAt: now,
+      nextAttemptAt: full ? null : now,
       lastAttemptAt: null,
       responseStatus: null,
-      error: null,
+      error: full ? queueFull(queuePerAccount) : null,
       latencyMs: null,
     };
     await this.deps.store.deliveries.insert(delivery);
@@ -211,117 +220,45 @@ export class WebhookDispatcher {
       });
   }
 
+  /**
+   * Starts what may start now. Asks the store for due messages level by level, least busy accounts
+   * first (accounts with nothing out, then those with one out, ...), so a long backlog of one
+   * account never stands between another account's message and a free place; asks again after
+   * each start, since the levels have changed.
+   */
   private async drain(): Promise<void> {
-    const { limits, store, clock } = this.deps;
-    if (this.inFlight >= limits.total) return;
-    const fullHosts = [...this.inFlightHosts].filter(([, n]) => n >= limits.perHost).map(([h]) => h);
-    // Twice the free slots: enough to fill them past a few rows of a nearly full host, without
-    // reading a long backlog on every pass (a pass runs each time a delivery ends).
-    const room = limits.total - this.inFlight;
-    const due = await store.deliveries.due(clock.now(), Math.min(200, room * 2), fullHosts);
-    // A lock whose earlier message is in flight or waiting waits too: messages leave in order.
-    const blockedDevices = new Set(this.inFlightDevices);
-    for (const delivery of due) {
-      if (this.inFlight >= limits.total) break;
-      const deviceKey = `${delivery.accountId}/${delivery.deviceId}`;
-      const hostCount = this.inFlightHosts.get(delivery.host) ?? 0;
-      if (blockedDevices.has(deviceKey) || hostCount >= limits.perHost) {
-        blockedDevices.add(deviceKey);
-        continue;
+    const { store, clock } = this.deps;
+    for (;;) {
+      if (this.stopped || this.inFlight.room <= 0) return;
+      let started = 0;
+      for (const level of this.inFlight.levels()) {
+        const limit = Math.min(MAX_READ, this.inFlight.room * 2);
+        const due = await store.deliveries.due(clock.now(), limit, this.inFlight.skip(level));
+        const picked = this.inFlight.pick(due);
+        for (const { candidate, ticket } of picked) {
+          if (!this.stopped && (await store.deliveries.claim(candidate.id, clock.now()))) {
+            this.launch(candidate, ticket);
+            started++;
+          } else {
+            this.inFlight.end(ticket);
+          }
+        }
+        if (picked.length > 0) break;
       }
-      blockedDevices.add(deviceKey);
-      if (this.stopped) return;
-      if (!(await store.deliveries.claim(delivery.id, this.deps.clock.now()))) continue;
-      this.inFlight++;
-      this.inFlightHosts.set(delivery.host, hostCount + 1);
-      this.inFlightDevices.add(deviceKey);
-      const attempt = this.attempt(delivery).finally(() => {
-        this.attempts.delete(attempt);
-        this.inFlight--;
-        const left = (this.inFlightHosts.get(delivery.host) ?? 1) - 1;
-        if (left <= 0) this.inFlightHosts.delete(delivery.host);
-        else this.inFlightHosts.set(delivery.host, left);
-        this.inFlightDevices.delete(deviceKey);
-        this.kick();
-      });
-      this.attempts.add(attempt);
+      if (started === 0) return;
     }
   }
 
-  /** One attempt; never rejects. */
-  private async attempt(delivery: Delivery): Promise<void> {
-    const { clock, transport, signer, store, limits, logger } = this.deps;
-    const metrics = this.deps.metrics ?? NO_METRICS;
-    const attempts = delivery.attempts + 1;
-    const { signal } = this.shutdown;
-    try {
-      const secrets = await signingSecrets(this.deps, delivery.accountId);
-      if (signal.aborted) {
-        // The dispatcher stopped before this left: it stays queued for the next start.
-        await store.deliveries.record(delivery.id, { ...delivery, status: 'pending' });
-        return;
-      }
-      const timestamp = Math.floor(clock.now() / 1000);
-      const headers: Record<string, string> = {
-        'webhook-id': delivery.id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signer.sign(secrets, delivery.id, timestamp, delivery.body ?? ''),
-        'lockcloud-event': delivery.event,
-      };
-      const result = await transport.send({
-        url: delivery.url,
-        method: delivery.method,
-        headers,
-        body: delivery.body,
-        timeoutMs: limits.timeoutMs,
-        signal,
-      });
-      const now = clock.now();
-      if (!result.ok && signal.aborted) {
-        await store.deliveries.record(delivery.id, {
-          status: 'failed',
-          attempts,
-          nextAttemptAt: null,
-          lastAttemptAt: now,
-          responseStatus: null,
-          error: 'interrupted by a shutdown; not sent again',
-          latencyMs: result.latencyMs,
-        });
-        metrics.webhookAttempted('interrupted');
-        return;
-      }
-      const status = result.ok ? result.status : undefined;
-      const succeeded = status !== undefined && status >= 200 && status < 300;
-      const delay =
-        delivery.retries && !succeeded
-          ? nextAttemptDelay(attempts, status, result.ok ? result.retryAfterMs : undefined)
-          : undefined;
-      await store.deliveries.record(delivery.id, {
-        status: succeeded ? 'delivered' : delay !== undefined ? 'pending' : 'failed',
-        attempts,
-        nextAttemptAt: delay === undefined ? null : now + delay,
-        lastAttemptAt: now,
-        responseStatus: status ?? null,
-        error: result.ok ? (succeeded ? null : `HTTP ${result.status}`) : result.error,
-        latencyMs: result.latencyMs,
-      });
-      metrics.webhookAttempted(succeeded ? 'delivered' : delay !== undefined ? 'retry_scheduled' : 'failed');
-    } catch (error) {
-      logger.error({ err: error, delivery: delivery.id }, 'webhook delivery failed');
-      metrics.webhookAttempted('failed');
-      await store.deliveries
-        .record(delivery.id, {
-          status: 'failed',
-          attempts,
-          nextAttemptAt: null,
-          lastAttemptAt: clock.now(),
-          responseStatus: null,
-          error: 'internal error',
-          latencyMs: null,
-        })
-        .catch((recordError: unknown) =>
-          logger.error({ err: recordError, delivery: delivery.id }, 'logging a webhook delivery failed'),
-        );
-    }
+  private launch(delivery: Delivery, ticket: Ticket): void {
+    const deps = { ...this.deps, timeoutMs: this.deps.limits.timeoutMs };
+    const admit = (receiverHost: string): boolean => this.inFlight.admit(ticket, receiverHost);
+    const attempt = attemptDelivery(deps, delivery, admit, this.shutdown.signal).then((end) => {
+      this.attempts.delete(attempt);
+      this.inFlight.end(ticket);
+      // Given back because its receiver host is full: not kicked, since the host is now known and
+      // left out until a message there ends, which kicks (as do new messages and the poll).
+      if (end === 'done') this.kick();
+    });
+    this.attempts.add(attempt);
   }
 }

@@ -2,6 +2,7 @@ import { DomainError } from '../../domain/errors.ts';
 import { isWebhookMethod, webhookUrlProblem } from '../../domain/webhook.ts';
 import type { Delivery, Store, WebhookConfig } from '../ports.ts';
 import type { WebhookDispatcher } from './dispatcher.ts';
+import type { ManualSends } from './manual-sends.ts';
 import { rotateSecret, type SecretDeps } from './secrets.ts';
 
 export interface WebhookInput {
@@ -54,6 +55,8 @@ export async function removeWebhook(
 export interface WebhookSettingsDeps extends SecretDeps {
   readonly store: Store;
   readonly dispatcher: WebhookDispatcher;
+  /** The budget test events and resends spend (THROTTLED past it). */
+  readonly manualSends: ManualSends;
 }
 
 /** An account's webhook: what the dashboard's settings page, the extension API and the CLI change. */
@@ -88,6 +91,7 @@ export class WebhookSettings {
   /** Sends a test message about the account's first lock (or a placeholder when it has none). */
   async sendTest(accountId: string): Promise<Delivery> {
     const config = await this.require(accountId);
+    await this.deps.manualSends.spend(accountId);
     const [lock] = await this.deps.store.locks.listOwnedBy(accountId);
     return this.deps.dispatcher.sendTest(
       config,
@@ -104,6 +108,7 @@ export class WebhookSettings {
     const config = await this.require(accountId);
     const original = await this.deps.store.deliveries.get(accountId, deliveryId);
     if (!original) throw new DomainError('DELIVERY_NOT_FOUND', 'no such delivery', { field: 'id' });
+    await this.deps.manualSends.spend(accountId);
     return this.deps.dispatcher.resend(config, original);
   }
 

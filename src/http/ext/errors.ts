@@ -27,6 +27,12 @@ export const EXT_ERRORS = [
     error: 'NOT_FOUND',
     cause: 'no such route, no webhook set (GET, DELETE), or no such delivery',
   },
+  {
+    status: 429,
+    error: 'THROTTLED',
+    cause:
+      "test events and resends: over the account's budget (30 at once, then one every 2 s); Retry-After says when one more is allowed",
+  },
   { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
   {
     status: 503,
@@ -42,11 +48,11 @@ export interface ExtErrorBody {
   readonly message?: string;
 }
 
-type ExtAnswer = 'BAD_PARAMS' | 'NOT_FOUND' | 'UNAUTHORIZED';
+type ExtAnswer = 'BAD_PARAMS' | 'NOT_FOUND' | 'UNAUTHORIZED' | 'THROTTLED';
 
 /**
  * Every domain code, as the extension API answers it. Its routes raise UNAUTHENTICATED,
- * INVALID_INPUT, NOT_CONFIGURED and DELIVERY_NOT_FOUND; for the rest, the nearest row: a credential
+ * INVALID_INPUT, NOT_CONFIGURED, DELIVERY_NOT_FOUND and THROTTLED; for the rest, the nearest row: a credential
  * problem is 401, a missing thing 404, anything else a request that cannot be carried out (400).
  */
 const BY_CODE: Record<DomainErrorCode, ExtAnswer> = {
@@ -65,8 +71,8 @@ const BY_CODE: Record<DomainErrorCode, ExtAnswer> = {
   INVALID_COMMAND: 'BAD_PARAMS',
   MISSING_FIELD: 'BAD_PARAMS',
   INVALID_EMAIL: 'BAD_PARAMS',
-  // /ext has no rate limits yet: a request refused for one could not be carried out.
-  THROTTLED: 'BAD_PARAMS',
+  // The budget of test events and resends (app/webhooks/manual-sends.ts), with its wait.
+  THROTTLED: 'THROTTLED',
   BLOCKED: 'BAD_PARAMS',
   WRONG_CREDENTIALS: 'UNAUTHORIZED',
   EMAIL_NOT_VERIFIED: 'UNAUTHORIZED',
@@ -79,11 +85,18 @@ const BY_CODE: Record<DomainErrorCode, ExtAnswer> = {
   ACCOUNT_NOT_FOUND: 'UNAUTHORIZED',
 };
 
-const STATUS: Record<ExtAnswer, number> = { BAD_PARAMS: 400, NOT_FOUND: 404, UNAUTHORIZED: 401 };
+const STATUS: Record<ExtAnswer, number> = {
+  BAD_PARAMS: 400,
+  NOT_FOUND: 404,
+  UNAUTHORIZED: 401,
+  THROTTLED: 429,
+};
 
 export function extAnswer(error: DomainError): ErrorAnswer<ExtErrorBody> {
   const name = BY_CODE[error.code];
   const body = name === 'UNAUTHORIZED' ? { error: name } : { error: name, message: error.message };
+  if (name === 'THROTTLED')
+    return { status: 429, body, retryAfterSeconds: error.details.retryAfterSeconds ?? 1 };
   return { status: STATUS[name], body };
 }
 

@@ -122,7 +122,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
         summary: "Send a test event (the account's first lock, its current state)",
         tags,
         security,
-        response: { 202: DeliveryAccepted, 400: ExtError, 401: ExtError },
+        response: { 202: DeliveryAccepted, 400: ExtError, 401: ExtError, 429: ExtError },
       },
     },
     async (request, reply) => {
@@ -158,7 +158,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
         tags,
         security,
         params: DeliveryIdParams,
-        response: { 202: DeliveryAccepted, 400: ExtError, 401: ExtError, 404: ExtError },
+        response: { 202: DeliveryAccepted, 400: ExtError, 401: ExtError, 404: ExtError, 429: ExtError },
       },
     },
     async (request, reply) => {

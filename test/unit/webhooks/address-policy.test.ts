@@ -1,9 +1,19 @@
 /** The SSRF guard: which resolved addresses a webhook may be sent to. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addressPolicy } from '../../../src/adapters/webhooks/address-policy.ts';
+import {
+  type AddressPolicyOptions,
+  addressPolicy,
+  receiverHost,
+} from '../../../src/adapters/webhooks/address-policy.ts';
 
-const strict = addressPolicy({ allowLoopback: false, allow: [] });
+/** The policy as a yes or no (the reason it gives is for the operator's log). */
+const policyOf =
+  (options: AddressPolicyOptions) =>
+  (address: string): boolean =>
+    addressPolicy(options)(address).allowed;
+
+const strict = policyOf({ allowLoopback: false, allow: [] });
 
 const REFUSED: Record<string, string> = {
   '127.0.0.1': 'loopback',
@@ -73,7 +83,7 @@ describe('addressPolicy, production (no exceptions)', () => {
 });
 
 describe('addressPolicy with allowLoopback (sandbox mode)', () => {
-  const sandbox = addressPolicy({ allowLoopback: true, allow: [] });
+  const sandbox = policyOf({ allowLoopback: true, allow: [] });
 
   it('lets loopback through, IPv4, IPv6 and IPv4-mapped', () => {
     for (const address of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) {
@@ -95,7 +105,7 @@ describe('addressPolicy with allowLoopback (sandbox mode)', () => {
 
 describe('addressPolicy with --webhook-allow ranges', () => {
   it('lets an allowed CIDR range through, and only that range', () => {
-    const policy = addressPolicy({ allowLoopback: false, allow: ['10.1.0.0/16'] });
+    const policy = policyOf({ allowLoopback: false, allow: ['10.1.0.0/16'] });
     assert.equal(policy('10.1.0.1'), true);
     assert.equal(policy('10.1.255.254'), true);
     assert.equal(policy('::ffff:10.1.2.3'), true, 'the IPv4-mapped form too');
@@ -107,7 +117,7 @@ describe('addressPolicy with --webhook-allow ranges', () => {
   });
 
   it('127.0.0.0/8 lets loopback through in production', () => {
-    const policy = addressPolicy({ allowLoopback: false, allow: ['127.0.0.0/8'] });
+    const policy = policyOf({ allowLoopback: false, allow: ['127.0.0.0/8'] });
     assert.equal(policy('127.0.0.1'), true);
     assert.equal(policy('127.9.9.9'), true);
     assert.equal(policy('::1'), false, 'IPv6 loopback is another range');
@@ -115,7 +125,7 @@ describe('addressPolicy with --webhook-allow ranges', () => {
   });
 
   it('takes IPv6 ranges and several ranges at once', () => {
-    const policy = addressPolicy({ allowLoopback: false, allow: ['fd00:1::/32', '192.168.10.0/24'] });
+    const policy = policyOf({ allowLoopback: false, allow: ['fd00:1::/32', '192.168.10.0/24'] });
     assert.equal(policy('fd00:1::5'), true);
     assert.equal(policy('fd00:2::5'), false);
     assert.equal(policy('192.168.10.7'), true);
@@ -123,8 +133,32 @@ describe('addressPolicy with --webhook-allow ranges', () => {
   });
 
   it('a single address as a /32', () => {
-    const policy = addressPolicy({ allowLoopback: false, allow: ['10.0.0.7/32'] });
+    const policy = policyOf({ allowLoopback: false, allow: ['10.0.0.7/32'] });
     assert.equal(policy('10.0.0.7'), true);
     assert.equal(policy('10.0.0.8'), false);
+  });
+});
+
+describe('the reason a refusal gives (for the operator log only)', () => {
+  it('names the address and its class', () => {
+    const verdict = addressPolicy({ allowLoopback: false, allow: [] })('10.0.0.1');
+    assert.deepEqual(verdict, { allowed: false, why: '10.0.0.1 is special-purpose (private)' });
+    assert.deepEqual(addressPolicy({ allowLoopback: false, allow: [] })('8.8.8.8'), { allowed: true });
+  });
+});
+
+describe('receiverHost: what the per-host limit counts by', () => {
+  it('is the IPv4 address, however it is written', () => {
+    assert.equal(receiverHost('127.0.0.1'), '127.0.0.1');
+    assert.equal(receiverHost('::ffff:127.0.0.1'), '127.0.0.1');
+    assert.equal(receiverHost('::ffff:7f00:1'), '127.0.0.1');
+    assert.equal(receiverHost('64:ff9b::808:808'), '8.8.8.8', 'through the well-known NAT64 prefix');
+  });
+
+  it('is the /64 of an IPv6 address: one host cannot spread over its own network', () => {
+    assert.equal(receiverHost('2606:4700::1'), '2606:4700::/64');
+    assert.equal(receiverHost('2606:4700::ffff:1234'), '2606:4700::/64');
+    assert.equal(receiverHost('2606:4700:0:1::1'), '2606:4700:0:1::/64');
+    assert.equal(receiverHost('::1'), '::/64');
   });
 });

@@ -1,5 +1,11 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type { Delivery, DeliveryOutcome, DeliveryStatus, DeliveryStore } from '../../../app/ports.ts';
+import type {
+  Delivery,
+  DeliveryOutcome,
+  DeliveryStatus,
+  DeliveryStore,
+  DueSkip,
+} from '../../../app/ports.ts';
 import { bool, type Database, type WebhookDeliveriesTable } from './tables.ts';
 
 const num = (v: number | null): number | null => (v === null ? null : Number(v));
@@ -81,7 +87,7 @@ export class SqlDeliveryStore implements DeliveryStore {
     return rows.map(toDelivery);
   }
 
-  async due(now: number, limit: number, skipHosts: readonly string[]): Promise<Delivery[]> {
+  async due(now: number, limit: number, skip: DueSkip): Promise<Delivery[]> {
     let query = this.db
       .selectFrom('webhook_deliveries')
       .selectAll()
@@ -102,9 +108,37 @@ export class SqlDeliveryStore implements DeliveryStore {
           ),
         ),
       );
-    if (skipHosts.length > 0) query = query.where('host', 'not in', [...skipHosts]);
+    if (skip.accounts.length > 0) query = query.where('account_id', 'not in', [...skip.accounts]);
+    if (skip.hosts.length > 0) query = query.where('host', 'not in', [...skip.hosts]);
+    if (skip.accountHosts.length > 0)
+      query = query.where(({ and, or, not, eb }) =>
+        not(
+          or(
+            skip.accountHosts.map(([account, host]) =>
+              and([eb('account_id', '=', account), eb('host', '=', host)]),
+            ),
+          ),
+        ),
+      );
     const rows = await query.orderBy('seq').limit(limit).execute();
     return rows.map(toDelivery);
+  }
+
+  async countOpen(accountId: string, atMost: number): Promise<number> {
+    // Through the open index (009), and no further than needed.
+    const row = await this.db
+      .selectFrom((db) =>
+        db
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('account_id', '=', accountId)
+          .where(sql<boolean>`status in ('pending', 'sending')`)
+          .limit(atMost)
+          .as('open'),
+      )
+      .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
   }
 
   async claim(id: string, now: number): Promise<boolean> {
