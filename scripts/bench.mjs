@@ -15,6 +15,7 @@ const ORDER = [
   'commands',
   'v1-control',
   'webhooks',
+  'webhook-fairness',
   'scale-store',
   'scale-devices',
   'device-round-trip',
