@@ -22,7 +22,7 @@ import { httpTransport } from './adapters/webhooks/http-transport.ts';
 import { aesGcmBox, loadServerKey } from './adapters/webhooks/secret-box.ts';
 import { standardWebhooksSigner } from './adapters/webhooks/signer.ts';
 import { Lockcloud, type StartReport } from './app/lockcloud.ts';
-import type { Mailer, PasswordHasher, Logger as PortLogger, RateLimitStore } from './app/ports.ts';
+import type { EventBus, Mailer, PasswordHasher, Logger as PortLogger, RateLimitStore } from './app/ports.ts';
 import { parseRateLimits } from './app/rate-limit-settings.ts';
 import type { Seed } from './app/seed/schema.ts';
 import { parseSeed } from './app/seed/validate.ts';
@@ -31,7 +31,7 @@ import type { Config } from './config/config.ts';
 import type { RateLimitSettings } from './domain/rate-limit.ts';
 import { listenMetrics, type MetricsListener } from './http/metrics-listener.ts';
 import { buildHttp } from './http/server.ts';
-import { type DeviceLinkParts, openDeviceLink } from './open-device-link.ts';
+import { type DeviceLink, openDeviceLink } from './open-device-link.ts';
 import { openLogger } from './open-logger.ts';
 import { drainHttp, readinessChecks } from './open-ops.ts';
 import { openStore } from './open-store.ts';
@@ -49,7 +49,7 @@ export interface LockcloudServer {
   readonly http: FastifyInstance;
   readonly clock: AdjustableClock;
   readonly report: StartReport;
-  readonly devices: DeviceLinkParts;
+  readonly devices: DeviceLink;
   readonly logger: Logger;
   /** This server's metrics (each server its own registry). */
   readonly metrics: PrometheusMetrics;
@@ -111,7 +111,7 @@ function openRateLimitStore(
 async function openEventBus(
   config: Config,
   logger: PortLogger,
-): Promise<{ events: LocalEventBus | RedisEventBus; close: () => Promise<void> }> {
+): Promise<{ events: EventBus; close: () => Promise<void> }> {
   if (config.redisUrl === undefined) {
     const events = new LocalEventBus((error) => logger.error({ err: error }, 'event listener failed'));
     return { events, close: async () => undefined };
@@ -173,7 +173,8 @@ export async function createServer(
   const mail = openMailer(config, mailbox, clock, logger);
   const serverKey = loadServerKey(config.secretKey, config.dataDir);
   const secretBox = aesGcmBox(serverKey);
-  let devices: DeviceLinkParts;
+  const metrics = new PrometheusMetrics({ connectedAccessPoints: () => store.accessPoints.countOnline() });
+  let devices: DeviceLink;
   try {
     devices = await openDeviceLink(config, {
       store,
@@ -182,13 +183,13 @@ export async function createServer(
       random: cryptoRandom,
       secrets: sha256Hasher,
       secretBox,
+      metrics,
     });
   } catch (error) {
     await store.close();
     await bus.close();
     throw new StartupError(`cannot start the device link: ${(error as Error).message}`);
   }
-  const metrics = new PrometheusMetrics({ connectedAccessPoints: () => store.accessPoints.countOnline() });
   const rateLimits = openRateLimitStore(config, logger, metrics);
   const lockcloud = new Lockcloud({
     store,
@@ -227,7 +228,7 @@ export async function createServer(
   if (report.kind === 'refused-demo-data') {
     await lockcloud.stop();
     await bus.close();
-    await devices.broker?.stop();
+    await devices.close();
     throw new StartupError(
       `--production refuses to start with demo data: ${config.dataDir} holds the sandbox demo. Use another --data directory.`,
     );
@@ -243,7 +244,15 @@ export async function createServer(
     sandbox,
     version: VERSION,
     trustProxy: config.trustProxy,
-    ops: { checks: readinessChecks(store, devices.gateway, rateLimits, bus.events), metrics },
+    ops: {
+      checks: readinessChecks(
+        store,
+        devices.readiness,
+        rateLimits?.readinessChecks?.(),
+        bus.events.readinessChecks?.(),
+      ),
+      metrics,
+    },
   });
   let metricsListener: MetricsListener | undefined;
   return {
@@ -282,8 +291,7 @@ export async function createServer(
       // tasks they were carrying (those end TIMEOUT at the next start) nor mark their locks unreachable.
       await lockcloud.stop();
       await bus.close();
-      await devices.simulator.stop();
-      await devices.broker?.stop();
+      await devices.close();
       mail.close();
       // Last: a scrape during the drain still sees it.
       await metricsListener?.close();

@@ -2,25 +2,42 @@
  * Part of the composition root: the device link the configuration names. By default an embedded
  * MQTT broker on a port of its own, else the external broker of --mqtt-url; in both cases the
  * server reaches the devices through one MQTT connection, and runs the simulated devices of the seed
- * or the demo as ordinary MQTT clients unless --no-simulator.
+ * or the demo as ordinary MQTT clients unless --no-simulator. What it hands back is not MQTT-shaped:
+ * the ports the application uses, the readiness checks, and one close.
  */
 import { hostname } from 'node:os';
+import { InFlight } from './adapters/devices/in-flight.ts';
 import { CLOUD_USERNAME, EmbeddedBroker } from './adapters/devices/mqtt/embedded-broker.ts';
 import { MqttGateway } from './adapters/devices/mqtt/gateway.ts';
-import { InFlight } from './adapters/devices/mqtt/in-flight.ts';
-import { Topics } from './adapters/devices/mqtt/topics.ts';
-import { ServerSimulator } from './adapters/devices/server-simulator.ts';
 import type { AdjustableClock } from './adapters/system/clock.ts';
-import type { Logger, RandomSource, SecretBox, SecretHasher, Store } from './app/ports.ts';
+import type {
+  DeviceBrokerMetrics,
+  DeviceGateway,
+  Logger,
+  RandomSource,
+  ReadinessCheck,
+  SecretBox,
+  SecretHasher,
+  Simulator,
+  Store,
+} from './app/ports.ts';
 import type { Config } from './config/config.ts';
+import { Topics } from './device-protocol/topics.ts';
+import { ServerSimulator } from './simulator/server-simulator.ts';
 
-export interface DeviceLinkParts {
-  readonly gateway: MqttGateway;
-  readonly simulator: ServerSimulator;
-  /** undefined with an external broker. */
-  readonly broker: EmbeddedBroker | undefined;
-  /** The URL devices connect to. */
+export interface DeviceLink {
+  /** The way to the locks, and whether it is up now. Closed by whoever holds it (Lockcloud.stop). */
+  readonly gateway: DeviceGateway & { readonly connected: boolean };
+  /** The sandbox's way to the simulated devices; `start` runs the ones the store holds (seed, demo). */
+  readonly simulator: Simulator & { start(): Promise<void> };
+  /** What /readyz checks for the device link. */
+  readonly readiness: readonly ReadinessCheck[];
+  /** Where devices connect (no credentials in it). */
   readonly brokerUrl: string;
+  /** The embedded broker, if the server runs one: tests stop and start it to fake an outage. */
+  readonly broker: EmbeddedBroker | undefined;
+  /** Stops the simulated devices, then the embedded broker. */
+  close(): Promise<void>;
 }
 
 export interface DeviceLinkDeps {
@@ -30,21 +47,25 @@ export interface DeviceLinkDeps {
   readonly random: RandomSource;
   readonly secrets: SecretHasher;
   readonly secretBox: SecretBox;
+  readonly metrics?: DeviceBrokerMetrics;
 }
 
-export async function openDeviceLink(
-  config: Pick<
-    Config,
-    | 'mqttUrl'
-    | 'mqttHost'
-    | 'mqttPort'
-    | 'mqttPrefix'
-    | 'mqttShareGroup'
-    | 'simulator'
-    | 'lowBatteryThreshold'
-  >,
-  deps: DeviceLinkDeps,
-): Promise<DeviceLinkParts> {
+export type DeviceLinkConfig = Pick<
+  Config,
+  | 'mqttUrl'
+  | 'mqttHost'
+  | 'mqttPort'
+  | 'mqttPrefix'
+  | 'mqttShareGroup'
+  | 'mqttMaxConnections'
+  | 'mqttMaxConnectionsPerAddress'
+  | 'simulator'
+  | 'lowBatteryThreshold'
+>;
+
+const withoutCredentials = (url: string): string => url.replace(/\/\/[^@/]*@/, '//');
+
+export async function openDeviceLink(config: DeviceLinkConfig, deps: DeviceLinkDeps): Promise<DeviceLink> {
   const topics = new Topics(config.mqttPrefix);
   const inFlight = new InFlight();
   deps.clock.settleWith(() => inFlight.idle(2000));
@@ -61,6 +82,10 @@ export async function openDeviceLink(
       secrets: deps.secrets,
       cloudSecret,
       logger: deps.logger,
+      clock: deps.clock,
+      maxConnections: config.mqttMaxConnections,
+      maxConnectionsPerAddress: config.mqttMaxConnectionsPerAddress,
+      metrics: deps.metrics,
     });
     await broker.start();
     url = broker.url;
@@ -81,20 +106,31 @@ export async function openDeviceLink(
       shareGroup: broker === undefined ? config.mqttShareGroup : undefined,
     });
     const simulator = new ServerSimulator({
-      url: url.replace(/\/\/[^@/]*@/, '//'),
+      url: withoutCredentials(url),
       topics,
       clock: deps.clock,
       logger: deps.logger,
       store: deps.store.simDevices,
       secretBox: deps.secretBox,
-      gateway,
-      inFlight,
+      relay: (apId, deviceId, change) => gateway.relaySim(apId, deviceId, change),
+      traffic: inFlight,
       lowBatteryThreshold: config.lowBatteryThreshold,
       runDevices: config.simulator,
       // A shared external broker: the topic prefix keeps this deployment's device sessions apart.
       clientIdPrefix: broker === undefined ? topics.prefix.replace(/[^A-Za-z0-9_-]/g, '-') : undefined,
     });
-    return { gateway, simulator, broker, brokerUrl: url.replace(/\/\/[^@/]*@/, '//') };
+    const embedded = broker;
+    return {
+      gateway,
+      simulator,
+      readiness: gateway.readinessChecks(),
+      brokerUrl: withoutCredentials(url),
+      broker: embedded,
+      async close() {
+        await simulator.stop();
+        await embedded?.stop();
+      },
+    };
   } catch (error) {
     await broker?.stop();
     throw error;

@@ -1,37 +1,16 @@
 /**
- * Part of the composition root: what readiness checks (the database, Redis when the rate limits
- * live there, the MQTT broker) and how the HTTP front drains at shutdown.
+ * Part of the composition root: what readiness checks and how the HTTP front drains at shutdown.
+ * The database is every server's; the other checks come from the adapters that have a backend to
+ * lose (the device link, Redis), each naming its own.
  */
 import type { FastifyInstance } from 'fastify';
-import type { MqttGateway } from './adapters/devices/mqtt/gateway.ts';
-import { RedisRateLimitStore } from './adapters/rate-limit/redis.ts';
-import { RedisEventBus } from './adapters/system/redis-event-bus.ts';
-import type { EventBus, Logger, RateLimitStore, Store } from './app/ports.ts';
-import type { ReadinessCheck } from './http/ops.ts';
+import type { Logger, ReadinessCheck, Store } from './app/ports.ts';
 
 export function readinessChecks(
   store: Store,
-  gateway: MqttGateway,
-  rateLimits: RateLimitStore | undefined,
-  events?: EventBus,
+  ...contributed: readonly (readonly ReadinessCheck[] | undefined)[]
 ): ReadinessCheck[] {
-  const checks: ReadinessCheck[] = [
-    { name: 'database', check: () => store.ping() },
-    {
-      name: 'broker',
-      // The gateway's own MQTT connection: without it no command can reach a lock.
-      check: async () => {
-        if (!gateway.connected) throw new Error('the device link is not connected to the broker');
-      },
-    },
-  ];
-  // Redis away degrades, it does not stop the service (ops.ts `critical`): the limits fall back to
-  // memory, and a v1 control waiting here for a device that answered elsewhere waits for the deadline.
-  if (rateLimits instanceof RedisRateLimitStore)
-    checks.push({ name: 'redis', critical: false, check: () => rateLimits.ping() });
-  if (events instanceof RedisEventBus)
-    checks.push({ name: 'events', critical: false, check: () => events.ping() });
-  return checks;
+  return [{ name: 'database', check: () => store.ping() }, ...contributed.flatMap((checks) => checks ?? [])];
 }
 
 /**

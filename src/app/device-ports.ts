@@ -43,6 +43,22 @@ export interface SimDeviceState {
   readonly failNext: TaskFailure | null;
 }
 
+/**
+ * Device-link messages between the server and the simulated devices it runs itself, counted so the
+ * sandbox clock can let each settle before it fires the next timer: moving the clock past a lock's
+ * latency must end the task as the device answered, though the answer travels over a real link.
+ */
+export interface DeviceTraffic {
+  /** Counts this access point's messages from now on (one run in this process). */
+  track(apId: string): void;
+  /** A message for or from this access point is about to be sent. */
+  begin(apId: string): void;
+  /** A message for or from this access point has been handled by its receiver. */
+  end(apId: string): void;
+  /** Resolves when nothing counted is in flight, or after `timeoutMs` (a message the link lost). */
+  idle(timeoutMs: number): Promise<void>;
+}
+
 /** A simulated access point's credentials, sealed by the SecretBox: it must present its secret. */
 export interface SimAccessPoint {
   readonly id: string;

@@ -4,7 +4,7 @@
  */
 
 import type { Task } from '../domain/task.ts';
-import type { Cancel } from './ports.ts';
+import type { Cancel, ReadinessCheck } from './ports.ts';
 
 export interface LockStateChanged {
   readonly deviceId: string;
@@ -30,4 +30,6 @@ export interface EventBus {
   onLockStateChanged(listener: (event: LockStateChanged) => void, scope?: EventScope): Cancel;
   /** Tasks ended by any process: a v1 control waits here for a device that answered elsewhere. */
   onTaskEnded(listener: (task: Task) => void, scope?: EventScope): Cancel;
+  /** What readiness checks for a shared backend (none for one process's own events). */
+  readinessChecks?(): readonly ReadinessCheck[];
 }

@@ -12,6 +12,7 @@ import type { Task, TaskFailure, TaskOutcome } from '../domain/task.ts';
 import type { LoginToken } from '../domain/token.ts';
 import type { WebhookMethod } from '../domain/webhook.ts';
 import type { AccessPointStore, SimDeviceStore } from './device-ports.ts';
+import type { ReadinessCheck } from './ops-ports.ts';
 
 export type * from './device-ports.ts';
 export type * from './event-ports.ts';
@@ -155,6 +156,8 @@ export interface RateLimitStore {
   /** Forgets every key (sandbox reset). */
   clear(): Promise<void>;
   close(): Promise<void>;
+  /** What readiness checks for a shared backend (none in memory). */
+  readinessChecks?(): readonly ReadinessCheck[];
 }
 
 export type CreateTaskResult =

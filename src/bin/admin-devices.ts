@@ -14,11 +14,11 @@ import {
   writeMosquittoFiles,
 } from '../adapters/devices/mqtt/mosquitto-files.ts';
 import { mosquittoHash, mosquittoPasswordHasher } from '../adapters/devices/mqtt/mosquitto-password.ts';
-import { apUsername, Topics } from '../adapters/devices/mqtt/topics.ts';
 import { AdjustableClock } from '../adapters/system/clock.ts';
 import { cryptoRandom, sha256Hasher } from '../adapters/system/crypto.ts';
 import { type AccessPointSummary, AccessPoints, MAX_REGISTER_COUNT } from '../app/access-points.ts';
 import { loadConfig } from '../config/config.ts';
+import { apUsername, Topics } from '../device-protocol/topics.ts';
 import { DomainError } from '../domain/errors.ts';
 import { openStore } from '../open-store.ts';
 

@@ -8,10 +8,10 @@
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import pino from 'pino';
-import { Topics } from '../adapters/devices/mqtt/topics.ts';
 import { AdjustableClock } from '../adapters/system/clock.ts';
 import { secretInputs } from '../config/config.ts';
 import { redactSecret, secretScrubber } from '../config/redact.ts';
+import { Topics } from '../device-protocol/topics.ts';
 import { runBehaviour, seededRandom } from '../simulator/behaviour.ts';
 import { DevicesFileError, fromCredentials, fromSeed } from '../simulator/devices-file.ts';
 import { Fleet, type FleetMember } from '../simulator/fleet.ts';

@@ -226,6 +226,22 @@ export const SETTINGS = {
     parse: matching(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, "_" or "-"'),
     help: "with `--mqtt-url`: the shared-subscription group of this deployment's processes (each device message to one of them)",
   }),
+  mqttMaxConnections: setting({
+    flag: '--mqtt-max-connections',
+    arg: 'N',
+    env: 'LOCKCLOUD_MQTT_MAX_CONNECTIONS',
+    default: '10000',
+    parse: wholeNumber(1, 1_000_000),
+    help: 'connections the embedded broker takes at once, in all (`admin mqtt-acl` writes it for Mosquitto) ([docs/security.md](docs/security.md))',
+  }),
+  mqttMaxConnectionsPerAddress: setting({
+    flag: '--mqtt-max-connections-per-address',
+    arg: 'N',
+    env: 'LOCKCLOUD_MQTT_MAX_CONNECTIONS_PER_ADDRESS',
+    default: '500',
+    parse: wholeNumber(1, 1_000_000),
+    help: 'the same from one client address (IPv6: one /64); raise it for many access points behind one NAT or a TCP proxy',
+  }),
   simulator: setting({
     switches: { '--no-simulator': 'off' },
     env: 'LOCKCLOUD_SIMULATOR',

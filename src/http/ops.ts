@@ -7,20 +7,9 @@
  * once, while the requests already in flight run to their end.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ReadinessCheck } from '../app/ports.ts';
 
-/** One dependency readiness depends on, checked by the composition root's own means. */
-export interface ReadinessCheck {
-  readonly name: string;
-  /**
-   * false: the process still serves without it (Redis: the rate limits fall back to memory, events
-   * come later). Its failure is shown (`degraded`, still 200) but does not take the process out of
-   * rotation: every process shares that dependency, and failing them all would turn its outage
-   * into a full one. Default true.
-   */
-  readonly critical?: boolean;
-  /** Resolves when the dependency answers; rejects (or throws) with the reason otherwise. */
-  check(): Promise<void>;
-}
+export type { ReadinessCheck };
 
 /** Request metrics and their exposition (metrics-listener.ts); the composition root picks the implementation. */
 export interface HttpMetrics {

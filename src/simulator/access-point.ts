@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { connect, type MqttClient } from 'mqtt';
-import type { InFlight } from '../adapters/devices/mqtt/in-flight.ts';
-import {
-  type CommandMessage,
-  type DeviceState,
-  decode,
-  encode,
-  type SimChange,
-  type SimLockState,
-  type SimMessage,
-} from '../adapters/devices/mqtt/messages.ts';
-import { apUsername, type Topics } from '../adapters/devices/mqtt/topics.ts';
-import type { Cancel, Clock, Logger, SimDeviceState } from '../app/ports.ts';
+import type { Cancel, Clock, DeviceTraffic, Logger, SimDeviceState } from '../app/ports.ts';
+import { decode, encode, type Message } from '../device-protocol/codec.ts';
+import { apUsername, type Topics } from '../device-protocol/topics.ts';
+import type { DeviceState, SimChange, SimLockState } from '../device-protocol/v1.ts';
+import { BASE_VERSION } from '../device-protocol/versions.ts';
 import { carryOut } from './lock-rules.ts';
 
 export interface AccessPointOptions {
@@ -38,7 +31,7 @@ export interface AccessPointOptions {
   readonly jamRate?: number;
   readonly random?: () => number;
   /** Counts messages to and from the server's own simulated devices (sandbox clock settling). */
-  readonly inFlight?: InFlight;
+  readonly inFlight?: DeviceTraffic;
   /** Keeps a lock's simulated state after each change (the server's own simulator persists it). */
   readonly onChange?: (state: SimDeviceState) => Promise<void>;
 }
@@ -95,7 +88,7 @@ export class SimulatedAccessPoint {
       connectTimeout: 5000,
       will: {
         topic: topics.status(this.id),
-        payload: Buffer.from(encode('status', { v: 1, online: false })),
+        payload: Buffer.from(encode('status', { v: BASE_VERSION, online: false })),
         qos: 1,
         retain: true,
       },
@@ -138,7 +131,7 @@ export class SimulatedAccessPoint {
       await this.publishAsync(
         client,
         this.options.topics.status(this.id),
-        encode('status', { v: 1, online: false }),
+        encode('status', { v: BASE_VERSION, online: false }),
         true,
       );
     }
@@ -186,7 +179,11 @@ export class SimulatedAccessPoint {
 
   private announce(): void {
     const { topics } = this.options;
-    this.publish(topics.status(this.id), encode('status', { v: 1, online: true, fw: FIRMWARE }), true);
+    this.publish(
+      topics.status(this.id),
+      encode('status', { v: BASE_VERSION, online: true, fw: FIRMWARE }),
+      true,
+    );
     this.publishLocks();
     for (const lock of this.locks.values()) if (lock.accessPoint) this.publishState(lock);
   }
@@ -195,7 +192,11 @@ export class SimulatedAccessPoint {
     const paired = [...this.locks.values()]
       .filter((lock) => lock.accessPoint)
       .map((lock) => ({ device_id: lock.deviceId, serial: lock.serial, nickname: lock.nickname }));
-    this.publish(this.options.topics.locks(this.id), encode('locks', { v: 1, locks: paired }), true);
+    this.publish(
+      this.options.topics.locks(this.id),
+      encode('locks', { v: BASE_VERSION, locks: paired }),
+      true,
+    );
   }
 
   private publishState(lock: SimDeviceState): void {
@@ -203,7 +204,7 @@ export class SimulatedAccessPoint {
     const at = new Date(this.options.clock.now()).toISOString();
     this.publish(
       topic,
-      encode('state', { v: 1, seq: ++this.seq, epoch: this.epoch, ...stateOf(lock), at }),
+      encode('state', { v: BASE_VERSION, seq: ++this.seq, epoch: this.epoch, ...stateOf(lock), at }),
       true,
     );
   }
@@ -233,7 +234,7 @@ export class SimulatedAccessPoint {
     }
   }
 
-  private async onCommand(deviceId: string, message: CommandMessage): Promise<void> {
+  private async onCommand(deviceId: string, message: Message<'cmd'>): Promise<void> {
     const { clock, inFlight } = this.options;
     // QoS 1 may deliver a command twice; a command past its deadline was already ended by the cloud.
     if (this.answered.has(message.task_id) || clock.now() > Date.parse(message.deadline)) return;
@@ -252,7 +253,7 @@ export class SimulatedAccessPoint {
     this.timers.add(cancel);
   }
 
-  private async carry(deviceId: string, message: CommandMessage): Promise<void> {
+  private async carry(deviceId: string, message: Message<'cmd'>): Promise<void> {
     const device = this.locks.get(deviceId);
     if (!device) return;
     const { lowBatteryThreshold, drainPerCommand = 0, jamRate = 0, random = Math.random } = this.options;
@@ -281,16 +282,27 @@ export class SimulatedAccessPoint {
     const state = device?.accessPoint && device.responsive ? stateOf(device) : undefined;
     this.publish(
       topic,
-      encode('ack', { v: 1, task_id: taskId, seq: ++this.seq, epoch: this.epoch, ...outcome, state }),
+      encode('ack', {
+        v: BASE_VERSION,
+        task_id: taskId,
+        seq: ++this.seq,
+        epoch: this.epoch,
+        ...outcome,
+        state,
+      }),
       false,
     );
   }
 
-  private async onSim(deviceId: string, message: SimMessage): Promise<void> {
+  private async onSim(deviceId: string, message: Message<'sim'>): Promise<void> {
     const next = await this.changeLock(deviceId, message.change);
     if (!next) return; // not ours: the cloud's wait runs out and says so
     const topic = this.options.topics.lock(this.id, deviceId, 'sim-ack');
-    this.publish(topic, encode('sim-ack', { v: 1, req_id: message.req_id, sim: simStateOf(next) }), false);
+    this.publish(
+      topic,
+      encode('sim-ack', { v: BASE_VERSION, req_id: message.req_id, sim: simStateOf(next) }),
+      false,
+    );
   }
 
   private async save(next: SimDeviceState): Promise<void> {

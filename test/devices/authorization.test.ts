@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { MqttClient } from 'mqtt';
-import { apUsername } from '../../src/adapters/devices/mqtt/topics.ts';
+import { apUsername } from '../../src/device-protocol/topics.ts';
 import type { SimulatedAccessPoint } from '../../src/simulator/access-point.ts';
 import {
   AP_GARAGE,

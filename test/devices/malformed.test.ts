@@ -49,9 +49,19 @@ const BAD_STATES: readonly [string, string | Buffer][] = [
     'an epoch too long',
     JSON.stringify({ ...valid, seq: 100, epoch: 'e'.repeat(65), locked: false, battery: 1 }),
   ],
-  // Valid in every field, but over the 256 KiB limit.
-  ['300 KiB', JSON.stringify({ ...valid, seq: 100, locked: false, battery: 1, pad: 'x'.repeat(300 * 1024) })],
 ];
+/**
+ * Valid in every field, but over the 256 KiB limit. The embedded broker closes the connection at the
+ * packet's header (docs/security.md); a broker without a packet limit (the machine's Mosquitto
+ * here; `admin mqtt-acl` sets one) delivers it and the gateway drops it.
+ */
+const OVERSIZED = JSON.stringify({
+  ...valid,
+  seq: 100,
+  locked: false,
+  battery: 1,
+  pad: 'x'.repeat(300 * 1024),
+});
 
 function closed(client: MqttClient, timeoutMs = 3000): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -90,7 +100,11 @@ for (const kind of ['embedded', 'mosquitto'] as const satisfies readonly BrokerK
     it('drops state reports that are not JSON, of the wrong version, incomplete, out of range or too big', {
       skip,
     }, async () => {
-      for (const [, payload] of BAD_STATES)
+      const payloads = [
+        ...BAD_STATES.map(([, payload]) => payload),
+        ...(kind === 'embedded' ? [] : [OVERSIZED]),
+      ];
+      for (const payload of payloads)
         await home.publish(rig.topics.lock(AP_HOME, LOCK_A, 'state'), payload, true);
       assert.deepEqual(await report(), { locked: true, battery, responsive: true });
       assert.equal(home.client.connected, true);
@@ -165,6 +179,18 @@ for (const kind of ['embedded', 'mosquitto'] as const satisfies readonly BrokerK
       const list = await rig.t.request('/public/locks', { key: OWNER_KEY });
       assert.equal(list.status, 200);
       assert.equal(((await list.json()) as unknown[]).length, 2);
+    });
+
+    it('a packet over the size limit: the embedded broker closes the connection', {
+      skip: skip || (kind !== 'embedded' && 'Mosquitto here has no packet limit'),
+    }, async () => {
+      const ap = await rig.raw(AP_HOME);
+      const gone = closed(ap.client);
+      void ap.publish(rig.topics.lock(AP_HOME, LOCK_A, 'state'), OVERSIZED, true).catch(() => undefined);
+      await gone;
+      home = await rig.raw(AP_HOME);
+      await home.online();
+      assert.deepEqual(await report(), { locked: true, battery, responsive: true });
     });
   });
 }

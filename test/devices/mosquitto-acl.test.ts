@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type MqttClient } from 'mqtt';
-import { apUsername, Topics } from '../../src/adapters/devices/mqtt/topics.ts';
+import { apUsername, Topics } from '../../src/device-protocol/topics.ts';
 import { runAdmin } from '../support/admin-cli.ts';
 
 const MOSQUITTO = '/usr/sbin/mosquitto';

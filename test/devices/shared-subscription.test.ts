@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { apUsername, Topics } from '../../src/adapters/devices/mqtt/topics.ts';
+import { apUsername, Topics } from '../../src/device-protocol/topics.ts';
 import {
   AP_HOME,
   clearRetained,

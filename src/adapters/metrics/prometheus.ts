@@ -5,7 +5,14 @@
  * per process into a registry of their own and appended to every scrape.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { CommandOutcome, Metrics, WebhookAttemptOutcome } from '../../app/ports.ts';
+import { DEVICE_CONNECTION_REFUSALS } from '../../app/ops-ports.ts';
+import type {
+  CommandOutcome,
+  DeviceBrokerMetrics,
+  DeviceConnectionRefusal,
+  Metrics,
+  WebhookAttemptOutcome,
+} from '../../app/ports.ts';
 import { LOCK_COMMANDS, type LockCommand } from '../../domain/lock.ts';
 import { TASK_FAILURES } from '../../domain/task.ts';
 
@@ -38,12 +45,14 @@ export interface PrometheusMetricsOptions {
   readonly connectedAccessPoints: () => Promise<number>;
 }
 
-export class PrometheusMetrics implements Metrics {
+export class PrometheusMetrics implements Metrics, DeviceBrokerMetrics {
   readonly registry = new Registry();
   private readonly requests: Histogram<'method' | 'route' | 'status_code'>;
   private readonly commands: Counter<'command' | 'outcome'>;
   private readonly webhooks: Counter<'outcome'>;
   private readonly rateLimitFallbacks: Counter;
+  private readonly deviceRefusals: Counter<'reason'>;
+  private readonly deviceConnections: Gauge;
 
   constructor(options: PrometheusMetricsOptions) {
     const registers = [this.registry];
@@ -71,7 +80,19 @@ export class PrometheusMetrics implements Metrics {
       help: "Rate-limit checks answered from this process's memory because Redis could not answer",
       registers,
     });
+    this.deviceRefusals = new Counter({
+      name: 'lockcloud_device_connections_refused_total',
+      help: 'Connections the embedded device broker refused or closed before authentication, by reason',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.deviceConnections = new Gauge({
+      name: 'lockcloud_device_connections_open',
+      help: "Connections open to this process's embedded device broker, authenticated or not",
+      registers,
+    });
     // Every known series from 0, so rate() and alerts see the first one happen.
+    for (const reason of DEVICE_CONNECTION_REFUSALS) this.deviceRefusals.inc({ reason }, 0);
     for (const command of LOCK_COMMANDS)
       for (const outcome of ['success' as const, ...TASK_FAILURES])
         this.commands.inc({ command, outcome }, 0);
@@ -94,6 +115,14 @@ export class PrometheusMetrics implements Metrics {
 
   webhookAttempted(outcome: WebhookAttemptOutcome): void {
     this.webhooks.inc({ outcome });
+  }
+
+  deviceConnectionRefused(reason: DeviceConnectionRefusal): void {
+    this.deviceRefusals.inc({ reason });
+  }
+
+  deviceConnectionsOpen(count: number): void {
+    this.deviceConnections.set(count);
   }
 
   /** A rate-limit check answered from memory, Redis away (adapters/rate-limit/redis.ts). */

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { Logger, RateLimitStore } from '../../app/ports.ts';
+import type { Logger, RateLimitStore, ReadinessCheck } from '../../app/ports.ts';
 import { BackendUnavailableError } from '../../app/unavailable.ts';
 import type { RateDecision, RatePolicy } from '../../domain/rate-limit.ts';
 import { MemoryRateLimitStore } from './memory.ts';
@@ -152,6 +152,14 @@ export class RedisRateLimitStore implements RateLimitStore {
     // wait for that, it must say so at once.
     if (this.redis.status !== 'ready') throw new Error(`connection ${this.redis.status}`);
     await this.redis.ping();
+  }
+
+  /**
+   * Redis away degrades, it does not stop the service: the limits fall back to memory (http/ops.ts
+   * `critical`).
+   */
+  readinessChecks(): ReadinessCheck[] {
+    return [{ name: 'redis', critical: false, check: () => this.ping() }];
   }
 
   async close(): Promise<void> {

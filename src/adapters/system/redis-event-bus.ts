@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { Cancel, EventBus, EventScope, LockStateChanged, Logger } from '../../app/ports.ts';
+import type {
+  Cancel,
+  EventBus,
+  EventScope,
+  LockStateChanged,
+  Logger,
+  ReadinessCheck,
+} from '../../app/ports.ts';
 import type { Task } from '../../domain/task.ts';
 import { LocalEventBus } from './event-bus.ts';
 
@@ -101,6 +108,14 @@ export class RedisEventBus implements EventBus {
   async ping(): Promise<void> {
     if (this.subscriber.status !== 'ready') throw new Error(`event subscriber ${this.subscriber.status}`);
     await this.publisher.ping();
+  }
+
+  /**
+   * Redis away degrades, it does not stop the service: a v1 control waiting here for a device that
+   * answered elsewhere waits for its deadline instead (http/ops.ts `critical`).
+   */
+  readinessChecks(): ReadinessCheck[] {
+    return [{ name: 'events', critical: false, check: () => this.ping() }];
   }
 
   /** Ends both connections at once: with Redis away, a graceful QUIT would wait for a reconnection. */

@@ -22,7 +22,7 @@ import {
   mosquittoPasswordHasher,
   verifyMosquittoHash,
 } from '../../../src/adapters/devices/mqtt/mosquitto-password.ts';
-import { Topics } from '../../../src/adapters/devices/mqtt/topics.ts';
+import { Topics } from '../../../src/device-protocol/topics.ts';
 
 const MOSQUITTO_PASSWD = '/usr/bin/mosquitto_passwd';
 const AP_A = '11111111-1111-4111-8111-111111111111';

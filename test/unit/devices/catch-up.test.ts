@@ -2,23 +2,47 @@
  * The MQTT 5 specification sends no retained messages to a shared subscription, and brokers built
  * for clusters (EMQX, VerneMQ) follow it; Mosquitto 2.0 sends them anyway. The gateway must not
  * depend on either: with a share group it reads the retained topics through a plain subscription
- * held while connecting. Here the broker is a bare aedes, which has no shared subscriptions at all,
- * so whatever reaches the gateway came through that catch-up.
+ * held while connecting, and again after every reconnection, until the clock says they have stopped
+ * coming. Here the broker is a bare aedes, which has no shared subscriptions at all, so whatever
+ * reaches the gateway came through that catch-up; and the clock is the test's, which moves only
+ * when told.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { Aedes } from 'aedes';
+import { Aedes, type Client } from 'aedes';
 import { connectAsync } from 'mqtt';
-import { MqttGateway } from '../../../src/adapters/devices/mqtt/gateway.ts';
-import { Topics } from '../../../src/adapters/devices/mqtt/topics.ts';
+import { CATCH_UP_QUIET_MS, MqttGateway } from '../../../src/adapters/devices/mqtt/gateway.ts';
 import type { DeviceListener } from '../../../src/app/ports.ts';
+import { Topics } from '../../../src/device-protocol/topics.ts';
 import type { LockReport, ReportMark } from '../../../src/domain/lock.ts';
+import { ManualClock } from '../../support/manual-clock.ts';
 
 const AP = 'a0000000-0000-4000-8000-0000000000d1';
 const LOCK = 'b0000000-0000-4000-8000-0000000000d1';
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
-const clock = { now: () => Date.now(), at: () => () => undefined, every: () => () => undefined };
+
+/** Resolves at the broker's next `event` from the gateway's client (a PUBACK, an UNSUBSCRIBE, ...). */
+function next(broker: Aedes, event: 'ack' | 'unsubscribe' | 'client', count = 1): Promise<Client> {
+  return new Promise((resolve) => {
+    let left = count;
+    const listener = (...args: unknown[]): void => {
+      const client = (event === 'client' ? args[0] : args[1]) as Client;
+      if (client.id !== 'cloud-1' || --left > 0) return;
+      broker.off(event, listener);
+      resolve(client);
+    };
+    broker.on(event as 'ack', listener);
+  });
+}
+
+async function until(what: string, holds: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!holds()) {
+    if (Date.now() > deadline) assert.fail(`still waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 describe('MqttGateway with a share group: the retained catch-up', () => {
   let broker: Aedes;
@@ -59,14 +83,25 @@ describe('MqttGateway with a share group: the retained catch-up', () => {
       lockReport: async (_apId, _deviceId, report, mark) => void reports.push([report, mark]),
       lateResult: async () => undefined,
     };
-    const gateway = await MqttGateway.connect({
+    const clock = new ManualClock(Date.now());
+    // Both retained messages acknowledged by the gateway: they are in; only the clock ends the wait.
+    const delivered = next(broker, 'ack', 2);
+    let connected = false;
+    const connecting = MqttGateway.connect({
       url,
       clientId: 'cloud-1',
       topics,
       clock,
       logger: silent,
       shareGroup: 'lockcloud',
+    }).then((gateway) => {
+      connected = true;
+      return gateway;
     });
+    await delivered;
+    assert.equal(connected, false, 'the catch-up waits for the clock');
+    clock.advance(CATCH_UP_QUIET_MS);
+    const gateway = await connecting;
     try {
       gateway.listen(listener);
       const until = Date.now() + 2000;
@@ -84,6 +119,56 @@ describe('MqttGateway with a share group: the retained catch-up', () => {
       await device.endAsync();
       await new Promise((r) => setTimeout(r, 200));
       assert.deepEqual(heard, [`status ${AP} false`]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('after a reconnection reads the retained topics again, for as long as its clock says', async () => {
+    const heard: string[] = [];
+    const clock = new ManualClock(Date.now());
+    const delivered = next(broker, 'ack', 2);
+    const connecting = MqttGateway.connect({
+      url,
+      clientId: 'cloud-1',
+      topics,
+      clock,
+      logger: silent,
+      shareGroup: 'lockcloud',
+    });
+    const first = next(broker, 'client');
+    await delivered;
+    clock.advance(CATCH_UP_QUIET_MS);
+    const gateway = await connecting;
+    try {
+      gateway.listen({
+        accessPointStatus: async (apId, online) => void heard.push(`status ${apId} ${online}`),
+        pairedLocks: async () => undefined,
+        lockReport: async () => undefined,
+        lateResult: async () => undefined,
+      });
+      await until('the retained status', () => heard.length === 1);
+
+      // The broker drops the gateway's connection; it comes back and catches up.
+      const again = next(broker, 'ack', 2);
+      (await first).close();
+      await again;
+      await until('the retained status, read again', () => heard.length === 2);
+      // Real time passing does not end the catch-up (a fixed wait on purpose: it is what is tested);
+      // the plain subscription stays until the clock moves, and a live status still comes through it.
+      await new Promise((r) => setTimeout(r, 2 * CATCH_UP_QUIET_MS));
+      const device = await connectAsync(url, { clientId: 'device-3' });
+      await device.publishAsync(topics.status(AP), JSON.stringify({ v: 1, online: true }), { qos: 1 });
+      await until('the live status', () => heard.length === 3);
+      assert.deepEqual(heard, [`status ${AP} false`, `status ${AP} false`, `status ${AP} true`]);
+
+      const dropped = next(broker, 'unsubscribe');
+      clock.advance(CATCH_UP_QUIET_MS);
+      await dropped;
+      await device.publishAsync(topics.status(AP), JSON.stringify({ v: 1, online: false }), { qos: 1 });
+      await device.endAsync();
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(heard.length, 3, 'nothing comes through the dropped subscription');
     } finally {
       await gateway.close();
     }

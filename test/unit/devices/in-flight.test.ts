@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InFlight } from '../../../src/adapters/devices/mqtt/in-flight.ts';
+import { InFlight } from '../../../src/adapters/devices/in-flight.ts';
 
 const settled = async (p: Promise<void>): Promise<boolean> => {
   let done = false;

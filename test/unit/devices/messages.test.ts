@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decode, encode } from '../../../src/adapters/devices/mqtt/messages.ts';
+import { decode, encode } from '../../../src/device-protocol/codec.ts';
 
 const bytes = (value: unknown): Buffer =>
   Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { apIdOfUsername, apUsername, Topics } from '../../../src/adapters/devices/mqtt/topics.ts';
+import { apIdOfUsername, apUsername, Topics } from '../../../src/device-protocol/topics.ts';
 
 const A = '0000000a-0000-4000-8000-00000000000a';
 const B = '0000000b-0000-4000-8000-00000000000b';

@@ -1,8 +1,17 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { Aedes, type AuthenticateError, type Client } from 'aedes';
+import { Aedes, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
 import { sameSecret } from '../../../app/constant-time.ts';
-import type { AccessPointStore, Logger, SecretHasher } from '../../../app/ports.ts';
-import { apIdOfUsername, type Topics } from './topics.ts';
+import type {
+  AccessPointStore,
+  Clock,
+  DeviceBrokerMetrics,
+  Logger,
+  SecretHasher,
+} from '../../../app/ports.ts';
+import { MAX_PAYLOAD_BYTES } from '../../../device-protocol/codec.ts';
+import { RetainedPolicy } from '../../../device-protocol/retention.ts';
+import { apIdOfUsername, type Topics } from '../../../device-protocol/topics.ts';
+import { ConnectionGuard, type ConnectionLimits } from './connection-guard.ts';
 
 export interface EmbeddedBrokerOptions {
   readonly host: string;
@@ -14,7 +23,27 @@ export interface EmbeddedBrokerOptions {
   /** The password of the server's own connection (user `cloud`), made fresh at every start. */
   readonly cloudSecret: string;
   readonly logger: Logger;
+  /** Times the CONNECT deadline. */
+  readonly clock: Clock;
+  /** Connections at once, in all and from one address (the settings of the same names). */
+  readonly maxConnections: number;
+  readonly maxConnectionsPerAddress: number;
+  /** Default CONNECT_TIMEOUT_MS; a test sets its own. */
+  readonly connectTimeoutMs?: number;
+  readonly metrics?: DeviceBrokerMetrics;
 }
+
+/** A connection that has not completed an authenticated CONNECT by then is closed. */
+export const CONNECT_TIMEOUT_MS = 5000;
+/**
+ * A CONNECT holds a client id, a user name, a password and a last will (a status message): a few
+ * hundred bytes. Before authentication no packet may be larger, nor all of them together than a
+ * CONNECT and the few packets a client may send before its CONNACK.
+ */
+export const MAX_CONNECT_BYTES = 4096;
+const MAX_UNAUTHENTICATED_BYTES = 4 * MAX_CONNECT_BYTES;
+// A PUBLISH is its topic (2 bytes of length, the topic), a packet id, MQTT 5 properties and its payload.
+const PACKET_OVERHEAD_BYTES = 4096;
 
 export const CLOUD_USERNAME = 'cloud';
 
@@ -35,10 +64,18 @@ export class EmbeddedBroker {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private readonly roles = new WeakMap<Client, Role>();
+  private readonly retention = new RetainedPolicy();
+  private readonly guard: ConnectionGuard;
   private boundPort: number;
 
   constructor(private readonly options: EmbeddedBrokerOptions) {
     this.boundPort = options.port;
+    this.guard = new ConnectionGuard(brokerLimits(options), options.clock, options.logger, options.metrics);
+  }
+
+  /** Connections open now (sockets the guard admitted and that have not closed). */
+  get connections(): number {
+    return this.guard.connections;
   }
 
   get port(): number {
@@ -60,6 +97,7 @@ export class EmbeddedBroker {
         this.authenticate(client, username, password).then(
           (role) => {
             this.roles.set(client, role);
+            this.guard.authenticated(client.conn as Socket);
             done(null, true);
           },
           (error: AuthenticateError) => done(error, false),
@@ -68,8 +106,10 @@ export class EmbeddedBroker {
       authorizePublish: (client, packet, done) => {
         const role = client && this.roles.get(client);
         if (!client || role?.kind === 'cloud') return done(null);
-        if (role?.kind === 'ap' && this.options.topics.apMayPublish(role.apId, packet.topic))
+        if (role?.kind === 'ap' && this.options.topics.apMayPublish(role.apId, packet.topic)) {
+          if (packet.retain) this.judgeRetained(role.apId, packet);
           return done(null);
+        }
         this.options.logger.warn({ clientId: client.id, topic: packet.topic }, 'device publish refused');
         done(new Error('not authorized'));
       },
@@ -89,7 +129,7 @@ export class EmbeddedBroker {
     const server = createServer({ noDelay: true }, (socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
-      broker.handle(socket);
+      this.guard.accept(socket, (admitted) => broker.handle(admitted));
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -115,6 +155,41 @@ export class EmbeddedBroker {
     if (broker) await new Promise<void>((resolve) => broker.close(() => resolve()));
   }
 
+  /**
+   * An access point may keep retained only what the protocol needs (device-protocol/retention.ts);
+   * anything else is still delivered, but not kept: MQTT 3.1.1 has no way to refuse the retain flag
+   * alone, and refusing the publish would drop the connection.
+   */
+  private judgeRetained(apId: string, packet: PublishPacket): void {
+    const parsed = this.options.topics.parse(packet.topic);
+    const payload = typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload;
+    const verdict = parsed && this.retention.judge(apId, parsed, payload);
+    if (!verdict?.keep) {
+      packet.retain = false;
+      this.options.logger.warn(
+        { apId, topic: packet.topic, why: verdict ? verdict.why : 'not a topic of the protocol' },
+        'retained device message not kept',
+      );
+      return;
+    }
+    for (const lock of verdict.forget) this.clearRetained(this.options.topics.lock(apId, lock, 'state'));
+  }
+
+  /** Forgets a retained message (an empty retained payload is MQTT's way to clear a topic). */
+  private clearRetained(topic: string): void {
+    const empty = {
+      cmd: 'publish',
+      topic,
+      payload: Buffer.alloc(0),
+      qos: 0,
+      retain: true,
+      dup: false,
+    } as const;
+    this.broker?.publish(empty, (error) => {
+      if (error) this.options.logger.warn({ err: error, topic }, 'clearing a retained device message failed');
+    });
+  }
+
   private async authenticate(
     client: Client,
     username: string | undefined,
@@ -135,4 +210,15 @@ export class EmbeddedBroker {
     }
     return { kind: 'ap', apId };
   }
+}
+
+function brokerLimits(options: EmbeddedBrokerOptions): ConnectionLimits {
+  return {
+    maxConnections: options.maxConnections,
+    maxConnectionsPerAddress: options.maxConnectionsPerAddress,
+    connectTimeoutMs: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    maxConnectBytes: MAX_CONNECT_BYTES,
+    maxUnauthenticatedBytes: MAX_UNAUTHENTICATED_BYTES,
+    maxPacketBytes: MAX_PAYLOAD_BYTES + PACKET_OVERHEAD_BYTES + Buffer.byteLength(options.topics.prefix),
+  };
 }

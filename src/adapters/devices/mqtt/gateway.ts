@@ -2,21 +2,25 @@ import type { Socket } from 'node:net';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import { KeyedQueue } from '../../../app/keyed-queue.ts';
 import type {
+  Cancel,
   Clock,
   DeviceCommand,
   DeviceGateway,
   DeviceListener,
   DeviceResult,
+  DeviceTraffic,
   Logger,
+  ReadinessCheck,
   SimulatedLockChange,
   SimulatedLockState,
 } from '../../../app/ports.ts';
 import { redactSecret } from '../../../config/redact.ts';
+import { decode, encode, type Message } from '../../../device-protocol/codec.ts';
+import type { ParsedTopic, Topics } from '../../../device-protocol/topics.ts';
+import type { DeviceState } from '../../../device-protocol/v1.ts';
+import { BASE_VERSION } from '../../../device-protocol/versions.ts';
 import { DomainError } from '../../../domain/errors.ts';
 import type { LockReport } from '../../../domain/lock.ts';
-import type { InFlight } from './in-flight.ts';
-import { type AckMessage, type DeviceState, decode, encode, type SimAckMessage } from './messages.ts';
-import type { ParsedTopic, Topics } from './topics.ts';
 
 export interface MqttGatewayOptions {
   readonly url: string;
@@ -26,7 +30,7 @@ export interface MqttGatewayOptions {
   readonly topics: Topics;
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly inFlight?: InFlight;
+  readonly inFlight?: DeviceTraffic;
   /** How long the sandbox waits for a simulated device to answer a change. */
   readonly simTimeoutMs?: number;
   /**
@@ -46,13 +50,14 @@ interface Pending {
 interface SimWait {
   readonly apId: string;
   readonly deviceId: string;
-  readonly resolve: (state: SimAckMessage['sim']) => void;
+  readonly resolve: (state: Message<'sim-ack'>['sim']) => void;
 }
 
 // Past the deadline the task has ended as TIMEOUT; the wait is only kept a little longer for a late ack.
 const LATE_ACK_GRACE_MS = 1000;
-// Retained messages follow a subscription at once; a pause this long means they are all in.
-const CATCH_UP_QUIET_MS = 300;
+// Retained messages follow a subscription at once; a pause this long (on the clock) means they are
+// all in. Exported for the test that drives the catch-up with its own clock.
+export const CATCH_UP_QUIET_MS = 300;
 const CATCH_UP_MAX_MS = 5000;
 
 /** The state a device reports, as the cloud stores it: out of reach, the rest is unknown to the AP. */
@@ -79,7 +84,8 @@ export class MqttGateway implements DeviceGateway {
    */
   private heardSince: Set<string> | undefined;
   private early: [string, Buffer][] = [];
-  private lastMessageAt = 0;
+  /** While a catch-up waits for the retained messages to stop coming: told of each message. */
+  private onActivity: (() => void) | undefined;
 
   private constructor(
     private readonly client: MqttClient,
@@ -143,21 +149,35 @@ export class MqttGateway implements DeviceGateway {
    */
   private async catchUp(): Promise<void> {
     const filters = this.options.topics.retainedFilters();
-    const started = Date.now();
     try {
       await this.client.subscribeAsync(filters, { qos: 1 });
-      this.lastMessageAt = Date.now();
-      while (Date.now() - this.lastMessageAt < CATCH_UP_QUIET_MS && Date.now() - started < CATCH_UP_MAX_MS)
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      // Timed on the clock: a test moves it; the sandbox moving it ends a catch-up early (and the
+      // retained messages still to come are heard anyway, until the subscription is dropped).
+      await quietFor(this.options.clock, CATCH_UP_QUIET_MS, CATCH_UP_MAX_MS, (activity) => {
+        this.onActivity = activity;
+      });
     } catch (error) {
       this.options.logger.warn({ err: error }, 'reading retained device messages failed');
     } finally {
+      this.onActivity = undefined;
       await this.client.unsubscribeAsync(filters).catch(() => undefined);
     }
   }
 
   get connected(): boolean {
     return this.client.connected;
+  }
+
+  /** What /readyz checks: the gateway's own connection, without which no command reaches a lock. */
+  readinessChecks(): ReadinessCheck[] {
+    return [
+      {
+        name: 'broker',
+        check: async () => {
+          if (!this.client.connected) throw new Error('the device link is not connected to the broker');
+        },
+      },
+    ];
   }
 
   listen(listener: DeviceListener): void {
@@ -181,7 +201,7 @@ export class MqttGateway implements DeviceGateway {
       );
       this.pending.set(command.taskId, { apId, deviceId, resolve, cancel });
       const payload = encode('cmd', {
-        v: 1,
+        v: BASE_VERSION,
         task_id: command.taskId,
         command: command.command,
         deadline: new Date(command.deadline).toISOString(),
@@ -231,7 +251,7 @@ export class MqttGateway implements DeviceGateway {
         },
       });
       const payload = encode('sim', {
-        v: 1,
+        v: BASE_VERSION,
         req_id: reqId,
         change: {
           locked: change.locked,
@@ -264,7 +284,7 @@ export class MqttGateway implements DeviceGateway {
   }
 
   private onMessage(topic: string, payload: Buffer): void {
-    this.lastMessageAt = Date.now();
+    this.onActivity?.();
     if (!this.listener) {
       this.early.push([topic, payload]);
       return;
@@ -332,7 +352,7 @@ export class MqttGateway implements DeviceGateway {
     }
   }
 
-  private async onAck(ap: string, lock: string, ack: AckMessage): Promise<void> {
+  private async onAck(ap: string, lock: string, ack: Message<'ack'>): Promise<void> {
     const listener = this.listener;
     if (!listener) return;
     // The device's state is the truth even for an answer that comes late: store it first, so a task
@@ -366,4 +386,31 @@ export class MqttGateway implements DeviceGateway {
       if (pending.apId === apId) this.settle(taskId, { ok: false, error: 'DEVICE_UNREACHABLE' });
     }
   }
+}
+
+/**
+ * Resolves once `quietMs` pass on the clock without activity (each call of the function handed to
+ * `watch` starts the wait again), or `maxMs` after it began, whichever comes first.
+ */
+function quietFor(
+  clock: Clock,
+  quietMs: number,
+  maxMs: number,
+  watch: (activity: () => void) => void,
+): Promise<void> {
+  return new Promise((resolve) => {
+    let cancelQuiet: Cancel = () => undefined;
+    const done = (): void => {
+      cancelQuiet();
+      cancelMax();
+      resolve();
+    };
+    const cancelMax = clock.at(clock.now() + maxMs, done);
+    const activity = (): void => {
+      cancelQuiet();
+      cancelQuiet = clock.at(clock.now() + quietMs, done);
+    };
+    watch(activity);
+    activity();
+  });
 }

@@ -9,7 +9,8 @@
  */
 import { chmodSync, chownSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PROTOCOL_MAJOR, type Topics } from './topics.ts';
+import type { Topics } from '../../../device-protocol/topics.ts';
+import { TOPIC_GENERATION } from '../../../device-protocol/versions.ts';
 
 export interface MosquittoUser {
   readonly username: string;
@@ -104,7 +105,7 @@ export function aclFile(
       '',
       '# The cloud (a lockcloud server process): every topic of the device protocol.',
       `user ${cloud}`,
-      `topic readwrite ${topics.prefix}lc/${PROTOCOL_MAJOR}/#`,
+      `topic readwrite ${topics.prefix}lc/${TOPIC_GENERATION}/#`,
     );
   }
   for (const ap of accessPoints) {

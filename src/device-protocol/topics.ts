@@ -3,14 +3,27 @@
  * the embedded broker's ACL, the Mosquitto ACL generator, the cloud gateway and the simulator all
  * build and read topics here, so they cannot disagree.
  */
+import { MAX_PAYLOAD_BYTES, type MessageKind } from './codec.ts';
+import { TOPIC_GENERATION } from './versions.ts';
 
-export const PROTOCOL_MAJOR = 1;
-
-/** Messages from an access point to the cloud. */
-export type UpKind = 'status' | 'locks' | 'state' | 'ack' | 'sim-ack';
+/** Every topic carries the one kind of message it is named for. */
+export type TopicKind = MessageKind;
 /** Messages from the cloud to an access point. */
 export type DownKind = 'cmd' | 'sim';
-export type TopicKind = UpKind | DownKind;
+/** Messages from an access point to the cloud. */
+export type UpKind = Exclude<TopicKind, DownKind>;
+/** What an access point publishes retained, for a cloud process that connects later to read. */
+export type RetainedKind = 'status' | 'locks' | 'state';
+
+/**
+ * The most a broker keeps of one retained message. A status or a state report is a few hundred
+ * bytes; the room above is for fields a later version adds. A pairing list may fill a whole payload.
+ */
+export const MAX_RETAINED_BYTES: Readonly<Record<RetainedKind, number>> = {
+  status: 4096,
+  state: 4096,
+  locks: MAX_PAYLOAD_BYTES,
+};
 
 export interface ParsedTopic {
   readonly kind: TopicKind;
@@ -21,10 +34,15 @@ export interface ParsedTopic {
 
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UP_KINDS: ReadonlySet<string> = new Set<UpKind>(['status', 'locks', 'state', 'ack', 'sim-ack']);
+const RETAINED_KINDS: ReadonlySet<string> = new Set<RetainedKind>(['status', 'locks', 'state']);
 const LOCK_KINDS: ReadonlySet<string> = new Set<TopicKind>(['state', 'ack', 'sim-ack', 'cmd', 'sim']);
 
 export function isDeviceId(value: string): boolean {
   return ID.test(value);
+}
+
+export function isRetainedKind(kind: TopicKind): kind is RetainedKind {
+  return RETAINED_KINDS.has(kind);
 }
 
 /**
@@ -51,7 +69,7 @@ export class Topics {
   constructor(readonly prefix = '') {
     if (prefix !== '' && !prefix.endsWith('/')) throw new Error(`topic prefix "${prefix}" must end with "/"`);
     if (/[+#]/.test(prefix)) throw new Error(`topic prefix "${prefix}" must not hold wildcards`);
-    this.base = `${prefix}lc/${PROTOCOL_MAJOR}/ap/`;
+    this.base = `${prefix}lc/${TOPIC_GENERATION}/ap/`;
   }
 
   status(ap: string): string {

@@ -1,10 +1,11 @@
+import type { DeviceTraffic } from '../../app/ports.ts';
+
 /**
- * Counts device-link messages between the server and the simulated devices it runs itself, so the
- * sandbox clock can let each message settle before firing the next timer: moving the clock past a
- * lock's latency must end the task as the device answered, though the answer travels over a real
- * broker. Only access points run in this process are counted; messages of others pass untracked.
+ * The DeviceTraffic port in memory: counts device-link messages between the server and the
+ * simulated devices it runs itself. Only access points run in this process are counted; messages of
+ * others pass untracked.
  */
-export class InFlight {
+export class InFlight implements DeviceTraffic {
   private readonly tracked = new Set<string>();
   private readonly counts = new Map<string, number>();
   private total = 0;
@@ -21,14 +22,12 @@ export class InFlight {
     this.wake();
   }
 
-  /** A message for or from this access point is about to be published. */
   begin(apId: string): void {
     if (!this.tracked.has(apId)) return;
     this.counts.set(apId, (this.counts.get(apId) ?? 0) + 1);
     this.total++;
   }
 
-  /** A message for or from this access point has been handled by its receiver. */
   end(apId: string): void {
     const count = this.counts.get(apId) ?? 0;
     // A QoS 1 redelivery is handled twice but published once: never count below zero.
@@ -38,7 +37,6 @@ export class InFlight {
     this.wake();
   }
 
-  /** Resolves when nothing tracked is in flight, or after `timeoutMs` (a message the broker refused). */
   idle(timeoutMs: number): Promise<void> {
     if (this.total === 0) return Promise.resolve();
     return new Promise((resolve) => {

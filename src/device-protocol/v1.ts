@@ -1,10 +1,10 @@
 /**
- * The device protocol's payloads (docs/device-protocol.md), written once as schemas: validated on
- * receipt by both sides, so a malformed message is refused at the edge and never reaches the use
- * cases. Unknown fields are ignored (a newer minor version may add some); a wrong `v` is refused.
+ * Payload version 1 of the device protocol (docs/device-protocol.md), written once as schemas: both
+ * sides validate on receipt through the codec, so a malformed message is refused at the edge and
+ * never reaches the use cases. Unknown fields are ignored (a device may send more than it must).
+ * A later version is a file like this one beside it, added to the codec's catalogue (codec.ts).
  */
 import { type Static, Type } from 'typebox';
-import { Compile } from 'typebox/compile';
 
 const V = Type.Literal(1);
 const DeviceId = Type.String({
@@ -38,10 +38,13 @@ export const PairedLock = Type.Object({
 });
 export type PairedLock = Static<typeof PairedLock>;
 
+/** The most locks one access point may list: the broker keeps retained state for these only. */
+export const MAX_PAIRED_LOCKS = 1000;
+
 /** The locks paired with the access point now: the whole list every time (retained). */
 export const LocksMessage = Type.Object({
   v: V,
-  locks: Type.Array(PairedLock, { maxItems: 1000 }),
+  locks: Type.Array(PairedLock, { maxItems: MAX_PAIRED_LOCKS }),
 });
 export type LocksMessage = Static<typeof LocksMessage>;
 
@@ -94,7 +97,7 @@ const FailNext = Type.Union([
   Type.Null(),
 ]);
 
-/** What a simulated device lets the sandbox change (SANDBOX.md's POST /_sim/locks, relayed). */
+/** What a simulated device lets the sandbox change (docs/device-protocol.md, relayed by the cloud). */
 export const SimChange = Type.Object({
   locked: Type.Optional(Type.Boolean()),
   battery: Type.Optional(Battery),
@@ -129,17 +132,18 @@ export const SimAckMessage = Type.Object({
 });
 export type SimAckMessage = Static<typeof SimAckMessage>;
 
-const validators = {
-  status: Compile(StatusMessage),
-  locks: Compile(LocksMessage),
-  state: Compile(StateMessage),
-  cmd: Compile(CommandMessage),
-  ack: Compile(AckMessage),
-  sim: Compile(SimMessage),
-  'sim-ack': Compile(SimAckMessage),
+/** Every message of version 1, by the kind its topic names (topics.ts). */
+export const SCHEMAS = {
+  status: StatusMessage,
+  locks: LocksMessage,
+  state: StateMessage,
+  cmd: CommandMessage,
+  ack: AckMessage,
+  sim: SimMessage,
+  'sim-ack': SimAckMessage,
 };
 
-export interface MessageTypes {
+export interface Messages {
   status: StatusMessage;
   locks: LocksMessage;
   state: StateMessage;
@@ -147,32 +151,4 @@ export interface MessageTypes {
   ack: AckMessage;
   sim: SimMessage;
   'sim-ack': SimAckMessage;
-}
-
-export type Decoded<K extends keyof MessageTypes> =
-  | { readonly ok: true; readonly message: MessageTypes[K] }
-  | { readonly ok: false; readonly problem: string };
-
-const MAX_PAYLOAD_BYTES = 256 * 1024;
-
-/** Parses and checks one payload; says what is wrong instead of throwing. */
-export function decode<K extends keyof MessageTypes>(kind: K, payload: Uint8Array): Decoded<K> {
-  if (payload.byteLength > MAX_PAYLOAD_BYTES) return { ok: false, problem: 'payload too large' };
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(payload).toString('utf8'));
-  } catch {
-    return { ok: false, problem: 'payload is not JSON' };
-  }
-  const validator = validators[kind];
-  if (!validator.Check(value)) {
-    const first = validator.Errors(value)[0];
-    const where = first?.instancePath === '' ? 'payload' : (first?.instancePath ?? 'payload');
-    return { ok: false, problem: `${where}: ${first?.message ?? 'does not match the schema'}` };
-  }
-  return { ok: true, message: value as MessageTypes[K] };
-}
-
-export function encode<K extends keyof MessageTypes>(_kind: K, message: MessageTypes[K]): string {
-  return JSON.stringify(message);
 }

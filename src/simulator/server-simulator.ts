@@ -1,16 +1,22 @@
 import type {
   Clock,
+  DeviceTraffic,
   Logger,
   SecretBox,
   SimDeviceStore,
   SimulatedLockChange,
   SimulatedLockState,
   Simulator,
-} from '../../app/ports.ts';
-import { Fleet } from '../../simulator/fleet.ts';
-import type { MqttGateway } from './mqtt/gateway.ts';
-import type { InFlight } from './mqtt/in-flight.ts';
-import type { Topics } from './mqtt/topics.ts';
+} from '../app/ports.ts';
+import type { Topics } from '../device-protocol/topics.ts';
+import { Fleet } from './fleet.ts';
+
+/** Sends a sandbox change to the simulated device that has the lock, and waits for its answer. */
+export type SimRelay = (
+  apId: string,
+  deviceId: string,
+  change: SimulatedLockChange,
+) => Promise<SimulatedLockState>;
 
 export interface ServerSimulatorOptions {
   readonly url: string;
@@ -19,8 +25,9 @@ export interface ServerSimulatorOptions {
   readonly logger: Logger;
   readonly store: SimDeviceStore;
   readonly secretBox: SecretBox;
-  readonly gateway: MqttGateway;
-  readonly inFlight: InFlight;
+  /** The cloud's side of the sandbox messages (the device gateway's). */
+  readonly relay: SimRelay;
+  readonly traffic: DeviceTraffic;
   readonly lowBatteryThreshold: number;
   /** false (--no-simulator): the simulated devices run elsewhere (`lockcloud sim`); only relay to them. */
   readonly runDevices: boolean;
@@ -33,8 +40,8 @@ const SETTLE_MS = 5000;
 
 /**
  * The sandbox's simulator: changes are relayed over the device link to whichever simulated device
- * has the lock; the devices the seed or the demo created run here, as MQTT clients of the same
- * broker, their state kept in the store so a restart finds them as they were.
+ * has the lock; the devices the seed or the demo created run here, as clients of the same broker as
+ * real ones, their state kept in the store so a restart finds them as they were.
  */
 export class ServerSimulator implements Simulator {
   private fleet: Fleet | undefined;
@@ -44,7 +51,7 @@ export class ServerSimulator implements Simulator {
   /** Starts the simulated access points kept in the store, and waits until the cloud has heard them. */
   async start(): Promise<void> {
     if (!this.options.runDevices) return;
-    const { store, secretBox, inFlight } = this.options;
+    const { store, secretBox, traffic } = this.options;
     const fleet = new Fleet({
       url: this.options.url,
       topics: this.options.topics,
@@ -52,12 +59,12 @@ export class ServerSimulator implements Simulator {
       logger: this.options.logger,
       lowBatteryThreshold: this.options.lowBatteryThreshold,
       clientIdPrefix: this.options.clientIdPrefix,
-      inFlight,
+      inFlight: traffic,
       onChange: (state) => store.save(state),
     });
     const states = await store.list();
     for (const ap of await store.listAccessPoints()) {
-      inFlight.track(ap.id);
+      traffic.track(ap.id);
       fleet.add({
         id: ap.id,
         secret: secretBox.open(ap.sealedSecret),
@@ -66,19 +73,19 @@ export class ServerSimulator implements Simulator {
     }
     this.fleet = fleet;
     await fleet.start();
-    await inFlight.idle(SETTLE_MS);
+    await traffic.idle(SETTLE_MS);
   }
 
   change(deviceId: string, apId: string, change: SimulatedLockChange): Promise<SimulatedLockState> {
-    return this.options.gateway.relaySim(apId, deviceId, change);
+    return this.options.relay(apId, deviceId, change);
   }
 
   async reload(): Promise<void> {
     if (!this.fleet) return;
     // A command on its way to a device must arrive (and be forgotten by the reload), not land after it.
-    await this.options.inFlight.idle(SETTLE_MS);
+    await this.options.traffic.idle(SETTLE_MS);
     this.fleet.reload(await this.options.store.list());
-    await this.options.inFlight.idle(SETTLE_MS);
+    await this.options.traffic.idle(SETTLE_MS);
   }
 
   async stop(): Promise<void> {

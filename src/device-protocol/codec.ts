@@ -1,0 +1,73 @@
+/**
+ * Reads and writes the device protocol's payloads (docs/device-protocol.md). The version is part of
+ * every message (`v`) and of the codec: a payload is checked against the schemas of the version it
+ * names, so one decoder accepts every version this build knows, and a message's type is the union
+ * of its versions, told apart by `v`. Pure: no I/O, nothing of MQTT.
+ */
+import { Compile, type Validator } from 'typebox/compile';
+import * as v1 from './v1.ts';
+import { isPayloadVersion, PAYLOAD_VERSIONS, type PayloadVersion } from './versions.ts';
+
+/** Every version's messages, by kind. A new version adds a row here and a file beside v1.ts. */
+interface Catalogue {
+  1: v1.Messages;
+}
+
+export type MessageKind = keyof v1.Messages;
+/** A message of this kind, in any version this build knows (or in the one named). */
+export type Message<K extends MessageKind, V extends PayloadVersion = PayloadVersion> = Catalogue[V][K];
+
+export type Decoded<K extends MessageKind> =
+  | { readonly ok: true; readonly message: Message<K> }
+  | { readonly ok: false; readonly problem: string };
+
+/** The largest payload of any message: a larger one is refused unread (and by the broker, unstored). */
+export const MAX_PAYLOAD_BYTES = 256 * 1024;
+
+type Validators = { readonly [K in MessageKind]: Validator };
+
+function compileAll(schemas: typeof v1.SCHEMAS): Validators {
+  return {
+    status: Compile(schemas.status),
+    locks: Compile(schemas.locks),
+    state: Compile(schemas.state),
+    cmd: Compile(schemas.cmd),
+    ack: Compile(schemas.ack),
+    sim: Compile(schemas.sim),
+    'sim-ack': Compile(schemas['sim-ack']),
+  };
+}
+
+const VALIDATORS: { readonly [V in PayloadVersion]: Validators } = { 1: compileAll(v1.SCHEMAS) };
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Parses and checks one payload against the schemas of the version it names; says what is wrong. */
+export function decode<K extends MessageKind>(kind: K, payload: Uint8Array): Decoded<K> {
+  if (payload.byteLength > MAX_PAYLOAD_BYTES) return { ok: false, problem: 'payload too large' };
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8.decode(payload));
+  } catch {
+    return { ok: false, problem: 'payload is not JSON' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, problem: 'payload: must be an object' };
+  const version: unknown = (value as { v?: unknown }).v;
+  if (!isPayloadVersion(version))
+    return {
+      ok: false,
+      problem: `/v: version ${JSON.stringify(version) ?? 'missing'} is not one of ${PAYLOAD_VERSIONS.join(', ')}`,
+    };
+  const validator = VALIDATORS[version][kind];
+  if (!validator.Check(value)) {
+    const first = validator.Errors(value)[0];
+    const where = first?.instancePath === '' ? 'payload' : (first?.instancePath ?? 'payload');
+    return { ok: false, problem: `${where}: ${first?.message ?? 'does not match the schema'}` };
+  }
+  return { ok: true, message: value as Message<K> };
+}
+
+/** The payload of a message, in the version its `v` names. */
+export function encode<K extends MessageKind>(_kind: K, message: Message<K>): string {
+  return JSON.stringify(message);
+}
