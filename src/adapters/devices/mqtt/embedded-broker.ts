@@ -47,6 +47,10 @@ const PACKET_OVERHEAD_BYTES = 4096;
 
 export const CLOUD_USERNAME = 'cloud';
 
+interface RetainedStore {
+  createRetainedStream(pattern: string): AsyncIterable<{ topic: string; payload: Buffer }>;
+}
+
 type Role = { readonly kind: 'cloud' } | { readonly kind: 'ap'; readonly apId: string };
 
 function refused(code: 4 | 5, message: string): AuthenticateError {
@@ -142,6 +146,17 @@ export class EmbeddedBroker {
     if (typeof address === 'object' && address !== null) this.boundPort = address.port;
     this.broker = broker;
     this.server = server;
+  }
+
+  /** What the broker keeps retained now: each topic and its payload's size (for the operator; tests). */
+  async retained(): Promise<{ readonly topic: string; readonly bytes: number }[]> {
+    // aedes's in-memory persistence, which its types leave untyped.
+    const persistence = (this.broker as { persistence?: RetainedStore } | undefined)?.persistence;
+    const kept: { topic: string; bytes: number }[] = [];
+    if (persistence)
+      for await (const packet of persistence.createRetainedStream('#'))
+        kept.push({ topic: packet.topic, bytes: packet.payload.byteLength });
+    return kept;
   }
 
   /** Stops listening and drops every connection (retained messages are forgotten with it). */

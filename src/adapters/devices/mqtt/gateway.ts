@@ -19,8 +19,8 @@ import { decode, encode, type Message } from '../../../device-protocol/codec.ts'
 import type { ParsedTopic, Topics } from '../../../device-protocol/topics.ts';
 import type { DeviceState } from '../../../device-protocol/v1.ts';
 import { BASE_VERSION } from '../../../device-protocol/versions.ts';
-import { DomainError } from '../../../domain/errors.ts';
 import type { LockReport } from '../../../domain/lock.ts';
+import { SimRelay } from './sim-relay.ts';
 
 export interface MqttGatewayOptions {
   readonly url: string;
@@ -47,12 +47,6 @@ interface Pending {
   readonly cancel: () => void;
 }
 
-interface SimWait {
-  readonly apId: string;
-  readonly deviceId: string;
-  readonly resolve: (state: Message<'sim-ack'>['sim']) => void;
-}
-
 // Past the deadline the task has ended as TIMEOUT; the wait is only kept a little longer for a late ack.
 const LATE_ACK_GRACE_MS = 1000;
 // Retained messages follow a subscription at once; a pause this long (on the clock) means they are
@@ -75,9 +69,7 @@ export function reportOf(state: DeviceState): LockReport {
 export class MqttGateway implements DeviceGateway {
   private listener: DeviceListener | undefined;
   private readonly pending = new Map<string, Pending>();
-  private readonly simWaits = new Map<string, SimWait>();
   private readonly queue = new KeyedQueue();
-  private simCounter = 0;
   /**
    * After a reconnection to the broker, the access points heard from since: until one speaks again
    * (its retained status, or its own reconnection) nothing says it is there to carry a command.
@@ -87,10 +79,14 @@ export class MqttGateway implements DeviceGateway {
   /** While a catch-up waits for the retained messages to stop coming: told of each message. */
   private onActivity: (() => void) | undefined;
 
+  private readonly sims: SimRelay;
+
   private constructor(
     private readonly client: MqttClient,
     private readonly options: MqttGatewayOptions,
-  ) {}
+  ) {
+    this.sims = new SimRelay(client, options);
+  }
 
   /** Connects and subscribes; rejects if the broker cannot be reached or refuses the credentials. */
   static async connect(options: MqttGatewayOptions): Promise<MqttGateway> {
@@ -215,57 +211,9 @@ export class MqttGateway implements DeviceGateway {
     });
   }
 
-  /** Relays a sandbox change to the simulated device and waits for its answer (SANDBOX.md). */
+  /** Relays a sandbox change to the simulated device and waits for its answer (sim-relay.ts). */
   relaySim(apId: string, deviceId: string, change: SimulatedLockChange): Promise<SimulatedLockState> {
-    const reqId = `sim-${process.pid}-${++this.simCounter}`;
-    const timeoutMs = this.options.simTimeoutMs ?? 5000;
-    return new Promise((resolve, reject) => {
-      const notFound = (): void => {
-        this.simWaits.delete(reqId);
-        reject(
-          new DomainError(
-            'LOCK_NOT_FOUND',
-            `no simulated device answered for lock ${deviceId} (its access point is offline or not simulated)`,
-          ),
-        );
-      };
-      if (!this.client.connected) return notFound();
-      const timer = setTimeout(notFound, timeoutMs);
-      timer.unref();
-      this.simWaits.set(reqId, {
-        apId,
-        deviceId,
-        resolve: (sim) => {
-          clearTimeout(timer);
-          this.simWaits.delete(reqId);
-          resolve({
-            deviceId,
-            locked: sim.locked,
-            battery: sim.battery,
-            responsive: sim.reachable,
-            accessPoint: sim.paired,
-            appOpen: sim.app_open,
-            latencyMs: sim.latency_ms,
-            failNext: sim.fail_next,
-          });
-        },
-      });
-      const payload = encode('sim', {
-        v: BASE_VERSION,
-        req_id: reqId,
-        change: {
-          locked: change.locked,
-          battery: change.battery,
-          reachable: change.responsive,
-          paired: change.accessPoint,
-          app_open: change.appOpen,
-          latency_ms: change.latencyMs,
-          fail_next: change.failNext === 'INTERNAL_ERROR' ? 'JAMMED' : change.failNext,
-        },
-      });
-      this.options.inFlight?.begin(apId);
-      this.client.publish(this.options.topics.lock(apId, deviceId, 'sim'), payload, { qos: 1 });
-    });
+    return this.sims.relay(apId, deviceId, change);
   }
 
   /** Disconnects. Commands still waiting are left unanswered: their tasks end TIMEOUT at the next start. */
@@ -342,8 +290,7 @@ export class MqttGateway implements DeviceGateway {
       case 'sim-ack': {
         const decoded = decode('sim-ack', payload);
         if (!decoded.ok) return malformed(decoded.problem);
-        const wait = this.simWaits.get(decoded.message.req_id);
-        if (wait && wait.apId === ap && wait.deviceId === lock) wait.resolve(decoded.message.sim);
+        if (lock !== undefined) this.sims.answered(ap, lock, decoded.message);
         return;
       }
       default:
