@@ -14,6 +14,7 @@ import {
   writeMosquittoFiles,
 } from '../adapters/devices/mqtt/mosquitto-files.ts';
 import { mosquittoHash, mosquittoPasswordHasher } from '../adapters/devices/mqtt/mosquitto-password.ts';
+import { maxPacketBytes } from '../adapters/devices/mqtt/packet-limits.ts';
 import { AdjustableClock } from '../adapters/system/clock.ts';
 import { cryptoRandom, sha256Hasher } from '../adapters/system/crypto.ts';
 import { type AccessPointSummary, AccessPoints, MAX_REGISTER_COUNT } from '../app/access-points.ts';
@@ -28,6 +29,7 @@ export type UsageErrorFactory = (message: string) => Error;
 interface Context {
   readonly accessPoints: AccessPoints;
   readonly mqttPrefix: string;
+  readonly mqttMaxConnections: number;
 }
 
 function isDirectory(path: string): boolean {
@@ -113,7 +115,11 @@ export function addDeviceCommands(root: Command, usage: UsageErrorFactory): void
         brokerPasswords: mosquittoPasswordHasher(),
         username: apUsername,
       });
-      return await work({ accessPoints, mqttPrefix: config.mqttPrefix });
+      return await work({
+        accessPoints,
+        mqttPrefix: config.mqttPrefix,
+        mqttMaxConnections: config.mqttMaxConnections,
+      });
     } finally {
       await store.close();
     }
@@ -188,6 +194,11 @@ export function addDeviceCommands(root: Command, usage: UsageErrorFactory): void
     )
     .option('--port <port>', "the broker's listener port", wholeNumber, 1883)
     .option('--bind <address>', 'the address the listener binds (default: every interface)')
+    .option(
+      '--max-connections <n>',
+      'clients connected at once (default: the configured LOCKCLOUD_MQTT_MAX_CONNECTIONS)',
+      wholeNumber,
+    )
     .action(
       async (
         opts: {
@@ -197,6 +208,7 @@ export function addDeviceCommands(root: Command, usage: UsageErrorFactory): void
           cloudUsers: number;
           port: number;
           bind?: string;
+          maxConnections?: number;
         },
         cmd: Command,
       ) => {
@@ -204,13 +216,15 @@ export function addDeviceCommands(root: Command, usage: UsageErrorFactory): void
           throw usage('the cloud password must be at least 16 printable characters, without spaces');
         if (opts.cloudUsers < 1 || opts.cloudUsers > MAX_CLOUD_USERS)
           throw usage(`--cloud-users must be from 1 to ${MAX_CLOUD_USERS}`);
-        const { users, missing, prefix } = await withAccessPoints(
+        const { users, missing, prefix, maxConnections } = await withAccessPoints(
           cmd,
-          async ({ accessPoints, mqttPrefix }) => ({
+          async ({ accessPoints, mqttPrefix, mqttMaxConnections }) => ({
             ...(await accessPoints.brokerUsers()),
             prefix: opts.prefix ?? mqttPrefix,
+            maxConnections: opts.maxConnections ?? mqttMaxConnections,
           }),
         );
+        if (maxConnections < 1) throw usage('--max-connections must be at least 1');
         let topics: Topics;
         try {
           if (/\s/.test(prefix)) throw new Error(`topic prefix "${prefix}" must not hold spaces`);
@@ -231,6 +245,7 @@ export function addDeviceCommands(root: Command, usage: UsageErrorFactory): void
             acl: aclFile(topics, cloudNames, users),
             conf: mosquittoConf(
               { port: opts.port, ...(opts.bind === undefined ? {} : { bind: opts.bind }) },
+              { maxConnections, maxPacketBytes: maxPacketBytes(topics.prefix) },
               opts.out,
             ),
           });

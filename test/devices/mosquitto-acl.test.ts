@@ -163,6 +163,8 @@ describe('mqtt-acl against a real Mosquitto', {
         String(port),
         '--bind',
         '127.0.0.1',
+        '--max-connections',
+        '50',
         ...data,
       ]);
       const match = /mqtt:\/\/cloud:(\S+)@host:port/.exec(printed);
@@ -206,6 +208,25 @@ describe('mqtt-acl against a real Mosquitto', {
         mqttConnect(port, apUsername(SAMPLE_ID), a.password),
         /Not authorized|Bad username/i,
       );
+    });
+
+    it('closes a connection whose packet is over the limit it sets, before authentication or after', async () => {
+      const conf = readFileSync(join(dir, 'mosquitto', 'mosquitto.conf'), 'utf8');
+      assert.match(conf, /^max_connections 50$/m);
+      assert.match(conf, /^max_packet_size \d+$/m);
+      // A stranger's CONNECT announcing 256 MB: refused at its header.
+      const stranger = createConnection({ port, host: '127.0.0.1' });
+      stranger.on('error', () => undefined);
+      const strangerGone = new Promise<void>((resolve) => stranger.once('close', () => resolve()));
+      stranger.write(Buffer.from([0x10, 0xff, 0xff, 0xff, 0x7f]));
+      await strangerGone;
+      // An access point's state report of 300 KiB, over the protocol's 256 KiB.
+      const apA = await client(a.username, a.password);
+      const apGone = new Promise<void>((resolve) => apA.once('close', () => resolve()));
+      const state = JSON.stringify({ v: 1, seq: 1, pad: 'x'.repeat(300 * 1024) });
+      void apA.publishAsync(topics.lock(a.id, LOCK, 'state'), state, { qos: 1 }).catch(() => undefined);
+      await apGone;
+      assert.match(brokerLog, /oversize packet/);
     });
 
     it("delivers an access point's own state to the cloud, never one published under another's topic", async () => {

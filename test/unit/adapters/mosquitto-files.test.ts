@@ -210,22 +210,32 @@ describe('Mosquitto files', () => {
     );
   });
 
-  it('configuration: listener, no anonymous clients, the two files, user name as client id, no Nagle', () => {
+  it('configuration: listener, no anonymous clients, the two files, user name as client id, no Nagle, limits', () => {
     const dir = join(tmpdir(), 'mq');
-    const lines = mosquittoConf({ port: 18883, bind: '127.0.0.1' }, dir)
+    const limits = { maxConnections: 500, maxPacketBytes: 266_240 };
+    const lines = mosquittoConf({ port: 18883, bind: '127.0.0.1' }, limits, dir)
       .split('\n')
       .filter((line) => line !== '' && !line.startsWith('#'));
     assert.deepEqual(lines, [
       'listener 18883 127.0.0.1',
+      'max_connections 500',
       'allow_anonymous false',
       `password_file ${join(dir, 'passwd')}`,
       `acl_file ${join(dir, 'acl')}`,
       'use_username_as_clientid true',
       'set_tcp_nodelay true',
+      'max_packet_size 266240',
     ]);
-    assert.match(mosquittoConf({ port: 1883 }, dir), /^listener 1883$/m);
-    assert.throws(() => mosquittoConf({ port: 0 }, dir), /port/);
-    assert.throws(() => mosquittoConf({ port: 1883, bind: '0.0.0.0\nallow_anonymous true' }, dir), /address/);
+    assert.match(mosquittoConf({ port: 1883 }, limits, dir), /^listener 1883$/m);
+    assert.throws(() => mosquittoConf({ port: 0 }, limits, dir), /port/);
+    assert.throws(
+      () => mosquittoConf({ port: 1883, bind: '0.0.0.0\nallow_anonymous true' }, limits, dir),
+      /address/,
+    );
+    assert.throws(
+      () => mosquittoConf({ port: 1883 }, { ...limits, maxConnections: 0 }, dir),
+      /maxConnections/,
+    );
   });
 
   it('writes the three files with mode 0600, and overwrites them on the next run', () => {

@@ -8,10 +8,10 @@ import type {
   Logger,
   SecretHasher,
 } from '../../../app/ports.ts';
-import { MAX_PAYLOAD_BYTES } from '../../../device-protocol/codec.ts';
 import { RetainedPolicy } from '../../../device-protocol/retention.ts';
 import { apIdOfUsername, type Topics } from '../../../device-protocol/topics.ts';
 import { ConnectionGuard, type ConnectionLimits } from './connection-guard.ts';
+import { MAX_CONNECT_BYTES, MAX_UNAUTHENTICATED_BYTES, maxPacketBytes } from './packet-limits.ts';
 
 export interface EmbeddedBrokerOptions {
   readonly host: string;
@@ -23,27 +23,16 @@ export interface EmbeddedBrokerOptions {
   /** The password of the server's own connection (user `cloud`), made fresh at every start. */
   readonly cloudSecret: string;
   readonly logger: Logger;
-  /** Times the CONNECT deadline. */
+  /** Times the CONNECT deadline (CONNECT_TIMEOUT_MS): a test moves it rather than waiting. */
   readonly clock: Clock;
   /** Connections at once, in all and from one address (the settings of the same names). */
   readonly maxConnections: number;
   readonly maxConnectionsPerAddress: number;
-  /** Default CONNECT_TIMEOUT_MS; a test sets its own. */
-  readonly connectTimeoutMs?: number;
   readonly metrics?: DeviceBrokerMetrics;
 }
 
 /** A connection that has not completed an authenticated CONNECT by then is closed. */
 export const CONNECT_TIMEOUT_MS = 5000;
-/**
- * A CONNECT holds a client id, a user name, a password and a last will (a status message): a few
- * hundred bytes. Before authentication no packet may be larger, nor all of them together than a
- * CONNECT and the few packets a client may send before its CONNACK.
- */
-export const MAX_CONNECT_BYTES = 4096;
-const MAX_UNAUTHENTICATED_BYTES = 4 * MAX_CONNECT_BYTES;
-// A PUBLISH is its topic (2 bytes of length, the topic), a packet id, MQTT 5 properties and its payload.
-const PACKET_OVERHEAD_BYTES = 4096;
 
 export const CLOUD_USERNAME = 'cloud';
 
@@ -231,9 +220,9 @@ function brokerLimits(options: EmbeddedBrokerOptions): ConnectionLimits {
   return {
     maxConnections: options.maxConnections,
     maxConnectionsPerAddress: options.maxConnectionsPerAddress,
-    connectTimeoutMs: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    connectTimeoutMs: CONNECT_TIMEOUT_MS,
     maxConnectBytes: MAX_CONNECT_BYTES,
     maxUnauthenticatedBytes: MAX_UNAUTHENTICATED_BYTES,
-    maxPacketBytes: MAX_PAYLOAD_BYTES + PACKET_OVERHEAD_BYTES + Buffer.byteLength(options.topics.prefix),
+    maxPacketBytes: maxPacketBytes(options.topics.prefix),
   };
 }

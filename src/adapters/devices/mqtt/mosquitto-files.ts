@@ -28,6 +28,14 @@ export interface MosquittoListener {
   readonly bind?: string;
 }
 
+/** What the broker lets clients cost: the embedded broker's limits, as far as Mosquitto has them. */
+export interface MosquittoLimits {
+  /** Clients connected at once on the listener (lockcloud's --mqtt-max-connections). */
+  readonly maxConnections: number;
+  /** The largest packet, header included (packet-limits.ts). */
+  readonly maxPacketBytes: number;
+}
+
 export interface MosquittoFiles {
   readonly passwd: string;
   readonly acl: string;
@@ -119,18 +127,23 @@ export function aclFile(
 }
 
 /** A configuration for the broker (or lines to add to one): `dir` is where passwd and acl will be. */
-export function mosquittoConf(listener: MosquittoListener, dir: string): string {
+export function mosquittoConf(listener: MosquittoListener, limits: MosquittoLimits, dir: string): string {
   if (!Number.isInteger(listener.port) || listener.port < 1 || listener.port > 65535)
     throw new Error(`the port must be from 1 to 65535, not ${listener.port}`);
   if (listener.bind !== undefined && !/^[0-9A-Za-z.:-]+$/.test(listener.bind))
     throw new Error(`"${listener.bind}" is not an address to listen on`);
   if (/[\n\r]/.test(dir)) throw new Error('the directory name must not hold a line break');
+  for (const [name, value] of Object.entries(limits))
+    if (!Number.isInteger(value) || value < 1)
+      throw new Error(`${name} must be a whole number above 0, not ${value}`);
   const abs = resolve(dir);
   return [
     HEADER,
     "# Mosquitto 2 for lockcloud's device link. Run it as is (mosquitto -c this-file), or copy these",
     "# lines into the broker's configuration. Reload the broker (SIGHUP) after every run.",
     `listener ${listener.port}${listener.bind === undefined ? '' : ` ${listener.bind}`}`,
+    '# Clients connected at once on this listener, as many as the embedded broker takes in all.',
+    `max_connections ${limits.maxConnections}`,
     'allow_anonymous false',
     `password_file ${join(abs, 'passwd')}`,
     `acl_file ${join(abs, 'acl')}`,
@@ -138,6 +151,11 @@ export function mosquittoConf(listener: MosquittoListener, dir: string): string 
     'use_username_as_clientid true',
     "# Without it Nagle's algorithm and delayed ACKs add about 40 ms to every hop of a command.",
     'set_tcp_nodelay true',
+    "# A packet over the device protocol's payload limit (with its topic and header) is refused at its",
+    '# header and its client disconnected, whether it has logged in or not: nothing of it is buffered.',
+    `max_packet_size ${limits.maxPacketBytes}`,
+    '# Mosquitto cannot limit connections per client address nor the time a client takes to log in:',
+    '# limit the first in the firewall (docs/security.md, "A stranger on the device port").',
     '',
   ].join('\n');
 }
