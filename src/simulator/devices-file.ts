@@ -70,7 +70,7 @@ export function fromCredentials(path: string, count: number, template: LockTempl
   return members;
 }
 
-/** The access points and locks of a seed file (SANDBOX.md); each access point must name its secret. */
+/** The access points and locks of a seed file (README.md); each access point must name its secret. */
 export function fromSeed(path: string): FleetMember[] {
   const seed = parseSeed(read(path));
   const members = new Map<string, FleetMember & { locks: SimDeviceState[] }>();

@@ -121,6 +121,8 @@ describe('the embedded broker: limits before authentication', () => {
       'the place to be freed',
       async () => (rig.t.server.devices.broker?.connections ?? 0) === 5,
     );
+    const { body } = await rig.t.server.metrics.scrape();
+    assert.match(body, /^lockcloud_device_connections_open 5$/m);
     await (await open('127.0.0.2')).authenticate(AP_GARAGE);
     for (const raw of [...first, ...others]) raw.socket.destroy();
     await Promise.all([...first, ...others].map((raw) => raw.closed));

@@ -50,7 +50,7 @@ function refused(code: 4 | 5, message: string): AuthenticateError {
  * The MQTT broker the server runs itself (aedes), for one-process installs. It checks every CONNECT
  * against the registered access points and every PUBLISH and SUBSCRIBE against the protocol's rules:
  * an access point reaches only its own topics. Sockets go without Nagle's algorithm, which would
- * otherwise add about 40 ms to each hop of a command (STACK.md).
+ * otherwise add about 40 ms to each hop of a command (docs/benchmarks.md).
  */
 export class EmbeddedBroker {
   private broker: Aedes | undefined;
