@@ -57,7 +57,7 @@ export class EmbeddedBroker {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private readonly roles = new WeakMap<Client, Role>();
-  private readonly retention = new RetainedPolicy();
+  private retention = new RetainedPolicy();
   private readonly guard: ConnectionGuard;
   private boundPort: number;
 
@@ -85,6 +85,8 @@ export class EmbeddedBroker {
   }
 
   async start(): Promise<void> {
+    // A new broker keeps no retained message: what the policy knew of the old one goes with it.
+    this.retention = new RetainedPolicy();
     const broker = await Aedes.createBroker({
       authenticate: (client, username, password, done) => {
         this.authenticate(client, username, password).then(
