@@ -4,6 +4,7 @@
  * names, so one decoder accepts every version this build knows, and a message's type is the union
  * of its versions, told apart by `v`. Pure: no I/O, nothing of MQTT.
  */
+import type { TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import * as v1 from './v1.ts';
 import { isPayloadVersion, PAYLOAD_VERSIONS, type PayloadVersion } from './versions.ts';
@@ -26,7 +27,8 @@ export const MAX_PAYLOAD_BYTES = 256 * 1024;
 
 type Validators = { readonly [K in MessageKind]: Validator };
 
-function compileAll(schemas: typeof v1.SCHEMAS): Validators {
+/** One version's schemas, every kind: a version that leaves a message as it was reuses its schema. */
+function compileAll(schemas: { readonly [K in MessageKind]: TSchema }): Validators {
   return {
     status: Compile(schemas.status),
     locks: Compile(schemas.locks),

@@ -154,8 +154,8 @@ export function mosquittoConf(listener: MosquittoListener, limits: MosquittoLimi
     "# A packet over the device protocol's payload limit (with its topic and header) is refused at its",
     '# header and its client disconnected, whether it has logged in or not: nothing of it is buffered.',
     `max_packet_size ${limits.maxPacketBytes}`,
-    '# Mosquitto cannot limit connections per client address nor the time a client takes to log in:',
-    '# limit the first in the firewall (docs/security.md, "A stranger on the device port").',
+    '# Mosquitto limits neither connections per client address nor (but to about 90 s) the time a',
+    '# client takes to log in: limit the first in the firewall (docs/security.md).',
     '',
   ].join('\n');
 }
