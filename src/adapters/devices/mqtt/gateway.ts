@@ -78,6 +78,7 @@ export class MqttGateway implements DeviceGateway {
   private early: [string, Buffer][] = [];
   /** While a catch-up waits for the retained messages to stop coming: told of each message. */
   private onActivity: (() => void) | undefined;
+  private catchUps = 0;
 
   private readonly sims: SimRelay;
 
@@ -145,6 +146,7 @@ export class MqttGateway implements DeviceGateway {
    */
   private async catchUp(): Promise<void> {
     const filters = this.options.topics.retainedFilters();
+    const round = ++this.catchUps;
     try {
       await this.client.subscribeAsync(filters, { qos: 1 });
       // Timed on the clock: a test moves it; the sandbox moving it ends a catch-up early (and the
@@ -155,8 +157,11 @@ export class MqttGateway implements DeviceGateway {
     } catch (error) {
       this.options.logger.warn({ err: error }, 'reading retained device messages failed');
     } finally {
-      this.onActivity = undefined;
-      await this.client.unsubscribeAsync(filters).catch(() => undefined);
+      // A reconnection meanwhile started a newer catch-up: the subscription is its to drop.
+      if (round === this.catchUps) {
+        this.onActivity = undefined;
+        await this.client.unsubscribeAsync(filters).catch(() => undefined);
+      }
     }
   }
 
