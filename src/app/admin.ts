@@ -4,17 +4,10 @@
  */
 import { type Account, isEmail, normalizeEmail } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
+import type { IpBlock } from '../domain/rate-limit.ts';
+import type { WebhookConfig } from '../domain/webhook.ts';
 import { changePassword, markDeleted } from './account-changes.ts';
-import type {
-  Clock,
-  IpBlock,
-  PasswordHasher,
-  RandomSource,
-  SecretBox,
-  Store,
-  WebhookConfig,
-  WebhookSigner,
-} from './ports.ts';
+import type { Clock, PasswordHasher, RandomSource, SecretBox, Store, WebhookSigner } from './ports.ts';
 import { removeWebhook, saveWebhook, type WebhookInput, webhookConfig } from './webhooks/settings.ts';
 
 export interface AdminDeps {

@@ -9,7 +9,7 @@ import {
 } from '../domain/task.ts';
 import type { DeviceReports } from './device-reports.ts';
 import type { LockQueries } from './locks.ts';
-import { NO_METRICS } from './ops-ports.ts';
+import { NO_METRICS } from './ports/ops.ts';
 import type {
   Cancel,
   Clock,

@@ -14,11 +14,11 @@ import { cryptoRandom, scryptHasher } from '../adapters/system/crypto.ts';
 import { aesGcmBox, loadServerKey } from '../adapters/webhooks/secret-box.ts';
 import { standardWebhooksSigner } from '../adapters/webhooks/signer.ts';
 import { type AccountSummary, Admin } from '../app/admin.ts';
-import type { WebhookConfig } from '../app/ports.ts';
 import { ConfigError, loadConfig, secretInputs } from '../config/config.ts';
 import { secretScrubber } from '../config/redact.ts';
 import { normalizeEmail } from '../domain/account.ts';
 import { DomainError, isDomainError } from '../domain/errors.ts';
+import type { WebhookConfig } from '../domain/webhook.ts';
 import { openStore } from '../open-store.ts';
 import { addDeviceCommands } from './admin-devices.ts';
 

@@ -94,3 +94,10 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
 export function excessPolicy(block: BlockPolicy): RatePolicy {
   return { burst: block.excess, intervalMs: block.windowMs / block.excess };
 }
+
+/** A client address refused on every limited endpoint until `until` (the 30-minute block). */
+export interface IpBlock {
+  readonly ip: string;
+  readonly blockedAt: number;
+  readonly until: number;
+}

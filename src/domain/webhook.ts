@@ -2,6 +2,22 @@
 export type WebhookMethod = 'GET' | 'POST';
 export const WEBHOOK_URL_MAX = 256;
 
+export interface WebhookConfig {
+  readonly accountId: string;
+  readonly url: string;
+  readonly method: WebhookMethod;
+  /** Opt-in: retry failed deliveries with backoff (the documented behaviour is one attempt). */
+  readonly retries: boolean;
+}
+
+/** Signing secrets as stored: sealed by the SecretBox, never in clear. */
+export interface StoredSecrets {
+  readonly current: string;
+  readonly previous: string | null;
+  /** The previous secret signs too until then (24 h after a rotation). */
+  readonly previousUntil: number | null;
+}
+
 /** Why a webhook URL is refused, or undefined when it is acceptable. */
 export function webhookUrlProblem(url: string): string | undefined {
   if (url.length === 0) return 'must not be empty';

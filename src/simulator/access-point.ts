@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { connect, type MqttClient } from 'mqtt';
-import type { Cancel, Clock, DeviceTraffic, Logger, SimDeviceState } from '../app/ports.ts';
+import type { Cancel, Clock, DeviceTraffic, Logger } from '../app/ports.ts';
 import { decode, encode, type Message } from '../device-protocol/codec.ts';
 import { apUsername, type Topics } from '../device-protocol/topics.ts';
 import type { DeviceState, SimChange, SimLockState } from '../device-protocol/v1.ts';
 import { BASE_VERSION } from '../device-protocol/versions.ts';
+import type { SimDeviceState } from '../domain/sim-device.ts';
 import { carryOut } from './lock-rules.ts';
 
 export interface AccessPointOptions {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { SimDeviceState } from '../app/ports.ts';
 import { seedLockDefaults, simDeviceOf } from '../app/seed/load.ts';
 import { parseSeed } from '../app/seed/validate.ts';
+import type { SimDeviceState } from '../domain/sim-device.ts';
 import type { FleetMember } from './fleet.ts';
 
 export class DevicesFileError extends Error {

@@ -1,4 +1,4 @@
-import type { SimDeviceState } from '../app/ports.ts';
+import type { SimDeviceState } from '../domain/sim-device.ts';
 import { type AccessPointOptions, SimulatedAccessPoint } from './access-point.ts';
 
 export interface FleetMember {

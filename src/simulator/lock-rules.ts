@@ -1,5 +1,5 @@
-import type { SimDeviceState } from '../app/ports.ts';
 import { type LockCommand, stateAfter } from '../domain/lock.ts';
+import type { SimDeviceState } from '../domain/sim-device.ts';
 
 /** The failures a simulated lock can answer with (TIMEOUT is answering nothing). */
 export type LockFailure = 'JAMMED' | 'DEVICE_IS_BUSY' | 'LOW_BATTERY' | 'DEVICE_UNREACHABLE';

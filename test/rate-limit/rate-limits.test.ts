@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryRateLimitStore } from '../../src/adapters/rate-limit/memory.ts';
-import type { BlockStore, Cancel, Clock, IpBlock } from '../../src/app/ports.ts';
+import type { BlockStore, Cancel, Clock } from '../../src/app/ports.ts';
 import { RateLimits } from '../../src/app/rate-limits.ts';
+import type { IpBlock } from '../../src/domain/rate-limit.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../../src/domain/rate-limit.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 

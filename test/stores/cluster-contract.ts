@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { Delivery, Store } from '../../src/app/ports.ts';
+import type { Store } from '../../src/app/ports.ts';
+import type { Delivery } from '../../src/domain/delivery.ts';
 import { aLock, anAccount } from '../support/fixtures.ts';
 import type { StoreFactory } from './store-contract.ts';
 

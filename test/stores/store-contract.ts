@@ -4,8 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { Delivery, Store } from '../../src/app/ports.ts';
+import type { Store } from '../../src/app/ports.ts';
 import type { Account } from '../../src/domain/account.ts';
+import type { Delivery } from '../../src/domain/delivery.ts';
 import type { Lock } from '../../src/domain/lock.ts';
 import type { Task } from '../../src/domain/task.ts';
 

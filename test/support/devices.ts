@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
-import type { SimDeviceState } from '../../src/app/ports.ts';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import { apUsername, Topics } from '../../src/device-protocol/topics.ts';
+import type { SimDeviceState } from '../../src/domain/sim-device.ts';
 import { SimulatedAccessPoint } from '../../src/simulator/access-point.ts';
 import { portOpen } from './mosquitto.ts';
 import {

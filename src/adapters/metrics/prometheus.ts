@@ -5,7 +5,7 @@
  * per process into a registry of their own and appended to every scrape.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { DEVICE_CONNECTION_REFUSALS } from '../../app/ops-ports.ts';
+import { DEVICE_CONNECTION_REFUSALS } from '../../app/ports/ops.ts';
 import type {
   CommandOutcome,
   DeviceBrokerMetrics,

@@ -1,10 +1,11 @@
 /**
  * The ports of the device link: the way to the locks (the gateway and what it tells the cloud), the
- * registered access points, and the simulated devices the sandbox drives. Re-exported by ports.ts.
+ * registered access points, and the simulated devices the sandbox drives. Re-exported by app/ports.ts.
  */
-import type { AccessPoint, AnnouncedLock } from '../domain/access-point.ts';
-import type { LockCommand, LockReport, ReportMark } from '../domain/lock.ts';
-import type { TaskFailure } from '../domain/task.ts';
+import type { AccessPoint, AnnouncedLock } from '../../domain/access-point.ts';
+import type { LockCommand, LockReport, ReportMark } from '../../domain/lock.ts';
+import type { SimAccessPoint, SimDeviceState } from '../../domain/sim-device.ts';
+import type { TaskFailure } from '../../domain/task.ts';
 
 export interface AccessPointStore {
   /** `brokerHash`: the secret hashed for an external broker's password file (Mosquitto), if made. */
@@ -25,25 +26,6 @@ export interface AccessPointStore {
 }
 
 /**
- * The simulated device world run inside the server, persisted so a restart keeps the simulated locks
- * as they were. `responsive` is the lock being in its access point's reach; `accessPoint` its being
- * paired with it.
- */
-export interface SimDeviceState {
-  readonly deviceId: string;
-  readonly apId: string;
-  readonly serial: string;
-  readonly nickname: string;
-  readonly locked: boolean;
-  readonly battery: number;
-  readonly responsive: boolean;
-  readonly accessPoint: boolean;
-  readonly appOpen: boolean;
-  readonly latencyMs: number;
-  readonly failNext: TaskFailure | null;
-}
-
-/**
  * Device-link messages between the server and the simulated devices it runs itself, counted so the
  * sandbox clock can let each settle before it fires the next timer: moving the clock past a lock's
  * latency must end the task as the device answered, though the answer travels over a real link.
@@ -57,12 +39,6 @@ export interface DeviceTraffic {
   end(apId: string): void;
   /** Resolves when nothing counted is in flight, or after `timeoutMs` (a message the link lost). */
   idle(timeoutMs: number): Promise<void>;
-}
-
-/** A simulated access point's credentials, sealed by the SecretBox: it must present its secret. */
-export interface SimAccessPoint {
-  readonly id: string;
-  readonly sealedSecret: string;
 }
 
 export interface SimDeviceStore {

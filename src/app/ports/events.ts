@@ -1,10 +1,11 @@
 /**
  * The event bus port: notifications between use cases, in one process or shared by every process
- * on one store (docs/deploy.md). Re-exported by ports.ts.
+ * on one store (docs/deploy.md). Re-exported by app/ports.ts.
  */
 
-import type { Task } from '../domain/task.ts';
-import type { Cancel, ReadinessCheck } from './ports.ts';
+import type { Task } from '../../domain/task.ts';
+import type { ReadinessCheck } from './ops.ts';
+import type { Cancel } from './system.ts';
 
 export interface LockStateChanged {
   readonly deviceId: string;

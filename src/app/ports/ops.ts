@@ -1,11 +1,11 @@
 /**
  * The operator's view of the application: what it counts for metrics, and what readiness checks.
- * Re-exported by ports.ts.
+ * Re-exported by app/ports.ts.
  * The counting happens where an event is decided, in the one process that decided it, never on the
  * event bus (which may carry other processes' events): summed over processes, nothing counts twice.
  */
-import type { LockCommand } from '../domain/lock.ts';
-import type { TaskFailure } from '../domain/task.ts';
+import type { LockCommand } from '../../domain/lock.ts';
+import type { TaskFailure } from '../../domain/task.ts';
 
 /** How a command ended: `success`, or the failure the task reports (`TIMEOUT`, `JAMMED`, ...). */
 export type CommandOutcome = 'success' | TaskFailure;

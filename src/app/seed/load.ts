@@ -2,13 +2,13 @@ import { formatDeviceSecret } from '../../domain/access-point.ts';
 import { normalizeEmail } from '../../domain/account.ts';
 import { displayPrefix } from '../../domain/api-key.ts';
 import type { Lock } from '../../domain/lock.ts';
+import type { SimDeviceState } from '../../domain/sim-device.ts';
 import type {
   BrokerPasswordHasher,
   PasswordHasher,
   RandomSource,
   SecretBox,
   SecretHasher,
-  SimDeviceState,
   Store,
 } from '../ports.ts';
 import type { Seed, SeedLock } from './schema.ts';

@@ -1,6 +1,7 @@
+import type { Delivery, DeliveryOutcome } from '../../domain/delivery.ts';
 import { nextAttemptDelay } from '../../domain/webhook.ts';
-import { NO_METRICS } from '../ops-ports.ts';
-import type { Delivery, DeliveryOutcome, Logger, Metrics, Store, WebhookTransport } from '../ports.ts';
+import { NO_METRICS } from '../ports/ops.ts';
+import type { Logger, Metrics, Store, WebhookTransport } from '../ports.ts';
 import { type SecretDeps, signingSecrets } from './secrets.ts';
 
 /**

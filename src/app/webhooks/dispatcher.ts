@@ -1,3 +1,5 @@
+import type { Delivery } from '../../domain/delivery.ts';
+import type { WebhookConfig } from '../../domain/webhook.ts';
 import {
   DELIVERY_LOG_LIMIT,
   deliveryBody,
@@ -7,14 +9,12 @@ import {
 } from '../../domain/webhook.ts';
 import type {
   Cancel,
-  Delivery,
   EventBus,
   LockStateChanged,
   Logger,
   Metrics,
   RandomSource,
   Store,
-  WebhookConfig,
   WebhookTransport,
 } from '../ports.ts';
 import { attemptDelivery } from './attempt.ts';

@@ -1,6 +1,8 @@
+import type { Delivery } from '../../domain/delivery.ts';
 import { DomainError } from '../../domain/errors.ts';
+import type { WebhookConfig } from '../../domain/webhook.ts';
 import { isWebhookMethod, webhookUrlProblem } from '../../domain/webhook.ts';
-import type { Delivery, Store, WebhookConfig } from '../ports.ts';
+import type { Store } from '../ports.ts';
 import type { WebhookDispatcher } from './dispatcher.ts';
 import type { ManualSends } from './manual-sends.ts';
 import { rotateSecret, type SecretDeps } from './secrets.ts';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
-import type { Delivery } from '../../app/ports.ts';
+import type { Delivery } from '../../domain/delivery.ts';
 import { answerErrorsWith } from '../error-pipeline.ts';
 import { requirePrincipal } from '../principal.ts';
 import { extErrors } from './errors.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SimDeviceState } from '../../../src/app/ports.ts';
+import type { SimDeviceState } from '../../../src/domain/sim-device.ts';
 import { runBehaviour, seededRandom } from '../../../src/simulator/behaviour.ts';
 import type { Fleet } from '../../../src/simulator/fleet.ts';
 

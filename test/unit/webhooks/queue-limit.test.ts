@@ -17,9 +17,10 @@ import { addressPolicy } from '../../../src/adapters/webhooks/address-policy.ts'
 import { httpTransport } from '../../../src/adapters/webhooks/http-transport.ts';
 import { aesGcmBox } from '../../../src/adapters/webhooks/secret-box.ts';
 import { standardWebhooksSigner } from '../../../src/adapters/webhooks/signer.ts';
-import type { Store, WebhookConfig } from '../../../src/app/ports.ts';
+import type { Store } from '../../../src/app/ports.ts';
 import { queueFull, WebhookDispatcher } from '../../../src/app/webhooks/dispatcher.ts';
 import { DEFAULT_DISPATCH_LIMITS } from '../../../src/app/webhooks/in-flight.ts';
+import type { WebhookConfig } from '../../../src/domain/webhook.ts';
 import { silentLogger } from '../../support/devices.ts';
 import { anAccount } from '../../support/fixtures.ts';
 import { ManualClock } from '../../support/manual-clock.ts';

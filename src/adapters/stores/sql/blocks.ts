@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { BlockStore, IpBlock } from '../../../app/ports.ts';
+import type { BlockStore } from '../../../app/ports.ts';
+import type { IpBlock } from '../../../domain/rate-limit.ts';
 import type { Database } from './tables.ts';
 
 export class SqlBlockStore implements BlockStore {

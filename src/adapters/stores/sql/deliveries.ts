@@ -1,11 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type {
-  Delivery,
-  DeliveryOutcome,
-  DeliveryStatus,
-  DeliveryStore,
-  DueSkip,
-} from '../../../app/ports.ts';
+import type { DeliveryStore, DueSkip } from '../../../app/ports.ts';
+import type { Delivery, DeliveryOutcome, DeliveryStatus } from '../../../domain/delivery.ts';
 import { bool, type Database, type WebhookDeliveriesTable } from './tables.ts';
 
 const num = (v: number | null): number | null => (v === null ? null : Number(v));

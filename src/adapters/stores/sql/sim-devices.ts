@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { SimAccessPoint, SimDeviceState, SimDeviceStore } from '../../../app/ports.ts';
+import type { SimDeviceStore } from '../../../app/ports.ts';
+import type { SimAccessPoint, SimDeviceState } from '../../../domain/sim-device.ts';
 import { isTaskFailure } from '../../../domain/task.ts';
 import { bool, type Database } from './tables.ts';
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { StoredSecrets, WebhookConfig, WebhookStore } from '../../../app/ports.ts';
+import type { WebhookStore } from '../../../app/ports.ts';
+import type { StoredSecrets, WebhookConfig } from '../../../domain/webhook.ts';
 import { bool, type Database } from './tables.ts';
 
 export class SqlWebhookStore implements WebhookStore {

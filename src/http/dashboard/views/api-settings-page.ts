@@ -1,5 +1,6 @@
-import type { Delivery, WebhookConfig } from '../../../app/ports.ts';
 import type { ApiKey } from '../../../domain/api-key.ts';
+import type { Delivery } from '../../../domain/delivery.ts';
+import type { WebhookConfig } from '../../../domain/webhook.ts';
 import { type Html, html, when } from '../html.ts';
 import { appLayout, csrfField, field, type Notice, notice, type PageContext } from './layout.ts';
 

@@ -1,0 +1,244 @@
+/**
+ * The store ports: where accounts, credentials, locks, tasks, webhooks and their messages, sessions,
+ * codes, blocks and rate-limit buckets are kept. One adapter per backend implements them all
+ * (SQLite, PostgreSQL; memory or Redis for the buckets), held to one contract suite (test/stores).
+ * Re-exported by app/ports.ts.
+ */
+import type { Account } from '../../domain/account.ts';
+import type { ApiKey } from '../../domain/api-key.ts';
+import type { Delivery, DeliveryOutcome } from '../../domain/delivery.ts';
+import type { Lock, ReportMark } from '../../domain/lock.ts';
+import type { CodePurpose, OneTimeCode } from '../../domain/one-time-code.ts';
+import type { IpBlock, RateDecision, RatePolicy } from '../../domain/rate-limit.ts';
+import type { Session } from '../../domain/session.ts';
+import type { Task, TaskFailure, TaskOutcome } from '../../domain/task.ts';
+import type { LoginToken } from '../../domain/token.ts';
+import type { StoredSecrets, WebhookConfig } from '../../domain/webhook.ts';
+import type { AccessPointStore, SimDeviceStore } from './devices.ts';
+import type { ReadinessCheck } from './ops.ts';
+
+export interface AccountStore {
+  insert(account: Account): Promise<void>;
+  findByEmail(normalizedEmail: string): Promise<Account | undefined>;
+  findById(id: string): Promise<Account | undefined>;
+  update(
+    id: string,
+    patch: Partial<Pick<Account, 'passwordHash' | 'verified' | 'deletedAt' | 'passwordChangedAt'>>,
+  ): Promise<void>;
+  /** Every account, deleted ones too, ordered by e-mail (the admin CLI's overview). */
+  list(): Promise<Account[]>;
+}
+
+export interface NewApiKey {
+  readonly id: string;
+  readonly accountId: string;
+  readonly hash: string;
+  readonly prefix: string;
+  readonly createdAt: number;
+}
+
+export interface ApiKeyStore {
+  insert(key: NewApiKey): Promise<void>;
+  /** The key with this hash and its account, if both exist; one indexed lookup. */
+  findByHash(hash: string): Promise<{ key: ApiKey; account: Account } | undefined>;
+  touch(id: string, at: number): Promise<void>;
+  /** The account's keys, oldest first (the dashboard's list: prefix, created, last used). */
+  listForAccount(accountId: string): Promise<ApiKey[]>;
+  /** Deletes one of the account's keys; false when it has no such key. */
+  remove(accountId: string, id: string): Promise<boolean>;
+}
+
+/** A lock as read for a compare-and-set of its status, with the device report last applied. */
+export interface LockStatusRead {
+  readonly lock: Lock;
+  readonly version: number;
+  readonly mark: ReportMark | null;
+}
+
+export type LockStatus = Pick<Lock, 'locked' | 'battery' | 'responsive' | 'appOpen'>;
+
+export interface LockStore {
+  insert(lock: Lock): Promise<void>;
+  get(deviceId: string): Promise<Lock | undefined>;
+  readStatus(deviceId: string): Promise<LockStatusRead | undefined>;
+  /**
+   * Writes the status (and the report's mark) only if no other status write came since `version`
+   * was read; false when one did, and the caller reads again. Every process may apply a lock's
+   * reports: this is what keeps one change from being announced twice.
+   */
+  writeStatusIf(
+    deviceId: string,
+    version: number,
+    status: LockStatus,
+    mark: ReportMark | null,
+  ): Promise<boolean>;
+  listOwnedBy(accountId: string): Promise<Lock[]>;
+  update(deviceId: string, patch: Partial<Omit<Lock, 'deviceId' | 'ownerId' | 'createdAt'>>): Promise<void>;
+  share(deviceId: string, accountId: string): Promise<void>;
+  /** How many locks each account owns, by account id; an account owning none is absent. */
+  countByOwner(): Promise<Map<string, number>>;
+  /** Owned and shared-with locks together, in one stable order (creation, then id). */
+  listVisibleTo(accountId: string): Promise<Lock[]>;
+  isSharedWith(deviceId: string, accountId: string): Promise<boolean>;
+  /** The locks whose access point is this one (paired now or last), in creation order. */
+  listByAccessPoint(apId: string): Promise<Lock[]>;
+  /** The accounts a lock is shared with, by e-mail. */
+  sharesOf(deviceId: string): Promise<{ accountId: string; email: string }[]>;
+  /** Ends a share; false when there was none. */
+  unshare(deviceId: string, accountId: string): Promise<boolean>;
+  /** A deleted account's locks leave the cloud (and their shares), as do its shares of others' locks. */
+  releaseAccount(accountId: string): Promise<string[]>;
+}
+
+export interface TokenStore {
+  insert(token: LoginToken & { readonly hash: string }): Promise<void>;
+  /** The token with this hash and its account, in one indexed lookup. */
+  findByHash(hash: string): Promise<{ token: LoginToken; account: Account } | undefined>;
+  /** Forgets tokens issued before `cutoff` (long expired: they would only ever answer "expired"). */
+  purgeIssuedBefore(cutoff: number): Promise<number>;
+}
+
+/** Blocked client addresses, kept with the data so every process and the admin CLI see them. */
+export interface BlockStore {
+  block(block: IpBlock): Promise<void>;
+  /** Blocks still in force at `now`. */
+  listActive(now: number): Promise<IpBlock[]>;
+  /** Lifts a block; false when there was none. */
+  unblock(ip: string): Promise<boolean>;
+  purgeEndedBefore(cutoff: number): Promise<number>;
+}
+
+/**
+ * Where rate-limit state lives (memory in one process, Redis across several). Each call applies
+ * the policy to the key atomically at the time given, so the clock stays the caller's.
+ */
+export interface RateLimitStore {
+  consume(key: string, policy: RatePolicy, now: number): Promise<RateDecision>;
+  /** Forgets every key (sandbox reset). */
+  clear(): Promise<void>;
+  close(): Promise<void>;
+  /** What readiness checks for a shared backend (none in memory). */
+  readinessChecks?(): readonly ReadinessCheck[];
+}
+
+export type CreateTaskResult =
+  | { readonly created: true }
+  | { readonly created: false; readonly running: Task };
+
+export interface TaskStore {
+  /**
+   * Creates a processing task unless one is already processing on the same lock. Atomic across
+   * every process sharing the store: this is what makes "one command at a time" true.
+   */
+  createProcessing(task: Task & { status: 'processing' }): Promise<CreateTaskResult>;
+  get(id: string): Promise<Task | undefined>;
+  /** Ends a processing task; undefined when it had already ended (a late result or a second timeout). */
+  terminate(id: string, outcome: TaskOutcome, at: number): Promise<Task | undefined>;
+  /** Ends every processing task whose deadline is at or before `now`; returns them. */
+  terminateOverdue(now: number, error: TaskFailure): Promise<Task[]>;
+  /** Ends the processing tasks of these locks (their access point went away); returns those it ended. */
+  terminateProcessingOf(deviceIds: readonly string[], now: number, error: TaskFailure): Promise<Task[]>;
+  /** Ends every processing task (at start-up of the only process: nobody else can finish them). */
+  terminateAllProcessing(now: number, error: TaskFailure): Promise<Task[]>;
+  purgeEndedBefore(cutoff: number): Promise<number>;
+}
+
+export interface WebhookStore {
+  set(config: WebhookConfig): Promise<void>;
+  get(accountId: string): Promise<WebhookConfig | undefined>;
+  remove(accountId: string): Promise<boolean>;
+  setSecrets(accountId: string, secrets: StoredSecrets): Promise<void>;
+  getSecrets(accountId: string): Promise<StoredSecrets | undefined>;
+}
+
+/** What a query for due messages leaves out, so that its rows are ones that may start now. */
+export interface DueSkip {
+  /** Accounts none of whose messages may start now. */
+  readonly accounts: readonly string[];
+  /** URL hosts (host:port, as a delivery has it) no message may go to now. */
+  readonly hosts: readonly string[];
+  /** An account's messages to a URL host wait (that account is full at the host). */
+  readonly accountHosts: readonly (readonly [account: string, host: string])[];
+}
+
+export interface DeliveryStore {
+  insert(delivery: Delivery): Promise<void>;
+  get(accountId: string, id: string): Promise<Delivery | undefined>;
+  /** Newest first. */
+  listForAccount(accountId: string, limit: number): Promise<Delivery[]>;
+  /**
+   * Pending deliveries due at `now`, oldest first, leaving out what `skip` names. Only the first
+   * unfinished message of each lock is ever due: a later one waits while an earlier one is being
+   * sent or waits for a retry, so a lock's messages leave in the order of its changes.
+   */
+  due(now: number, limit: number, skip: DueSkip): Promise<Delivery[]>;
+  /** The account's messages waiting or being sent, counted up to `atMost`. */
+  countOpen(accountId: string, atMost: number): Promise<number>;
+  /** Takes a pending delivery for sending (at `now`); false when another worker took it first. */
+  claim(id: string, now: number): Promise<boolean>;
+  record(id: string, outcome: DeliveryOutcome): Promise<void>;
+  /**
+   * Deliveries left `sending` by a crash: they may or may not have left, so they are not sent again
+   * (failed, the cut-short attempt counted). With `claimedBefore`, only those taken for sending
+   * before it: with several processes, a recent one is another process's, being sent now.
+   */
+  failInterrupted(now: number, claimedBefore?: number): Promise<number>;
+  /**
+   * Ends the account's messages that wait to be sent (pending) as failed with `error`: its webhook is
+   * gone. A message being sent is left to finish.
+   */
+  cancelPending(accountId: string, error: string): Promise<number>;
+  /** Keeps the newest `keep` log entries of the account. */
+  trim(accountId: string, keep: number): Promise<number>;
+}
+
+export interface SessionStore {
+  insert(session: Session & { readonly hash: string }): Promise<void>;
+  /** The session with this token hash and its account, in one indexed lookup. */
+  findByHash(hash: string): Promise<{ session: Session; account: Account } | undefined>;
+  setApiUnlockedUntil(id: string, until: number | null): Promise<void>;
+  remove(id: string): Promise<void>;
+  /** Ends every session of the account (password changed elsewhere, account deleted). */
+  removeForAccount(accountId: string): Promise<number>;
+  purgeExpiredBefore(cutoff: number): Promise<number>;
+}
+
+export interface CodeStore {
+  /** Stores a new code for the account and purpose, replacing any earlier one: one live code each. */
+  replace(code: OneTimeCode): Promise<void>;
+  find(accountId: string, purpose: CodePurpose): Promise<OneTimeCode | undefined>;
+  /**
+   * Counts one attempt, atomically and only while fewer than `max` were made: false when the
+   * attempts are spent (another request may have spent the last one meanwhile).
+   */
+  countAttempt(id: string, max: number): Promise<boolean>;
+  /** Marks the code used; false when it already was (two requests with the same code). */
+  use(id: string, at: number): Promise<boolean>;
+  purgeExpiredBefore(cutoff: number): Promise<number>;
+}
+
+/** An opaque copy of everything stored, for the sandbox's reset. Holds hashes, never secrets. */
+export type StoreSnapshot = Readonly<Record<string, readonly Record<string, unknown>[]>>;
+
+export interface Store {
+  readonly accounts: AccountStore;
+  readonly apiKeys: ApiKeyStore;
+  readonly locks: LockStore;
+  readonly tasks: TaskStore;
+  readonly webhooks: WebhookStore;
+  readonly deliveries: DeliveryStore;
+  readonly simDevices: SimDeviceStore;
+  readonly accessPoints: AccessPointStore;
+  readonly tokens: TokenStore;
+  readonly blocks: BlockStore;
+  readonly sessions: SessionStore;
+  readonly codes: CodeStore;
+  getMeta(key: string): Promise<string | undefined>;
+  setMeta(key: string, value: string): Promise<void>;
+  isEmpty(): Promise<boolean>;
+  snapshot(): Promise<StoreSnapshot>;
+  restore(snapshot: StoreSnapshot): Promise<void>;
+  /** A trivial query (readiness): resolves when the database answers. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
