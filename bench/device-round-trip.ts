@@ -30,7 +30,7 @@ async function ours(): Promise<number[]> {
     }),
   );
   const server = await startInProcess(dir, seed);
-  const lock = await server.lockcloud.deps.store.locks.get(LOCK);
+  const lock = await server.store.locks.get(LOCK);
   if (!lock?.accessPointId) throw new Error('the seeded lock has no access point');
   const times: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {

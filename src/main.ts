@@ -22,7 +22,14 @@ import { httpTransport } from './adapters/webhooks/http-transport.ts';
 import { aesGcmBox, loadServerKey } from './adapters/webhooks/secret-box.ts';
 import { standardWebhooksSigner } from './adapters/webhooks/signer.ts';
 import { Lockcloud, type StartReport } from './app/lockcloud.ts';
-import type { EventBus, Mailer, PasswordHasher, Logger as PortLogger, RateLimitStore } from './app/ports.ts';
+import type {
+  EventBus,
+  Mailer,
+  PasswordHasher,
+  Logger as PortLogger,
+  RateLimitStore,
+  Store,
+} from './app/ports.ts';
 import { parseRateLimits } from './app/rate-limit-settings.ts';
 import type { Seed } from './app/seed/schema.ts';
 import { parseSeed } from './app/seed/validate.ts';
@@ -50,6 +57,12 @@ export interface LockcloudServer {
   readonly clock: AdjustableClock;
   readonly report: StartReport;
   readonly devices: DeviceLink;
+  /**
+   * The store and the event bus this root opened: for tests and tools that look behind the API (the
+   * application itself keeps its adapters to itself).
+   */
+  readonly store: Store;
+  readonly events: EventBus;
   readonly logger: Logger;
   /** This server's metrics (each server its own registry). */
   readonly metrics: PrometheusMetrics;
@@ -261,6 +274,8 @@ export async function createServer(
     clock,
     report,
     devices,
+    store,
+    events: bus.events,
     logger,
     metrics,
     get metricsUrl() {

@@ -46,7 +46,6 @@ export interface CommandDeps {
   readonly sharedStore?: boolean;
 }
 
-const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 // How often tasks whose deadline passed with no timer to end them (a killed process's) are looked for.
 const SWEEP_INTERVAL_MS = 2000;
 // Past the deadline the task's own timer has ended it; this only covers a timer that is gone.
@@ -60,7 +59,6 @@ export type EndedTask = Extract<Task, { status: 'terminated' }>;
  */
 export class Commands {
   private readonly deadlines = new Map<string, Cancel>();
-  private cancelPurge: Cancel | undefined;
   private cancelSweep: Cancel | undefined;
   private stopListening: Cancel | undefined;
 
@@ -150,16 +148,6 @@ export class Commands {
 
   start(): void {
     const { clock, events, tasks, logger } = this.deps;
-    const schedule = (): void => {
-      this.cancelPurge = clock.at(clock.now() + PURGE_INTERVAL_MS, () => {
-        // A failure (the database away) waits for the next round; unhandled, it would end the process.
-        tasks
-          .purgeEndedBefore(clock.now() - TASK_RETENTION_MS)
-          .catch((error: unknown) => logger.warn({ err: error }, 'purging old tasks failed'))
-          .finally(schedule);
-      });
-    };
-    schedule();
     // A process killed mid-command takes its deadline timers along: whoever is left ends its tasks.
     this.cancelSweep = clock.every(SWEEP_INTERVAL_MS, () => {
       tasks.terminateOverdue(clock.now() - DEADLINE_GRACE_MS, 'TIMEOUT').then(
@@ -176,11 +164,20 @@ export class Commands {
 
   /** Forgets running timers (shutdown, sandbox reset). Tasks in the store are left as they are. */
   stop(): void {
-    this.cancelPurge?.();
     this.cancelSweep?.();
     this.stopListening?.();
     for (const cancel of this.deadlines.values()) cancel();
     this.deadlines.clear();
+  }
+
+  /** Below this battery level lock and unlock are refused (LOW_BATTERY); the dashboard shows it. */
+  get lowBatteryThreshold(): number {
+    return this.deps.policy.lowBatteryThreshold;
+  }
+
+  /** Forgets tasks ended longer ago than results are kept (HourlyPurges). */
+  purge(now: number): Promise<number> {
+    return this.deps.tasks.purgeEndedBefore(now - TASK_RETENTION_MS);
   }
 
   /**

@@ -6,6 +6,7 @@ import { type CommandPolicy, Commands } from './commands.ts';
 import { DEMO_META_KEY, type Demo, demoSeed } from './demo.ts';
 import { DeviceLink } from './device-link.ts';
 import { DeviceReports } from './device-reports.ts';
+import { HourlyPurges } from './hourly-purges.ts';
 import { LockSettings } from './lock-settings.ts';
 import { LockQueries } from './locks.ts';
 import { DEFAULT_LOGIN_LIMITS, Login, type LoginLimits } from './login.ts';
@@ -107,8 +108,11 @@ export class Lockcloud {
   /** The dashboard's accounts: sign-up, sessions, password reset, account and API Settings. */
   readonly accounts: Accounts;
   readonly lockSettings: LockSettings;
+  /** Ended tasks, old v1 tokens, sessions, codes and ended blocks, forgotten each hour. */
+  private readonly purges: HourlyPurges;
 
-  constructor(readonly deps: LockcloudDeps) {
+  // Kept to itself: surfaces reach the application through its use cases only, never its adapters.
+  constructor(private readonly deps: LockcloudDeps) {
     this.auth = new ApiKeyAuth(deps.store.apiKeys, deps.secrets, deps.clock);
     this.tokenAuth = new TokenAuth(deps.store.tokens, deps.secrets, deps.clock);
     this.login = new Login({
@@ -202,6 +206,14 @@ export class Lockcloud {
       mailbox: deps.mailbox,
       rateLimits: this.rateLimits,
     });
+    this.purges = new HourlyPurges(deps.clock, deps.logger, [
+      { what: 'ended tasks', run: (now) => this.commands.purge(now) },
+      { what: 'expired v1 tokens', run: (now) => this.tokenAuth.purge(now) },
+      ...this.accounts.purges(),
+      // Only blocks in force are ever read (every request, the admin CLI); ended ones were never
+      // forgotten before this loop ran them too.
+      { what: 'ended IP blocks', run: (now) => deps.store.blocks.purgeEndedBefore(now) },
+    ]);
   }
 
   /** Fills an empty store (seed or demo), ends tasks a crash left running, and starts the timers. */
@@ -228,8 +240,7 @@ export class Lockcloud {
     if (ended > 0)
       this.deps.logger.warn({ tasks: ended }, 'ended tasks left processing by an earlier run as TIMEOUT');
     this.commands.start();
-    this.tokenAuth.start();
-    this.accounts.start();
+    this.purges.start();
     await this.rateLimits?.start();
     await this.dispatcher.start();
     return report;
@@ -237,8 +248,7 @@ export class Lockcloud {
 
   async stop(): Promise<void> {
     this.commands.stop();
-    this.tokenAuth.stop();
-    this.accounts.stop();
+    this.purges.stop();
     this.rateLimits?.stop();
     // Before the store closes: deliveries in flight are cut short and logged.
     await this.dispatcher.stop();

@@ -194,7 +194,7 @@ describe('pairing locks to access points (embedded broker)', () => {
   });
 
   it('an access point of a deleted account brings no lock back (its locks were released)', async () => {
-    const { store } = rig.t.server.lockcloud.deps;
+    const { store } = rig.t.server;
     const account = await store.accounts.findByEmail('other@example.com');
     assert.ok(account);
     const owned = (await store.locks.listOwnedBy(account.id)).length;

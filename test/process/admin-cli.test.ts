@@ -12,7 +12,16 @@ import { openSqliteStore } from '../../src/adapters/stores/sqlite/open.ts';
 import { AdjustableClock } from '../../src/adapters/system/clock.ts';
 import { cryptoRandom, scryptHasher } from '../../src/adapters/system/crypto.ts';
 import { Admin } from '../../src/app/admin.ts';
-import { LOCK_A, LOCK_B, OTHER, OTHER_KEY, OWNER, OWNER_KEY, startServer } from '../support/server.ts';
+import {
+  cheapPasswords,
+  LOCK_A,
+  LOCK_B,
+  OTHER,
+  OTHER_KEY,
+  OWNER,
+  OWNER_KEY,
+  startServer,
+} from '../support/server.ts';
 
 interface Run {
   readonly code: number | null;
@@ -246,7 +255,8 @@ describe('lockcloud admin next to a running server on the same data directory', 
     const dataDir = mkdtempSync(join(tmpdir(), 'lockcloud-admin-live-'));
     const t = await startServer({ dataDir });
     try {
-      const { store, passwords: serverPasswords } = t.server.lockcloud.deps;
+      const { store } = t.server;
+      const serverPasswords = cheapPasswords;
       const data = ['--data', dataDir];
 
       ok(await cli(['create-account', 'late@example.com', '--password', 'one', ...data]), /created/);

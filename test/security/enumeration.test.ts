@@ -64,9 +64,9 @@ describe('unknown and known e-mail addresses get the same answers and the same w
     server = await createServer(loadConfig({}, argv), { passwords });
     const url = await server.listen();
     t = { url } as TestServer;
-    await server.lockcloud.deps.store.accounts.findByEmail(DELETED).then(async (account) => {
+    await server.store.accounts.findByEmail(DELETED).then(async (account) => {
       assert.ok(account);
-      await server.lockcloud.deps.store.accounts.update(account.id, { deletedAt: Date.now() });
+      await server.store.accounts.update(account.id, { deletedAt: Date.now() });
     });
   });
   after(async () => {

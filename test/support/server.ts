@@ -65,8 +65,8 @@ export interface TestServerOptions {
   readonly logger?: Logger;
 }
 
-// Tests need password hashing, not its cost: scrypt at a low work factor.
-const cheapPasswords = scryptHasher({ N: 1024, r: 8, p: 1 });
+/** Tests need password hashing, not its cost: scrypt at a low work factor. Every test server uses it. */
+export const cheapPasswords = scryptHasher({ N: 1024, r: 8, p: 1 });
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'lockcloud-test-'));

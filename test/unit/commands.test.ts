@@ -7,11 +7,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { openSqliteStore } from '../../src/adapters/stores/sqlite/open.ts';
 import { LocalEventBus } from '../../src/adapters/system/event-bus.ts';
 import { Commands } from '../../src/app/commands.ts';
 import { DeviceReports } from '../../src/app/device-reports.ts';
+import { HourlyPurges } from '../../src/app/hourly-purges.ts';
 import { LockQueries } from '../../src/app/locks.ts';
 import type {
   DeviceCommand,
@@ -203,6 +204,11 @@ describe('Commands (use case)', () => {
 
   it('purges tasks ended more than 48 h ago, hourly', async () => {
     commands.start();
+    const purges = new HourlyPurges(clock, { info() {}, warn() {}, error() {} }, [
+      { what: 'ended tasks', run: (now) => commands.purge(now) },
+    ]);
+    purges.start();
+    after(() => purges.stop());
     const task = await commands.send('acc', 'dev', 'lock');
     gateway.calls[0]?.answer({ ok: true, report: { locked: true } });
     await settle();

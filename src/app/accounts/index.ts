@@ -2,9 +2,10 @@
  * The dashboard's account use cases, built together over the ports: sign-up, sessions, password
  * reset, the owner's account settings and API Settings.
  */
+
+import type { Purge } from '../hourly-purges.ts';
 import type { Login } from '../login.ts';
 import type {
-  Cancel,
   Clock,
   CodeHasher,
   Logger,
@@ -41,8 +42,6 @@ export interface AccountDeps {
   readonly limits?: AccountLimits;
 }
 
-const CODE_PURGE_INTERVAL_MS = 60 * 60 * 1000;
-
 export class Accounts {
   readonly sessions: Sessions;
   readonly signUp: SignUp;
@@ -50,7 +49,6 @@ export class Accounts {
   readonly settings: AccountSettings;
   readonly apiSettings: ApiSettings;
   private readonly codes: OneTimeCodes;
-  private cancelPurge: Cancel | undefined;
 
   constructor(private readonly deps: AccountDeps) {
     const { store, login, passwords, secrets, random, clock, mailer } = deps;
@@ -91,24 +89,11 @@ export class Accounts {
     return this.codes.sent();
   }
 
-  start(): void {
-    this.sessions.start();
-    const { clock, store } = this.deps;
-    const schedule = (): void => {
-      this.cancelPurge = clock.at(clock.now() + CODE_PURGE_INTERVAL_MS, () => {
-        // A purge that fails (the database away) is tried again next round; unhandled, its
-        // rejection would end the process.
-        store.codes
-          .purgeExpiredBefore(clock.now())
-          .catch(() => undefined)
-          .finally(schedule);
-      });
-    };
-    schedule();
-  }
-
-  stop(): void {
-    this.sessions.stop();
-    this.cancelPurge?.();
+  /** What the account use cases forget once it has expired (HourlyPurges). */
+  purges(): Purge[] {
+    return [
+      { what: 'expired dashboard sessions', run: (now) => this.sessions.purge(now) },
+      { what: 'expired one-time codes', run: (now) => this.deps.store.codes.purgeExpiredBefore(now) },
+    ];
   }
 }

@@ -8,7 +8,7 @@ import {
 } from '../../domain/session.ts';
 import { issuedAfter } from '../../domain/token.ts';
 import type { Login } from '../login.ts';
-import type { Cancel, Clock, RandomSource, SecretHasher, SessionStore } from '../ports.ts';
+import type { Clock, RandomSource, SecretHasher, SessionStore } from '../ports.ts';
 
 export interface SessionDeps {
   readonly sessions: SessionStore;
@@ -27,12 +27,9 @@ export interface SignedIn {
 }
 
 const TOKEN_BYTES = 32;
-const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 /** Dashboard sign-in: the same credential checks and attempt budgets as v1 login, a cookie instead of a token. */
 export class Sessions {
-  private cancelPurge: Cancel | undefined;
-
   constructor(private readonly deps: SessionDeps) {}
 
   /** Checks the credentials (v1's rules: unverified 31000, no password 31001) and opens a session. */
@@ -96,21 +93,8 @@ export class Sessions {
     return this.deps.random.secret(TOKEN_BYTES);
   }
 
-  start(): void {
-    const schedule = (): void => {
-      this.cancelPurge = this.deps.clock.at(this.deps.clock.now() + PURGE_INTERVAL_MS, () => {
-        // A purge that fails (the database away) is tried again next round; unhandled, its
-        // rejection would end the process.
-        this.deps.sessions
-          .purgeExpiredBefore(this.deps.clock.now())
-          .catch(() => undefined)
-          .finally(schedule);
-      });
-    };
-    schedule();
-  }
-
-  stop(): void {
-    this.cancelPurge?.();
+  /** Forgets sessions past their end (HourlyPurges). */
+  purge(now: number): Promise<number> {
+    return this.deps.sessions.purgeExpiredBefore(now);
   }
 }

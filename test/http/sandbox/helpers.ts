@@ -53,7 +53,7 @@ export function freshDataDir(): string {
  * (every start and reconnect), not data the seed or the sandbox set.
  */
 export async function snapshotOf(t: TestServer): Promise<StoreSnapshot> {
-  const snapshot = await t.server.lockcloud.deps.store.snapshot();
+  const snapshot = await t.server.store.snapshot();
   return {
     ...snapshot,
     access_points: (snapshot.access_points ?? []).map(({ last_seen_at: _seen, ...row }) => row),

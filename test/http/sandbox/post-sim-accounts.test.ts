@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Account } from '../../../src/domain/account.ts';
-import { OTHER, OTHER_KEY, OWNER, OWNER_KEY, startServer, type TestServer } from '../../support/server.ts';
+import {
+  cheapPasswords,
+  OTHER,
+  OTHER_KEY,
+  OWNER,
+  OWNER_KEY,
+  startServer,
+  type TestServer,
+} from '../../support/server.ts';
 import { json, simClock } from './helpers.ts';
 
 describe('POST /_sim/accounts/:email', () => {
@@ -12,7 +20,7 @@ describe('POST /_sim/accounts/:email', () => {
   afterEach(() => t.close());
 
   const account = async (email: string): Promise<Account> => {
-    const found = await t.server.lockcloud.deps.store.accounts.findByEmail(email);
+    const found = await t.server.store.accounts.findByEmail(email);
     assert.ok(found, `no account ${email}`);
     return found;
   };
@@ -21,7 +29,7 @@ describe('POST /_sim/accounts/:email', () => {
 
   it('changes the password: the new hash is stored and the change time is the server clock', async () => {
     const before = await account(OWNER);
-    const { passwords } = t.server.lockcloud.deps;
+    const passwords = cheapPasswords;
     assert.ok(
       before.passwordHash !== null && (await passwords.verify('owner-password', before.passwordHash)),
     );
@@ -58,7 +66,7 @@ describe('POST /_sim/accounts/:email', () => {
     assert.equal(res.status, 200);
     const after = await account('social@example.com');
     assert.ok(after.passwordHash !== null);
-    assert.equal(await t.server.lockcloud.deps.passwords.verify('now-i-have-one', after.passwordHash), true);
+    assert.equal(await cheapPasswords.verify('now-i-have-one', after.passwordHash), true);
   });
 
   it('deletes the account: deletedAt is stored and its API keys answer 401 on /public/locks', async () => {
@@ -95,10 +103,7 @@ describe('POST /_sim/accounts/:email', () => {
     assert.equal((await json(res)).email, OWNER);
     const after = await account(OWNER);
     assert.ok(after.passwordHash !== null);
-    assert.equal(
-      await t.server.lockcloud.deps.passwords.verify('case-insensitive', after.passwordHash),
-      true,
-    );
+    assert.equal(await cheapPasswords.verify('case-insensitive', after.passwordHash), true);
   });
 
   it('answers 404 NOT_FOUND for an e-mail with no account', async () => {

@@ -77,15 +77,13 @@ describe('POST /_sim/locks/:device_id', () => {
 
   it('locked: a real change is announced once (what fires the webhook); no change, no announcement', async () => {
     const events: unknown[] = [];
-    const stop = t.server.lockcloud.deps.events.onLockStateChanged((e) =>
-      events.push({ ...e, at: undefined }),
-    );
+    const stop = t.server.events.onLockStateChanged((e) => events.push({ ...e, at: undefined }));
     try {
       await simLock(t, LOCK_A, { locked: false });
       await simLock(t, LOCK_A, { locked: false });
       await simLock(t, LOCK_A, { battery: 80 });
       await simLock(t, LOCK_A, { locked: true });
-      const ownerId = (await t.server.lockcloud.deps.store.locks.get(LOCK_A))?.ownerId;
+      const ownerId = (await t.server.store.locks.get(LOCK_A))?.ownerId;
       assert.deepEqual(events, [
         { deviceId: LOCK_A, ownerId, locked: false, at: undefined },
         { deviceId: LOCK_A, ownerId, locked: true, at: undefined },

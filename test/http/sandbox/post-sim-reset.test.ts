@@ -3,6 +3,7 @@ import { rmSync } from 'node:fs';
 import { afterEach, describe, it } from 'node:test';
 import {
   advanceClock,
+  cheapPasswords,
   LOCK_A,
   LOCK_B,
   OTHER,
@@ -86,11 +87,11 @@ async function assertSeeded(t: TestServer, tasks: readonly string[]): Promise<vo
       `task ${id} is gone`,
     );
   }
-  const store = t.server.lockcloud.deps.store;
+  const store = t.server.store;
   const owner = await store.accounts.findByEmail(OWNER);
   assert.ok(owner?.passwordHash);
   assert.equal(owner.passwordChangedAt, null);
-  assert.equal(await t.server.lockcloud.deps.passwords.verify('owner-password', owner.passwordHash), true);
+  assert.equal(await cheapPasswords.verify('owner-password', owner.passwordHash), true);
   assert.equal((await store.accounts.findByEmail(OTHER))?.deletedAt, null);
   assert.equal((await t.request('/public/locks', { key: OTHER_KEY })).status, 200);
   // Nothing left busy or refused: every lock takes a command at once.
@@ -183,7 +184,7 @@ describe('POST /_sim/reset', () => {
     assert.equal((await reset(t)).status, 204);
     assert.deepEqual(await snapshotOf(t), seeded);
     await assertSeeded(t, before);
-    assert.equal(await t.server.lockcloud.deps.store.accounts.findByEmail('someone@example.com'), undefined);
+    assert.equal(await t.server.store.accounts.findByEmail('someone@example.com'), undefined);
   });
 
   it('returns the demo to its first state when there was no seed', async () => {

@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import { afterEach, describe, it } from 'node:test';
 import type { Seed } from '../../../src/app/seed/schema.ts';
 import {
+  cheapPasswords,
   LOCK_A,
   LOCK_B,
   OTHER_KEY,
@@ -125,7 +126,8 @@ describe('seed loading', () => {
     for (const secret of ['super-strong-password', 'pw-123456', 'test-api-key', 'bare-api-key-1']) {
       assert.ok(!text.includes(secret), `${secret} stored in clear`);
     }
-    const { store, passwords } = t.server.lockcloud.deps;
+    const { store } = t.server;
+    const passwords = cheapPasswords;
     const abc = await store.accounts.findByEmail('abc@example.com');
     assert.ok(abc?.passwordHash);
     assert.equal(await passwords.verify('super-strong-password', abc.passwordHash), true);
@@ -188,7 +190,7 @@ describe('seed loading', () => {
       latency_ms: 0,
       fail_next: null,
     });
-    const { store } = t.server.lockcloud.deps;
+    const { store } = t.server;
     const abc = await store.accounts.findByEmail('abc@example.com');
     assert.ok(abc);
     assert.deepEqual(await store.webhooks.get(abc.id), {

@@ -3,7 +3,15 @@ import { rmSync } from 'node:fs';
 import { afterEach, describe, it } from 'node:test';
 import { DEMO_EMAIL } from '../../../src/app/demo.ts';
 import { StartupError } from '../../../src/main.ts';
-import { LOCK_A, OWNER, OWNER_KEY, sendCommand, startServer, type TestServer } from '../../support/server.ts';
+import {
+  cheapPasswords,
+  LOCK_A,
+  OWNER,
+  OWNER_KEY,
+  sendCommand,
+  startServer,
+  type TestServer,
+} from '../../support/server.ts';
 import { freshDataDir, json, lockStatus } from './helpers.ts';
 
 /** Every sandbox route, and one that never existed, as [method, path, body]. */
@@ -60,14 +68,11 @@ describe('start-up', () => {
         assert.equal(status.responsive, true);
         assert.equal(typeof status.battery, 'number');
       }
-      const account = await t.server.lockcloud.deps.store.accounts.findByEmail(DEMO_EMAIL);
+      const account = await t.server.store.accounts.findByEmail(DEMO_EMAIL);
       assert.ok(account?.passwordHash);
-      assert.equal(
-        await t.server.lockcloud.deps.passwords.verify(report.demo.password, account.passwordHash),
-        true,
-      );
+      assert.equal(await cheapPasswords.verify(report.demo.password, account.passwordHash), true);
       // The key is printed once and stored only hashed.
-      assert.ok(!JSON.stringify(await t.server.lockcloud.deps.store.snapshot()).includes(report.demo.apiKey));
+      assert.ok(!JSON.stringify(await t.server.store.snapshot()).includes(report.demo.apiKey));
     });
 
     it('makes fresh credentials for every new data directory', async () => {
@@ -132,8 +137,8 @@ describe('start-up', () => {
     it('creates no demo on an empty data directory', async () => {
       const t = await start({ seed: null, flags: ['--production'] });
       assert.deepEqual(t.server.report, { kind: 'empty' });
-      assert.equal(await t.server.lockcloud.deps.store.isEmpty(), true);
-      assert.equal(await t.server.lockcloud.deps.store.accounts.findByEmail(DEMO_EMAIL), undefined);
+      assert.equal(await t.server.store.isEmpty(), true);
+      assert.equal(await t.server.store.accounts.findByEmail(DEMO_EMAIL), undefined);
       assert.equal((await t.request('/public/locks')).status, 401);
     });
 

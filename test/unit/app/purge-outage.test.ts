@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Sessions } from '../../../src/app/accounts/sessions.ts';
+import { HourlyPurges } from '../../../src/app/hourly-purges.ts';
 import type { Login } from '../../../src/app/login.ts';
 import type { SessionStore, TokenStore } from '../../../src/app/ports.ts';
 import { TokenAuth } from '../../../src/app/token-auth.ts';
@@ -13,6 +14,7 @@ import { ManualClock } from '../../support/manual-clock.ts';
 
 const HOUR = 60 * 60 * 1000;
 const settle = () => new Promise((resolve) => setImmediate(resolve));
+const quiet = { info() {}, warn() {}, error() {} };
 
 /** A purge that fails as a database away would; counts its calls. */
 function failingPurge() {
@@ -45,12 +47,13 @@ describe('purges while the database is away', () => {
       { hash: (s) => s },
       clock,
     );
-    auth.start();
+    const purges = new HourlyPurges(clock, quiet, [{ what: 'tokens', run: (now) => auth.purge(now) }]);
+    purges.start();
     clock.advance(HOUR);
     await settle();
     clock.advance(HOUR);
     await settle();
-    auth.stop();
+    purges.stop();
     assert.equal(calls.length, 2);
     assert.deepEqual(unhandled, []);
   });
@@ -65,12 +68,13 @@ describe('purges while the database is away', () => {
       random: { uuid: () => 'u', secret: () => 's' },
       clock,
     });
-    sessions.start();
+    const purges = new HourlyPurges(clock, quiet, [{ what: 'sessions', run: (now) => sessions.purge(now) }]);
+    purges.start();
     clock.advance(HOUR);
     await settle();
     clock.advance(HOUR);
     await settle();
-    sessions.stop();
+    purges.stop();
     assert.equal(calls.length, 2);
     assert.deepEqual(unhandled, []);
   });

@@ -57,7 +57,7 @@ const lockJson = (lock: Lock, lowBatteryThreshold: number) => ({
 
 export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: boolean): void {
   const { lockSettings, commands } = lockcloud;
-  const threshold = lockcloud.deps.policy.lowBatteryThreshold;
+  const threshold = commands.lowBatteryThreshold;
   const me = (request: FastifyRequest): SignedIn => {
     const signedIn = state(request).me;
     // The plugin's preHandler sends anonymous requests to the login page before any of these run.
