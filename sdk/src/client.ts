@@ -1,9 +1,11 @@
 /**
- * The v3 client (`/public`, API key in `Authorization`).
+ * The v3 client (`/public`, API key in `Authorization`), with the extension API (`/ext`) under
+ * {@link LockcloudClient.webhook}.
  */
-import { TaskFailedError, TaskTimeoutError, ThrottledError, v3ErrorFrom } from './errors.ts';
-import { type CallOptions, type ClientOptions, Http, segment } from './http.ts';
-import { sleep } from './retry.ts';
+import { TaskFailedError, TaskTimeoutError, ThrottledError, v3ErrorFrom } from './errors.js';
+import { WebhookApi } from './ext.js';
+import { type CallOptions, type ClientOptions, Http, segment } from './http.js';
+import { sleep } from './retry.js';
 import type {
   ActionResult,
   Command,
@@ -12,7 +14,7 @@ import type {
   LockStatus,
   PartnerCommand,
   SucceededResult,
-} from './types.ts';
+} from './types.js';
 
 /**
  * The options of {@link LockcloudClient}.
@@ -41,9 +43,10 @@ export interface WaitOptions extends CallOptions {
 }
 
 /**
- * A client of the v3 API. Methods resolve to the documented response bodies and reject with one
- * error class per documented error (see errors.ts); with `retry` on, refusals that carry a wait
- * (`DEVICE_IS_BUSY n`, `THROTTLED`) are retried after it.
+ * A client of the v3 API and of the extension API (`client.webhook`). Methods resolve to the
+ * documented response bodies and reject with one error class per documented error (see errors.ts),
+ * or {@link ConnectionError} when no answer came ({@link RequestTimeoutError} after `timeoutMs`);
+ * with `retry` on, refusals that carry a wait (`DEVICE_IS_BUSY n`, `THROTTLED`) are retried after it.
  *
  * @example
  * const client = new LockcloudClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: 'lck_…', retry: true });
@@ -54,12 +57,20 @@ export interface WaitOptions extends CallOptions {
 export class LockcloudClient {
   readonly #http: Http;
   readonly #apiKey: string;
+  /**
+   * The account's webhook (`/ext/webhook`): its settings, signing secret and delivery log.
+   *
+   * @example
+   * await client.webhook.set({ url: 'https://hooks.example.com/lock/{device_id}/{state}' });
+   */
+  readonly webhook: WebhookApi;
 
   constructor(options: LockcloudClientOptions) {
     if (typeof options.apiKey !== 'string' || options.apiKey === '')
       throw new TypeError('apiKey is required');
     this.#http = new Http(options, v3ErrorFrom);
     this.#apiKey = options.apiKey;
+    this.webhook = new WebhookApi(this.#http, this.#apiKey);
   }
 
   /**

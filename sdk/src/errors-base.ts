@@ -1,8 +1,9 @@
 /**
  * The base of every error answer of the lockcloud API ({@link LockcloudError} and what it is built
- * from), and the SDK's own failures (a failed or timed-out task, a webhook that does not verify).
+ * from), and the SDK's own failures (no answer at all, a failed or timed-out task, a webhook that
+ * does not verify).
  */
-import type { FailedResult, TaskFailureReason } from './types.ts';
+import type { FailedResult, TaskFailureReason } from './types.js';
 
 /**
  * What {@link LockcloudError} is built from.
@@ -50,6 +51,73 @@ export class LockcloudError extends Error {
 }
 
 // ---- the SDK's own ----
+
+/**
+ * No answer came: the server could not be reached (connection refused, a name that does not resolve,
+ * no route) or the connection broke before the whole answer arrived (reset, closed). `cause` is what
+ * `fetch` threw; `code` the system code found in its causes (`ECONNREFUSED`, `ENOTFOUND`,
+ * `ECONNRESET`, ...), when there is one. Never retried automatically: a command may or may not have
+ * reached the server, so read the lock before sending it again.
+ *
+ * @example
+ * try {
+ *   await client.listLocks();
+ * } catch (err) {
+ *   if (err instanceof ConnectionError) console.error(`lockcloud is unreachable (${err.code ?? err.message})`);
+ * }
+ */
+export class ConnectionError extends Error {
+  /** The request's method. */
+  readonly method: string;
+  /** The request's URL. */
+  readonly url: string;
+  /** The first error code in the chain of causes, e.g. `ECONNREFUSED` (`UND_ERR_SOCKET` for a broken answer). */
+  readonly code: string | undefined;
+  constructor(method: string, url: string, cause: unknown, message?: string) {
+    super(message ?? `no answer from ${method} ${url}: ${describe(cause)}`, { cause });
+    this.name = new.target.name;
+    this.method = method;
+    this.url = url;
+    this.code = errorCode(cause);
+  }
+}
+
+/**
+ * The client's `timeoutMs` passed before the answer (its headers and its body) arrived, and the
+ * request was aborted. A {@link ConnectionError}, so one `instanceof` catches every "no answer".
+ *
+ * @example
+ * const client = new LockcloudClient({ baseUrl, apiKey, timeoutMs: 5000 });
+ * await client.listLocks().catch((err) => {
+ *   if (err instanceof RequestTimeoutError) console.error(`no answer within ${err.timeoutMs} ms`);
+ * });
+ */
+export class RequestTimeoutError extends ConnectionError {
+  readonly timeoutMs: number;
+  constructor(method: string, url: string, timeoutMs: number) {
+    super(method, url, undefined, `no answer from ${method} ${url} within ${timeoutMs} ms`);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The messages of an error and its causes, `fetch failed: connect ECONNREFUSED 127.0.0.1:9`. */
+function describe(error: unknown): string {
+  const parts: string[] = [];
+  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    parts.push(e instanceof Error ? e.message : String(e));
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return parts.join(': ') || 'unknown failure';
+}
+
+function errorCode(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return code;
+    e = e.cause;
+  }
+  return undefined;
+}
 
 /**
  * {@link LockcloudClient.waitForTask} found the task terminated with `successful: false`.

@@ -1,5 +1,5 @@
 /** One error class per documented v1 (`/v1`) error code (docs/errors.md). */
-import { type ErrorDetails, LockcloudError } from './errors-base.ts';
+import { type ErrorDetails, LockcloudError } from './errors-base.js';
 
 /**
  * Base class of the v1 (`/v1`) error answers; `code` is the integer code, `message` names it.

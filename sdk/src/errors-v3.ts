@@ -1,5 +1,9 @@
-/** One error class per documented v3 (`/public`) error answer (docs/errors.md). */
-import { type ErrorDetails, LockcloudError } from './errors-base.ts';
+/**
+ * One error class per documented v3 (`/public`) error answer (docs/errors.md). The extension API
+ * (`/ext`) and the sandbox (`/_sim`) answer in the same shape, plus a `message`, so their errors are
+ * these classes too, the message in theirs.
+ */
+import { type ErrorDetails, LockcloudError } from './errors-base.js';
 
 /**
  * Base class of the v3 (`/public`) error answers; `code` is the `error` string.
@@ -102,7 +106,7 @@ export class InternalError extends V3Error {}
  */
 export class ServiceUnavailableError extends V3Error {}
 
-type V3Class = new (code: string, details: ErrorDetails) => V3Error;
+type V3Class = new (code: string, details: ErrorDetails, message?: string) => V3Error;
 
 /**
  * The v3 error class of each documented `error` value (DEVICE_IS_BUSY is built apart, for its wait).
@@ -125,19 +129,22 @@ export const V3_ERROR_CLASSES: Readonly<Record<string, V3Class>> = {
 };
 
 /**
- * Builds the v3 error for an error answer (`{"error": "..."}`); an unknown code gives a plain V3Error.
+ * Builds the v3 error for an error answer (`{"error": "..."}`, with a `message` from `/ext` and
+ * `/_sim`); an unknown code gives a plain V3Error.
  *
  * @example
  * const err = v3ErrorFrom({ status: 400, body: { error: 'DEVICE_IS_BUSY 3' } });
  * err instanceof DeviceBusyError && err.waitSeconds === 3; // true
  */
 export function v3ErrorFrom(details: ErrorDetails): V3Error {
-  const raw = (details.body as { error?: unknown } | null)?.error;
-  const text = typeof raw === 'string' ? raw : `HTTP_${details.status}`;
+  const body = details.body as { error?: unknown; message?: unknown } | null;
+  const text = typeof body?.error === 'string' ? body.error : `HTTP_${details.status}`;
   const busy = /^DEVICE_IS_BUSY(?: (\d+))?$/.exec(text);
   if (busy) return new DeviceBusyError(details, busy[1] === undefined ? undefined : Number(busy[1]));
-  const Class = V3_ERROR_CLASSES[text];
-  if (Class !== undefined) return new Class(text, details);
-  if (details.status === 403) return new AccessDeniedError(text, details);
-  return new V3Error(text, details);
+  const message =
+    typeof body?.message === 'string'
+      ? `lockcloud answered ${details.status} ${text}: ${body.message}`
+      : undefined;
+  const Class = V3_ERROR_CLASSES[text] ?? (details.status === 403 ? AccessDeniedError : V3Error);
+  return new Class(text, details, message);
 }

@@ -5,6 +5,6 @@
  * Every error answer of the server is a {@link LockcloudError} with `status`, `code` (the v3 `error`
  * string without its wait, or the v1 integer) and, where the server gave one, `retryAfterSeconds`.
  */
-export * from './errors-base.ts';
-export * from './errors-v1.ts';
-export * from './errors-v3.ts';
+export * from './errors-base.js';
+export * from './errors-v1.js';
+export * from './errors-v3.js';

@@ -1,22 +1,31 @@
 /**
- * The one HTTP path of both clients (internal: not exported from the package).
+ * The one HTTP path of every client (internal: not exported from the package): the User-Agent, the
+ * request timeout, a failed `fetch` as {@link ConnectionError}, error answers as their classes, and
+ * retries when on.
  */
-import type { ErrorDetails, LockcloudError } from './errors.ts';
-import { type RetryOptions, withRetry } from './retry.ts';
+import { ConnectionError, type ErrorDetails, type LockcloudError, RequestTimeoutError } from './errors.js';
+import { type RetryOptions, withRetry } from './retry.js';
+import { VERSION } from './version.js';
 
 /**
- * The options both clients share.
+ * The options every client shares.
  *
  * @example
- * const options: ClientOptions = { baseUrl: 'http://127.0.0.1:8080', retry: true };
+ * const options: ClientOptions = { baseUrl: 'http://127.0.0.1:8080', retry: true, timeoutMs: 10_000 };
  */
 export interface ClientOptions {
-  /** The server's base URL, without `/public` or `/v1` (a trailing slash is fine). */
+  /** The server's base URL (http or https), without `/public` or `/v1` (a trailing slash is fine). */
   readonly baseUrl: string;
   /** A fetch to use instead of the global one (a proxy agent, a test double). */
-  readonly fetch?: typeof fetch;
+  readonly fetch?: typeof fetch | undefined;
   /** Opt-in retry of refusals that carry a wait; off by default. */
-  readonly retry?: RetryOptions | boolean;
+  readonly retry?: RetryOptions | boolean | undefined;
+  /**
+   * How long one request may take, its answer's body included, before it is aborted with
+   * {@link RequestTimeoutError}: default 30 000 ms (a v1 control waits for the lock, up to the
+   * server's command timeout, 15 s by default). `Infinity` waits for ever. Each retry has its own.
+   */
+  readonly timeoutMs?: number | undefined;
 }
 
 /**
@@ -26,8 +35,8 @@ export interface ClientOptions {
  * await client.listLocks({ signal: AbortSignal.timeout(5000) });
  */
 export interface CallOptions {
-  /** Aborts the request (and any retry wait). */
-  readonly signal?: AbortSignal;
+  /** Aborts the request (and any retry wait) with the signal's reason. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -37,12 +46,28 @@ export interface CallOptions {
  * const req: HttpRequest = { method: 'GET', path: '/public/locks', headers: { authorization: key } };
  */
 export interface HttpRequest {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly path: string;
   readonly headers?: Record<string, string>;
   readonly json?: unknown;
   readonly signal?: AbortSignal | undefined;
 }
+
+/** The default of {@link ClientOptions.timeoutMs}. */
+const DEFAULT_TIMEOUT_MS = 30_000;
+/** setTimeout fires at once past 2^31 - 1 ms: a longer timeout is no timeout. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * `lockcloud-sdk/<version> node/<version>` (without the second part where there is no Node), made once.
+ *
+ * @example
+ * USER_AGENT; // 'lockcloud-sdk/0.1.0 node/20.20.2'
+ */
+export const USER_AGENT = ((): string => {
+  const node = (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node;
+  return typeof node === 'string' ? `lockcloud-sdk/${VERSION} node/${node}` : `lockcloud-sdk/${VERSION}`;
+})();
 
 /**
  * Sends requests, parses JSON answers and turns error answers into error classes, with retries when on.
@@ -55,12 +80,15 @@ export class Http {
   readonly baseUrl: string;
   readonly #fetch: typeof fetch;
   readonly #retry: RetryOptions | boolean | undefined;
+  readonly #timeoutMs: number;
   readonly #errorFrom: (details: ErrorDetails) => LockcloudError;
 
   constructor(options: ClientOptions, errorFrom: (details: ErrorDetails) => LockcloudError) {
-    if (typeof options.baseUrl !== 'string' || options.baseUrl === '')
-      throw new TypeError('baseUrl is required');
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.baseUrl = checkBaseUrl(options.baseUrl);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs <= 0)
+      throw new TypeError('timeoutMs must be a positive number of milliseconds (or Infinity)');
+    this.#timeoutMs = timeoutMs;
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.#retry = options.retry;
     this.#errorFrom = errorFrom;
@@ -73,13 +101,35 @@ export class Http {
 
   /** One attempt, no retry. */
   async once<T>(req: HttpRequest): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
+    const url = this.baseUrl + req.path;
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+      ...req.headers,
+    };
     if (req.json !== undefined) headers['content-type'] = 'application/json';
-    const init: RequestInit = { method: req.method, headers };
+    const timeout = new AbortController();
+    const timer =
+      this.#timeoutMs > MAX_TIMER_MS ? undefined : setTimeout(() => timeout.abort(), this.#timeoutMs);
+    const init: RequestInit = {
+      method: req.method,
+      headers,
+      signal: req.signal === undefined ? timeout.signal : AbortSignal.any([req.signal, timeout.signal]),
+    };
     if (req.json !== undefined) init.body = JSON.stringify(req.json);
-    if (req.signal !== undefined) init.signal = req.signal;
-    const res = await this.#fetch(this.baseUrl + req.path, init);
-    const text = await res.text();
+    let res: Response;
+    let text: string;
+    try {
+      // The timeout runs until the whole body is read: a server that sends headers and stalls is caught too.
+      res = await this.#fetch(url, init);
+      text = await res.text();
+    } catch (error) {
+      if (req.signal?.aborted) throw req.signal.reason;
+      if (timeout.signal.aborted) throw new RequestTimeoutError(req.method, url, this.#timeoutMs);
+      throw new ConnectionError(req.method, url, error);
+    } finally {
+      clearTimeout(timer);
+    }
     let body: unknown = text;
     if (text !== '') {
       try {
@@ -96,6 +146,28 @@ export class Http {
       requestId: res.headers.get('x-request-id') ?? undefined,
     });
   }
+}
+
+/**
+ * The base URL without its trailing slashes; a TypeError for anything but an absolute http(s) URL
+ * without a query or fragment.
+ *
+ * @example
+ * checkBaseUrl('http://127.0.0.1:8080/'); // 'http://127.0.0.1:8080'
+ */
+export function checkBaseUrl(baseUrl: unknown): string {
+  if (typeof baseUrl !== 'string' || baseUrl === '') throw new TypeError('baseUrl is required');
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError(`baseUrl is not a URL: ${baseUrl}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TypeError(`baseUrl must be http or https: ${baseUrl}`);
+  if (url.search !== '' || url.hash !== '')
+    throw new TypeError(`baseUrl takes no query or fragment: ${baseUrl}`);
+  return baseUrl.replace(/\/+$/, '');
 }
 
 /**

@@ -1,21 +1,109 @@
 /**
- * @lockcloud/sdk: typed clients for the lockcloud v3 and v1 APIs, task polling, opt-in retries
- * and webhook verification. No runtime dependency beyond the platform's fetch and Web Crypto.
+ * @lockcloud/sdk: typed clients for the lockcloud v3, v1 and extension APIs and for its sandbox,
+ * task polling, opt-in retries and webhook verification. No runtime dependency beyond the
+ * platform's fetch and Web Crypto.
+ *
+ * This file is the package's whole public surface, named one by one: test/sdk/package.test.ts
+ * holds the exact list, so nothing internal (the HTTP path, the retry loop, the error tables) leaks.
  *
  * @example
  * import { LockcloudClient, TaskFailedError } from '@lockcloud/sdk';
  * const client = new LockcloudClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: 'lck_…', retry: true });
  * await client.run(deviceId, 'unlock');
  */
-export { LockcloudClient, type LockcloudClientOptions, type WaitOptions } from './client.ts';
-export * from './errors.ts';
-export type { CallOptions, ClientOptions } from './http.ts';
-export { DEFAULT_RETRY, type RetryInfo, type RetryOptions, retryDelayMs, sleep, withRetry } from './retry.ts';
-export * from './types.ts';
-export { LockcloudV1Client, type LockcloudV1ClientOptions } from './v1.ts';
+export { LockcloudClient, type LockcloudClientOptions, type WaitOptions } from './client.js';
+export {
+  AccessDeniedError,
+  AccountDeletedError,
+  AccountLockedError,
+  AuthTokenExpiredByPasswordChangeError,
+  AuthTokenExpiredError,
+  BadParamsError,
+  CloudApiNotEnabledError,
+  ConnectionError,
+  DeviceBusyError,
+  EmailNotVerifiedError,
+  type ErrorDetails,
+  IntegrationNotEnabledError,
+  InternalError,
+  InvalidEmailError,
+  LockBusyError,
+  LockCommandTimeoutError,
+  LockcloudError,
+  LockJammedError,
+  LockLowBatteryError,
+  LockNotFoundError,
+  LockUnreachableError,
+  LowBatteryError,
+  MissingAuthTokenError,
+  NotFoundError,
+  OwnerPermissionRequiredError,
+  RequestTimeoutError,
+  RequiredFieldEmptyError,
+  ServiceUnavailableError,
+  TaskFailedError,
+  TaskTimeoutError,
+  ThrottledError,
+  TooManyRequestsError,
+  UnauthorizedError,
+  V1Error,
+  V1InternalError,
+  V1NotFoundError,
+  V1ServiceUnavailableError,
+  V3Error,
+  WebhookVerificationError,
+  WrongAuthTokenError,
+  WrongControlTypeError,
+  WrongEmailOrPasswordError,
+} from './errors.js';
+export type { DeliveriesOptions, WebhookApi } from './ext.js';
+export type { CallOptions, ClientOptions } from './http.js';
+export type { RetryInfo, RetryOptions } from './retry.js';
+export { LockcloudSandboxClient, type LockcloudSandboxClientOptions } from './sandbox.js';
+export {
+  type ActionResult,
+  COMMANDS,
+  type Command,
+  type CommandResponse,
+  type FailedResult,
+  type Lock,
+  type LockStatus,
+  PARTNER_COMMANDS,
+  type PartnerCommand,
+  type ProcessingResult,
+  type SucceededResult,
+  TASK_FAILURE_REASONS,
+  type TaskFailureReason,
+  type TerminatedResult,
+  V1_CONTROL_TYPES,
+  type V1ControlType,
+  type V1Lock,
+  type V1LockStatus,
+  type WebhookPayload,
+} from './types.js';
+export type {
+  DeliveryAccepted,
+  DeliveryStatus,
+  Webhook,
+  WebhookDelivery,
+  WebhookEvent,
+  WebhookMethod,
+  WebhookSecret,
+  WebhookSettings,
+} from './types-ext.js';
+export type {
+  SandboxAccountChange,
+  SandboxAccountChanged,
+  SandboxClock,
+  SandboxFailure,
+  SandboxLockChange,
+  SandboxLockState,
+  SandboxMail,
+} from './types-sandbox.js';
+export { LockcloudV1Client, type LockcloudV1ClientOptions } from './v1.js';
 export {
   type VerifyOptions,
   verifyWebhook,
   verifyWebhookSignature,
   type WebhookHeaders,
-} from './webhooks.ts';
+} from './webhooks.js';

@@ -11,7 +11,7 @@ import {
   type LockcloudError,
   ThrottledError,
   TooManyRequestsError,
-} from './errors.ts';
+} from './errors.js';
 
 /**
  * How the client retries; `retry: true` takes the defaults.

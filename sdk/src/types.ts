@@ -1,9 +1,8 @@
 /**
- * Request and response types of the lockcloud APIs, and runtime lists of their fields.
+ * Request and response types of the lockcloud v3 and v1 APIs, and runtime lists of their unions.
  *
- * The field lists are checked against the types at compile time (a field missing from a list, or a
- * list naming a field the type does not have, does not compile) and against the server's
- * `/openapi.json` by `test/sdk/drift.test.ts`, so the types cannot drift from the served contract.
+ * `test/sdk/drift.test.ts` checks them against the server's `/openapi.json` (through field lists the
+ * compiler ties to these types, in test/sdk/fields.ts), so they cannot drift from the served contract.
  */
 
 /**
@@ -206,41 +205,7 @@ export interface WebhookPayload {
   state: 'locked' | 'unlocked';
 }
 
-// ---- runtime field lists, checked against the types above ----
-
-type AllKeys<T> = T extends unknown ? keyof T : never;
-type RequiredKeys<T> = { [K in keyof T]-?: Record<never, never> extends Pick<T, K> ? never : K }[keyof T];
-
-/**
- * The fields and required fields of a response object, as a runtime value.
- *
- * @example
- * const shape: FieldList = { fields: ['task_id'], required: ['task_id'] };
- */
-export interface FieldList {
-  readonly fields: readonly string[];
-  readonly required: readonly string[];
-}
-
-/**
- * Builds a {@link FieldList} for `T`; the compiler refuses a list that misses a field of `T`, or
- * names one `T` does not have, and a `required` list that differs from `T`'s required fields.
- *
- * @example
- * const lockFields = fieldsOf<Lock>()(['device_id', 'serial', 'nickname'], ['device_id', 'serial', 'nickname']);
- */
-export function fieldsOf<T>() {
-  return <const F extends readonly AllKeys<T>[], const R extends readonly RequiredKeys<T>[]>(
-    fields: F &
-      ([Exclude<AllKeys<T>, F[number]>] extends [never]
-        ? unknown
-        : { missing: Exclude<AllKeys<T>, F[number]> }),
-    required: R &
-      ([Exclude<RequiredKeys<T>, R[number]>] extends [never]
-        ? unknown
-        : { missing: Exclude<RequiredKeys<T>, R[number]> }),
-  ): FieldList => ({ fields: fields as readonly string[], required: required as readonly string[] });
-}
+// ---- runtime lists of the unions above ----
 
 /**
  * The commands of each endpoint, as runtime lists (checked against the OpenAPI enums).
@@ -280,54 +245,3 @@ export const TASK_FAILURE_REASONS = [
   'LOW_BATTERY',
   'INTERNAL_ERROR',
 ] as const satisfies readonly TaskFailureReason[];
-
-/**
- * The documented success response of every v3 and v1 endpoint, by `METHOD path` as in
- * `/openapi.json`. For an array response the fields are those of an element; for `GET /v1/locks`
- * the wrapper is `{locks}` and the element's fields are under `GET /v1/locks[]`.
- *
- * @example
- * RESPONSE_FIELDS['GET /public/lock/{device_id}'].fields; // ['locked', 'battery', 'responsive']
- */
-export const RESPONSE_FIELDS = {
-  'GET /public/locks': fieldsOf<Lock>()(
-    ['device_id', 'serial', 'nickname'],
-    ['device_id', 'serial', 'nickname'],
-  ),
-  'GET /public/lock/{device_id}': fieldsOf<LockStatus>()(
-    ['locked', 'battery', 'responsive'],
-    ['locked', 'battery', 'responsive'],
-  ),
-  'POST /public/lock/{device_id}': fieldsOf<CommandResponse>()(['task_id'], ['task_id']),
-  'GET /public/action-result': fieldsOf<ActionResult>()(['status', 'successful', 'error'], ['status']),
-  'POST /public/partners/automation': fieldsOf<CommandResponse>()(['task_id'], ['task_id']),
-  'POST /v1/accounts/login': fieldsOf<V1LoginResponse>()(['authorization'], ['authorization']),
-  'GET /v1/locks': fieldsOf<V1LockList>()(['locks'], ['locks']),
-  'GET /v1/locks[]': fieldsOf<V1Lock>()(
-    ['device_id', 'nickname', 'is_unlocked', 'api_enabled', 'battery'],
-    ['device_id', 'nickname', 'is_unlocked', 'api_enabled', 'battery'],
-  ),
-  'GET /v1/locks/{lockId}': fieldsOf<V1LockStatus>()(
-    ['nickname', 'is_unlocked', 'api_enabled', 'battery'],
-    ['nickname', 'is_unlocked', 'api_enabled', 'battery'],
-  ),
-} as const satisfies Record<string, FieldList>;
-
-/**
- * The documented request bodies, by `METHOD path`.
- *
- * @example
- * REQUEST_FIELDS['POST /public/lock/{device_id}'].required; // ['command']
- */
-export const REQUEST_FIELDS = {
-  'POST /public/lock/{device_id}': fieldsOf<{ command: Command }>()(['command'], ['command']),
-  'POST /public/partners/automation': fieldsOf<PartnerAutomationRequest>()(
-    ['command', 'apikey', 'device_id'],
-    ['command', 'apikey', 'device_id'],
-  ),
-  'POST /v1/accounts/login': fieldsOf<{ email: string; password: string }>()(
-    ['email', 'password'],
-    ['email', 'password'],
-  ),
-  'POST /v1/locks/{lockId}/control': fieldsOf<{ type: V1ControlType }>()(['type'], ['type']),
-} as const satisfies Record<string, FieldList>;

@@ -1,9 +1,9 @@
 /**
  * The legacy v1 client (`/v1`, login token in `X-Authorization`; control is synchronous).
  */
-import { v1ErrorFrom } from './errors.ts';
-import { type CallOptions, type ClientOptions, Http, segment } from './http.ts';
-import type { V1ControlType, V1Lock, V1LockList, V1LockStatus, V1LoginResponse } from './types.ts';
+import { v1ErrorFrom } from './errors.js';
+import { type CallOptions, type ClientOptions, Http, segment } from './http.js';
+import type { V1ControlType, V1Lock, V1LockList, V1LockStatus, V1LoginResponse } from './types.js';
 
 /**
  * The options of {@link LockcloudV1Client}.

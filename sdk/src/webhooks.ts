@@ -5,8 +5,8 @@
  * platform (`globalThis.crypto.subtle`, `atob`, `TextEncoder`): it runs in Node 20, Deno, Bun,
  * workers and browsers.
  */
-import { WebhookVerificationError } from './errors.ts';
-import type { WebhookPayload } from './types.ts';
+import { WebhookVerificationError } from './errors.js';
+import type { WebhookPayload } from './types.js';
 
 /**
  * Headers as they arrive: a fetch `Headers`, or Node's `req.headers` (any case of names).
@@ -66,7 +66,7 @@ export async function verifyWebhookSignature(
     .map((entry) => entry.split(','))
     .filter(([version, value]) => version === 'v1' && value !== undefined && value !== '')
     .map(([, value]) => fromBase64(value ?? ''))
-    .filter((bytes): bytes is Uint8Array => bytes !== undefined);
+    .filter((bytes): bytes is Uint8Array<ArrayBuffer> => bytes !== undefined);
   const list = typeof secrets === 'string' ? [secrets] : secrets;
   if (list.length === 0) throw new WebhookVerificationError('no secret to verify with');
   for (const secret of list) {
@@ -142,7 +142,8 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
   return undefined;
 }
 
-function fromBase64(text: string): Uint8Array | undefined {
+/** Bytes on their own ArrayBuffer: Web Crypto takes no view of a SharedArrayBuffer (lib.dom, @types/node 22+). */
+function fromBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
   try {
     const binary = atob(text);
     const bytes = new Uint8Array(binary.length);

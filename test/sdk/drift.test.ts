@@ -1,23 +1,31 @@
 /**
- * Drift: the SDK's types (through the runtime field lists of sdk/src/types.ts, which the compiler
- * ties to the types) against the OpenAPI document a live server serves, and its error classes
- * against docs/errors.md. A field, an enum value, an endpoint or an error code added, removed or
- * renamed on one side fails here.
+ * Drift: the SDK against the OpenAPI document a live server serves and against docs/errors.md.
+ * - its types (through the runtime field lists of test/sdk/fields.ts, which the compiler ties to the
+ *   types) against the documented request and response schemas, and its unions against the enums;
+ * - its clients against the routes: every route of /public, /v1, /ext and /_sim is reached by an SDK
+ *   method that succeeds on it, and every public method of every client is called here, so a route
+ *   added without a method, or a method added without its route (or without a call here), fails;
+ * - its error classes against the error tables of every surface it speaks.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { V1_ERROR_CLASSES } from '../../sdk/src/errors-v1.ts';
+import { V3_ERROR_CLASSES } from '../../sdk/src/errors-v3.ts';
 import {
   COMMANDS,
+  LockcloudClient,
+  LockcloudSandboxClient,
+  LockcloudV1Client,
   PARTNER_COMMANDS,
-  REQUEST_FIELDS,
-  RESPONSE_FIELDS,
+  type SandboxFailure,
   TASK_FAILURE_REASONS,
   V1_CONTROL_TYPES,
-  V1_ERROR_CLASSES,
-  V3_ERROR_CLASSES,
+  type WebhookMethod,
 } from '../../sdk/src/index.ts';
-import { startServer, type TestServer } from '../support/server.ts';
+import { LOCK_A, OTHER, OWNER, OWNER_KEY, startServer, type TestServer } from '../support/server.ts';
+import { REQUEST_FIELDS, RESPONSE_FIELDS, valuesOf } from './fields.ts';
+import { type Receiver, startReceiver } from './helpers.ts';
 
 interface Schema {
   type?: string;
@@ -26,12 +34,17 @@ interface Schema {
   items?: Schema;
   anyOf?: Schema[];
   enum?: unknown[];
+  const?: unknown;
 }
 interface Operation {
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
 }
 type Doc = { paths: Record<string, Record<string, Operation>> };
+
+const SURFACES = ['/public/', '/v1/', '/ext/', '/_sim/'];
+/** The routes that answer no body on success (204). */
+const NO_BODY = ['POST /v1/locks/{lockId}/control', 'DELETE /ext/webhook', 'POST /_sim/reset'];
 
 function operation(doc: Doc, key: string): Operation {
   const [method = '', path = ''] = key.replace(/\[\]$/, '').split(' ');
@@ -40,9 +53,15 @@ function operation(doc: Doc, key: string): Operation {
   return op;
 }
 
+/** The JSON schema of the operation's success answer (200, or 202 for /ext's accepted messages). */
+function successSchema(op: Operation): Schema | undefined {
+  const [, success] = Object.entries(op.responses).find(([s, r]) => s.startsWith('2') && r.content) ?? [];
+  return success?.content?.['application/json']?.schema;
+}
+
 function responseSchema(doc: Doc, key: string): Schema {
-  const schema = operation(doc, key).responses['200']?.content?.['application/json']?.schema;
-  assert.ok(schema, `${key}: no 200 JSON schema`);
+  const schema = successSchema(operation(doc, key));
+  assert.ok(schema, `${key}: no 2xx JSON schema`);
   if (key.endsWith('[]')) {
     const items = Object.values(schema.properties ?? {})[0]?.items;
     assert.ok(items, `${key}: not a wrapped array`);
@@ -53,16 +72,27 @@ function responseSchema(doc: Doc, key: string): Schema {
 
 function enumOf(schema: Schema | undefined): unknown[] {
   if (schema === undefined) return [];
-  return [...(schema.enum ?? []), ...(schema.anyOf ?? []).flatMap((s) => enumOf(s))];
+  return [
+    ...(schema.enum ?? []),
+    ...('const' in schema ? [schema.const] : []),
+    ...(schema.anyOf ?? []).flatMap((s) => enumOf(s)),
+  ];
 }
 
 const sorted = (list: readonly string[]): string[] => [...list].sort();
+
+/** Every documented route of the surfaces the SDK speaks, as `METHOD path`. */
+function documentedRoutes(doc: Doc): string[] {
+  return Object.entries(doc.paths)
+    .filter(([path]) => SURFACES.some((prefix) => path.startsWith(prefix)))
+    .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
+}
 
 describe('sdk: drift against /openapi.json and docs/errors.md', () => {
   let t: TestServer;
   let doc: Doc;
   before(async () => {
-    t = await startServer();
+    t = await startServer({ flags: ['--no-rate-limit'] });
     doc = (await (await t.request('/openapi.json')).json()) as Doc;
   });
   after(() => t.close());
@@ -84,7 +114,7 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
     }
   });
 
-  it('the command, control type and failure reason unions match the documented enums', () => {
+  it('the command, control type, failure reason, webhook method and sandbox failure unions match the enums', () => {
     const body = (key: string, field: string) =>
       operation(doc, key).requestBody?.content['application/json']?.schema.properties?.[field];
     assert.deepEqual(
@@ -105,29 +135,122 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
       sorted(['processing', 'terminated']),
       sorted(enumOf(result.properties?.status) as string[]),
     );
+    assert.deepEqual(
+      sorted(valuesOf<WebhookMethod>()(['GET', 'POST'])),
+      sorted(enumOf(body('PUT /ext/webhook', 'method')) as string[]),
+    );
+    assert.deepEqual(
+      sorted(valuesOf<SandboxFailure>()(['JAMMED', 'TIMEOUT', 'DEVICE_UNREACHABLE'])),
+      sorted(enumOf(body('POST /_sim/locks/{device_id}', 'fail_next')).filter((v) => v !== null) as string[]),
+    );
   });
 
-  it('every v3 and v1 endpoint of the document is covered (the v1 control answers 204, no body)', () => {
+  it('every route with a JSON answer has its SDK type; the others answer no body', () => {
     const covered = new Set(Object.keys(RESPONSE_FIELDS).map((k) => k.replace(/\[\]$/, '')));
-    for (const [path, ops] of Object.entries(doc.paths)) {
-      if (!path.startsWith('/public/') && !path.startsWith('/v1/')) continue;
-      for (const [method, op] of Object.entries(ops)) {
-        const key = `${method.toUpperCase()} ${path}`;
-        const json = Object.entries(op.responses).some(
-          ([s, r]) => s.startsWith('2') && r.content !== undefined,
-        );
-        if (json) assert.ok(covered.has(key), `${key} has no SDK type`);
-        else assert.equal(key, 'POST /v1/locks/{lockId}/control');
-      }
+    for (const key of documentedRoutes(doc)) {
+      if (successSchema(operation(doc, key))) assert.ok(covered.has(key), `${key} has no SDK type`);
+      else assert.ok(NO_BODY.includes(key), `${key}: no JSON answer, and not listed as answering none`);
     }
   });
 
-  it('every error of docs/errors.md (v3 and v1) has its class, and no class is for an undocumented one', () => {
+  it('every documented route is reached by an SDK method, and every public method is called here', async () => {
+    const receiver: Receiver = await startReceiver();
+    const sent: { route: string; status: number }[] = [];
+    const recording: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      sent.push({ route: `${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`, status: res.status });
+      return res;
+    };
+    const c = new LockcloudClient({ baseUrl: t.url, apiKey: OWNER_KEY, fetch: recording });
+    const sandbox = new LockcloudSandboxClient({ baseUrl: t.url, fetch: recording });
+    let v1: LockcloudV1Client | undefined;
+    const v1c = (): LockcloudV1Client => v1 ?? assert.fail('not logged in');
+    let taskId = '';
+    let deliveryId = '';
+    // In this order: each call must succeed.
+    const calls: Record<string, () => Promise<unknown>> = {
+      'LockcloudClient.listLocks': () => c.listLocks(),
+      'LockcloudClient.getLock': () => c.getLock(LOCK_A),
+      'LockcloudClient.sendCommand': async () => {
+        taskId = (await c.sendCommand(LOCK_A, 'sync')).task_id;
+      },
+      'LockcloudClient.actionResult': () => c.actionResult(taskId),
+      'LockcloudClient.waitForTask': () => c.waitForTask(taskId),
+      'LockcloudClient.unlock': async () => c.waitForTask((await c.unlock(LOCK_A)).task_id),
+      'LockcloudClient.lock': async () => c.waitForTask((await c.lock(LOCK_A)).task_id),
+      'LockcloudClient.sync': async () => c.waitForTask((await c.sync(LOCK_A)).task_id),
+      'LockcloudClient.run': () => c.run(LOCK_A, 'unlock'),
+      'LockcloudClient.partnerAutomation': async () =>
+        c.waitForTask((await c.partnerAutomation({ command: 'lock', deviceId: LOCK_A })).task_id),
+      'WebhookApi.set': () => c.webhook.set({ url: `${receiver.url}/hook/{device_id}` }),
+      'WebhookApi.get': () => c.webhook.get(),
+      'WebhookApi.rotateSecret': () => c.webhook.rotateSecret(),
+      'WebhookApi.test': async () => {
+        deliveryId = (await c.webhook.test()).delivery_id;
+      },
+      'WebhookApi.deliveries': () => c.webhook.deliveries({ limit: 5 }),
+      'WebhookApi.resend': () => c.webhook.resend(deliveryId),
+      'WebhookApi.delete': () => c.webhook.delete(),
+      'LockcloudV1Client.login': async () => {
+        v1 = await LockcloudV1Client.login(t.url, OWNER, 'owner-password', { fetch: recording });
+      },
+      'LockcloudV1Client.listLocks': () => v1c().listLocks(),
+      'LockcloudV1Client.getLock': () => v1c().getLock(LOCK_A),
+      'LockcloudV1Client.control': () => v1c().control(LOCK_A, 'lock'),
+      'LockcloudSandboxClient.setLock': () => sandbox.setLock(LOCK_A, { battery: 90 }),
+      'LockcloudSandboxClient.getClock': () => sandbox.getClock(),
+      'LockcloudSandboxClient.advanceClock': () => sandbox.advanceClock(1),
+      'LockcloudSandboxClient.changeAccount': () => sandbox.changeAccount(OTHER, { password: 'changed' }),
+      'LockcloudSandboxClient.mailbox': () => sandbox.mailbox(OWNER),
+      'LockcloudSandboxClient.reset': () => sandbox.reset(),
+    };
+    try {
+      for (const [name, call] of Object.entries(calls))
+        await call().catch((e: unknown) => assert.fail(`${name}: ${e}`));
+    } finally {
+      await receiver.close();
+    }
+
+    const routes = documentedRoutes(doc);
+    const pattern = (route: string) => new RegExp(`^${route.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    const reached = (route: string) => sent.some((s) => s.status < 300 && pattern(route).test(s.route));
+    assert.deepEqual(
+      routes.filter((route) => !reached(route)),
+      [],
+      'documented routes no SDK method reached',
+    );
+    assert.deepEqual(
+      sent.filter((s) => !routes.some((route) => pattern(route).test(s.route))),
+      [],
+      'SDK requests to undocumented routes',
+    );
+
+    const methods = (name: string, of: object): string[] =>
+      Object.entries(Object.getOwnPropertyDescriptors(of))
+        .filter(([key, d]) => key !== 'constructor' && typeof d.value === 'function')
+        .map(([key]) => `${name}.${key}`);
+    const everyMethod = [
+      ...methods('LockcloudClient', LockcloudClient.prototype),
+      ...methods('WebhookApi', Object.getPrototypeOf(c.webhook) as object),
+      ...methods('LockcloudV1Client', LockcloudV1Client.prototype),
+      ...methods('LockcloudV1Client', LockcloudV1Client),
+      ...methods('LockcloudSandboxClient', LockcloudSandboxClient.prototype),
+    ];
+    assert.deepEqual(sorted(Object.keys(calls)), sorted(everyMethod));
+  });
+
+  it('every error of docs/errors.md has its class, and no class is for an undocumented one', () => {
     const text = readFileSync('docs/errors.md', 'utf8');
-    const v3Section = text.slice(text.indexOf('## v3'), text.indexOf('## Sandbox'));
-    const v1Section = text.slice(text.indexOf('## v1'));
-    const v3Codes = new Set([...v3Section.matchAll(/`\{"error":"([A-Z_]+)/g)].map((m) => m[1] ?? ''));
-    const v1Codes = new Set([...v1Section.matchAll(/`\{"code":(\d+)/g)].map((m) => Number(m[1])));
+    const section = (title: string) => {
+      const start = text.indexOf(`\n## ${title}`);
+      assert.ok(start >= 0, `docs/errors.md has no "## ${title}"`);
+      const end = text.indexOf('\n## ', start + 1);
+      return text.slice(start, end < 0 ? undefined : end);
+    };
+    const codesOf = (title: string) =>
+      new Set([...section(title).matchAll(/`\{"error":"([A-Z_]+)/g)].map((m) => m[1] ?? ''));
+    const v3Codes = codesOf('v3');
+    const v1Codes = new Set([...section('v1').matchAll(/`\{"code":(\d+)/g)].map((m) => Number(m[1])));
     assert.ok(v3Codes.size >= 8 && v1Codes.size >= 20);
     // "Forbidden" is the v3 document's other spelling of ACCESS_DENY.
     assert.deepEqual(sorted([...v3Codes, 'Forbidden']), sorted(Object.keys(V3_ERROR_CLASSES)));
@@ -135,5 +258,12 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
       [...v1Codes].sort((a, b) => a - b),
       Object.keys(V1_ERROR_CLASSES).map(Number),
     );
+    // /ext and /_sim answer in the v3 shape: each of their codes is one of the v3 classes.
+    for (const title of ['Extension API (/ext)', 'Sandbox (/_sim)']) {
+      const codes = codesOf(title);
+      assert.ok(codes.size >= 4, title);
+      const unknown = [...codes].filter((code) => !(code in V3_ERROR_CLASSES));
+      assert.deepEqual(unknown, [], `${title}: codes without an SDK class`);
+    }
   });
 });

@@ -1,31 +1,50 @@
 /**
- * The SDK package's shape: its own package.json with no dependencies, sources that import nothing
- * but each other (no server code, no node: modules), and a JSDoc @example on every export.
+ * The SDK package's shape, from its sources: its package.json (publishable, an `exports` map with
+ * types, the built files only, no dependencies, the version the User-Agent sends), sources that
+ * import nothing but each other (no server code, no node: modules) with `.js` specifiers, a JSDoc
+ * @example on every export, and exactly the public names out of index.ts. The built and installed
+ * package is test/sdk/pack.test.ts's.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { VERSION } from '../../sdk/src/version.ts';
+import { PUBLIC_TYPES, PUBLIC_VALUES } from './public-api.ts';
 
 const SRC = 'sdk/src';
 const files = readdirSync(SRC).filter((f) => f.endsWith('.ts'));
+const pkg = JSON.parse(readFileSync('sdk/package.json', 'utf8')) as Record<string, unknown>;
 
 describe('sdk: the package', () => {
-  it('package.json: @lockcloud/sdk, an ES module exporting src/index.ts, no dependencies', () => {
-    const pkg = JSON.parse(readFileSync('sdk/package.json', 'utf8')) as Record<string, unknown>;
+  it('package.json: @lockcloud/sdk, publishable, an ES module whose exports map gives types and JS from dist/', () => {
     assert.equal(pkg.name, '@lockcloud/sdk');
     assert.equal(pkg.type, 'module');
-    assert.deepEqual(pkg.exports, { '.': './src/index.ts' });
+    assert.equal(pkg.private, undefined, 'a private package cannot be published');
+    assert.deepEqual(pkg.exports, {
+      '.': { types: './dist/index.d.ts', default: './dist/index.js' },
+      './package.json': './package.json',
+    });
+    assert.equal(pkg.main, './dist/index.js');
+    assert.equal(pkg.types, './dist/index.d.ts');
+    assert.deepEqual(pkg.files, ['dist']);
+    assert.equal(pkg.sideEffects, false);
+    assert.deepEqual(pkg.publishConfig, { access: 'public' });
+    assert.match(String((pkg.scripts as Record<string, string>).prepack), /build/);
     for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
       assert.equal(pkg[field], undefined, field);
     }
   });
 
-  it('sources import only each other', () => {
+  it('the version the User-Agent sends is package.json’s', () => {
+    assert.equal(VERSION, pkg.version);
+  });
+
+  it('sources import only each other, with .js specifiers (the compiler keeps them in the .d.ts)', () => {
     for (const file of files) {
       const text = readFileSync(join(SRC, file), 'utf8');
       for (const [, from] of text.matchAll(/^(?:import|export)[^'"]*?from '([^']+)'/gm)) {
-        assert.match(from ?? '', /^\.\/[a-z0-9-]+\.ts$/, `${file} imports ${from}`);
+        assert.match(from ?? '', /^\.\/[a-z0-9-]+\.js$/, `${file} imports ${from}`);
       }
       assert.doesNotMatch(text, /\bimport\(|\brequire\(/, `${file}: dynamic import or require`);
     }
@@ -51,5 +70,24 @@ describe('sdk: the package', () => {
       });
     }
     assert.deepEqual(missing, []);
+  });
+
+  it('index.ts names exactly the public surface, one by one; nothing else is exported', async () => {
+    const index = readFileSync(join(SRC, 'index.ts'), 'utf8');
+    assert.doesNotMatch(index, /^export \*/m, 'no export *: every public name is a decision');
+    assert.doesNotMatch(index, /^export (?:declare |async )*(?:class|function|interface|type|const) \w/m);
+    const values: string[] = [];
+    const types: string[] = [];
+    for (const [, typeOnly, names] of index.matchAll(/^export (type )?\{([^}]*)\} from/gm)) {
+      for (const raw of (names ?? '').split(',').map((n) => n.trim())) {
+        if (raw === '') continue;
+        const isType = typeOnly !== undefined || raw.startsWith('type ');
+        (isType ? types : values).push(raw.replace(/^type /, ''));
+      }
+    }
+    assert.deepEqual(values.sort(), [...PUBLIC_VALUES].sort());
+    assert.deepEqual(types.sort(), [...PUBLIC_TYPES].sort());
+    const runtime = Object.keys(await import('../../sdk/src/index.ts')).sort();
+    assert.deepEqual(runtime, [...PUBLIC_VALUES].sort());
   });
 });

@@ -1,55 +1,78 @@
 /**
- * The README's "## SDK" example, run as written against a live server: only the package name, the
- * base URL and the key are substituted.
+ * The READMEs' runnable SDK examples, run as written against a live server through the built
+ * package: README.md's "## SDK" example and sdk/README.md's quick start and sandbox examples. The SDK
+ * is compiled (sdk/tsconfig.build.json) into a temp project's node_modules/@lockcloud/sdk with its
+ * package.json, so `from '@lockcloud/sdk'` resolves through the exports map as it does for a user;
+ * only the base URL and the key are substituted. (test/sdk/pack.test.ts type-checks every README
+ * example against the packed and installed package.)
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { getLock, LOCK_A, OWNER_KEY, startServer, type TestServer } from '../support/server.ts';
+import { tsExample } from './readme.ts';
 
-function sdkExample(): string {
-  const readme = readFileSync('README.md', 'utf8');
-  const section = readme.slice(readme.indexOf('\n## SDK\n'));
-  const match = /```ts\n([\s\S]*?)```/.exec(section);
-  assert.ok(match?.[1], 'no ```ts block under ## SDK');
-  return match[1];
-}
+const run = promisify(execFile);
 
-describe('sdk: the README example', () => {
+describe('sdk: the README examples', () => {
   let t: TestServer;
   let dir: string;
   before(async () => {
     t = await startServer();
     dir = mkdtempSync(join(tmpdir(), 'lockcloud-readme-'));
+    const pkg = join(dir, 'node_modules', '@lockcloud', 'sdk');
+    mkdirSync(pkg, { recursive: true });
+    copyFileSync('sdk/package.json', join(pkg, 'package.json'));
+    await run(process.execPath, [
+      'node_modules/.bin/tsc',
+      '-p',
+      'sdk/tsconfig.build.json',
+      '--outDir',
+      join(pkg, 'dist'),
+    ]);
   });
   after(async () => {
     await t.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('lists the locks, unlocks the first and waits for it', async () => {
-    const code = sdkExample();
-    assert.ok(code.includes("from '@lockcloud/sdk'") && code.includes("'http://127.0.0.1:8080'"));
-    const file = join(dir, 'example.mts');
-    writeFileSync(
-      file,
-      code
-        .replace("'@lockcloud/sdk'", `'${pathToFileURL(resolve('sdk/src/index.ts')).href}'`)
-        .replace("'http://127.0.0.1:8080'", `'${t.url}'`),
-    );
-    // The server runs in this process: the example must run beside it, not block it.
-    const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', file], {
+  /** Runs the example beside the server (which lives in this process): a child process, not an import. */
+  async function runExample(name: string, code: string): Promise<string> {
+    assert.ok(code.includes("from '@lockcloud/sdk'") && code.includes("'http://127.0.0.1:8080'"), name);
+    const file = join(dir, `${name}.mts`);
+    writeFileSync(file, code.replace("'http://127.0.0.1:8080'", `'${t.url}'`));
+    // tsx from the repository: the example's directory has only the SDK in its node_modules.
+    const { stdout, stderr } = await run(process.execPath, ['--import', import.meta.resolve('tsx'), file], {
+      cwd: dir,
       env: { ...process.env, LOCKCLOUD_API_KEY: OWNER_KEY },
       encoding: 'utf8',
       timeout: 30_000,
     });
-    assert.equal(run.stderr, '');
-    assert.match(run.stdout, /^Front door \{ locked: true, battery: 100, responsive: true \}\nunlocked\n$/);
+    assert.equal(stderr, '');
+    return stdout;
+  }
+
+  it('README.md: lists the locks, unlocks the first and waits for it', async () => {
+    const stdout = await runExample('readme', tsExample('README.md', 'SDK'));
+    assert.match(stdout, /^Front door \{ locked: true, battery: 100, responsive: true \}\nunlocked\n$/);
     assert.equal(((await (await getLock(t, LOCK_A)).json()) as { locked: boolean }).locked, false);
+  });
+
+  it('sdk/README.md quick start: every lock’s state, then the first unlocked', async () => {
+    const stdout = await runExample('quick-start', tsExample('sdk/README.md', 'Quick start'));
+    assert.equal(
+      stdout,
+      'Front door: unlocked, battery 100 %\nBack door: unlocked, battery 55 %\nFront door unlocked\n',
+    );
+  });
+
+  it('sdk/README.md sandbox: the next command made to fail, seen as TaskFailedError; then the seed back', async () => {
+    const stdout = await runExample('sandbox', tsExample('sdk/README.md', 'The sandbox'));
+    assert.equal(stdout, 'the lock said JAMMED\n');
+    assert.equal(((await (await getLock(t, LOCK_A)).json()) as { locked: boolean }).locked, true);
   });
 });

@@ -9,22 +9,95 @@ import {
   type ActionResult,
   type Command,
   type CommandResponse,
+  type ConnectionError,
+  type DeliveryStatus,
   DeviceBusyError,
-  fieldsOf,
   type Lock,
   LockcloudClient,
   type LockcloudError,
+  LockcloudSandboxClient,
   LockcloudV1Client,
   type LockStatus,
+  RequestTimeoutError,
+  type SandboxFailure,
+  type SandboxLockState,
   type SucceededResult,
   type TaskFailureReason,
   type V1ControlType,
   type V1Lock,
+  type WebhookDelivery,
+  type WebhookEvent,
+  type WebhookMethod,
   type WebhookPayload,
 } from '../../sdk/src/index.ts';
+import type { Delivery, DeliveryStatus as ServerDeliveryStatus } from '../../src/domain/delivery.ts';
+import type { TaskFailure } from '../../src/domain/task.ts';
+import type { WebhookMethod as ServerWebhookMethod } from '../../src/domain/webhook.ts';
+import { fieldsOf } from './fields.ts';
 
 declare const client: LockcloudClient;
 declare const v1: LockcloudV1Client;
+declare const sandbox: LockcloudSandboxClient;
+
+/** true when A and B are the same type (not merely assignable one way). */
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+
+// The SDK's unions are the server's own (the OpenAPI document only says `string` for these).
+const sameStatus: Equal<DeliveryStatus, ServerDeliveryStatus> = true;
+const sameEvent: Equal<WebhookEvent, Delivery['event']> = true;
+const sameMethod: Equal<WebhookMethod, ServerWebhookMethod> = true;
+const sameFailure: Equal<TaskFailureReason, TaskFailure> = true;
+void [sameStatus, sameEvent, sameMethod, sameFailure];
+
+async function compileOnlyExtAndSandbox(): Promise<void> {
+  const hook = await client.webhook.set({ url: 'http://x/{device_id}', method: 'GET', retries: true });
+  const secret: string | undefined = hook.secret;
+  const method: WebhookMethod = (await client.webhook.get()).method;
+  const deliveries: WebhookDelivery[] = await client.webhook.deliveries({ limit: 5 });
+  const status: DeliveryStatus | undefined = deliveries[0]?.status;
+  const resent: string = (await client.webhook.resend(deliveries[0]?.id ?? '')).delivery_id;
+  const rotated: string = (await client.webhook.rotateSecret()).secret;
+  const tested: string = (await client.webhook.test()).delivery_id;
+  const removed: Promise<void> = client.webhook.delete();
+  void [secret, method, status, resent, rotated, tested, removed];
+  // @ts-expect-error the method is GET or POST
+  await client.webhook.set({ url: 'http://x', method: 'PUT' });
+  // @ts-expect-error the url is required
+  await client.webhook.set({ retries: true });
+
+  const state: SandboxLockState = await sandbox.setLock('id', { battery: 5, fail_next: 'JAMMED' });
+  const planned: SandboxFailure = 'TIMEOUT';
+  const failure: TaskFailureReason | null = (await sandbox.setLock('id', { fail_next: planned })).fail_next;
+  await sandbox.setLock('id', { fail_next: null });
+  const epoch: number = (await sandbox.advanceClock(60)).epoch_ms;
+  await sandbox.changeAccount('a@b.c', { password: 'x' });
+  await sandbox.changeAccount('a@b.c', { deleted: true });
+  const none: Promise<void> = sandbox.reset();
+  const text: string | undefined = (await sandbox.mailbox('a@b.c'))[0]?.text;
+  void [state, failure, epoch, none, text];
+  // @ts-expect-error LOW_BATTERY is not a failure the sandbox plans (set `battery` instead)
+  await sandbox.setLock('id', { fail_next: 'LOW_BATTERY' });
+  // @ts-expect-error a change of an account names a password or deleted: true
+  await sandbox.changeAccount('a@b.c', {});
+  // @ts-expect-error an account is deleted with `true`, not undone with `false`
+  await sandbox.changeAccount('a@b.c', { deleted: false });
+  // @ts-expect-error the sandbox never asks to wait: no retry option
+  new LockcloudSandboxClient({ baseUrl: 'http://x', retry: true });
+  // @ts-expect-error the sandbox takes no key
+  new LockcloudSandboxClient({ baseUrl: 'http://x', apiKey: 'k' });
+
+  const err: unknown = undefined;
+  if (err instanceof RequestTimeoutError) {
+    const timeoutMs: number = err.timeoutMs;
+    const connection: ConnectionError = err;
+    const code: string | undefined = connection.code;
+    const url: string = connection.url;
+    void [timeoutMs, code, url];
+  }
+  new LockcloudClient({ baseUrl: 'http://x', apiKey: 'k', timeoutMs: 5000 });
+  // @ts-expect-error timeoutMs is a number of milliseconds
+  new LockcloudClient({ baseUrl: 'http://x', apiKey: 'k', timeoutMs: '5s' });
+}
 
 async function compileOnly(): Promise<void> {
   const locks: Lock[] = await client.listLocks();
@@ -97,4 +170,5 @@ async function compileOnly(): Promise<void> {
 
 it('the type tests compile (checked by tsc; nothing to run)', () => {
   assert.equal(typeof compileOnly, 'function');
+  assert.equal(typeof compileOnlyExtAndSandbox, 'function');
 });

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { V1_ERROR_CLASSES } from '../../sdk/src/errors-v1.ts';
 import {
   AccountDeletedError,
   AccountLockedError,
@@ -22,7 +23,6 @@ import {
   MissingAuthTokenError,
   OwnerPermissionRequiredError,
   RequiredFieldEmptyError,
-  V1_ERROR_CLASSES,
   V1Error,
   V1InternalError,
   V1NotFoundError,

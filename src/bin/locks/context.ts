@@ -3,7 +3,12 @@
  * environment), and `call`, which runs one request under the request timeout.
  */
 import type { Command as Program } from 'commander';
-import { LockcloudClient, type RetryInfo } from '../../../sdk/src/index.ts';
+import {
+  ConnectionError,
+  LockcloudClient,
+  RequestTimeoutError,
+  type RetryInfo,
+} from '../../../sdk/src/index.ts';
 import { Unreachable, UsageError } from './exit-codes.ts';
 import { note } from './output.ts';
 
@@ -46,7 +51,8 @@ export function context(cmd: Program, options: { alwaysRetry?: boolean } = {}): 
         }
       : false;
   return {
-    client: new LockcloudClient({ baseUrl: url, apiKey: key, retry }),
+    // The SDK's own timeout too: it bounds each poll of waitForTask, which runs outside `call`.
+    client: new LockcloudClient({ baseUrl: url, apiKey: key, retry, timeoutMs: opts.requestTimeout * 1000 }),
     url: url.replace(/\/+$/, ''),
     json: opts.json === true,
     requestTimeoutMs: opts.requestTimeout * 1000,
@@ -73,10 +79,9 @@ export async function call<T>(
 }
 
 export function networkError(ctx: Context, error: unknown, timedOut: boolean): unknown {
-  if (timedOut) return new Unreachable(`no answer from ${ctx.url} within ${ctx.requestTimeoutMs / 1000} s`);
-  if (error instanceof TypeError && error.message === 'fetch failed') {
-    const cause = error.cause as { code?: string; message?: string } | undefined;
-    return new Unreachable(`cannot reach ${ctx.url}: ${cause?.code ?? cause?.message ?? 'network error'}`);
-  }
+  if (timedOut || error instanceof RequestTimeoutError)
+    return new Unreachable(`no answer from ${ctx.url} within ${ctx.requestTimeoutMs / 1000} s`);
+  if (error instanceof ConnectionError)
+    return new Unreachable(`cannot reach ${ctx.url}: ${error.code ?? error.message}`);
   return error;
 }

@@ -1,0 +1,167 @@
+/**
+ * The SDK's request and response types as runtime field lists, for the drift test: the compiler ties
+ * each list to its type (a field missing from a list, or a list naming a field the type does not
+ * have, or a required list that differs, does not compile), and test/sdk/drift.test.ts compares the
+ * lists with the server's `/openapi.json`. Test code: nothing here ships in the package.
+ */
+import type {
+  ActionResult,
+  Command,
+  CommandResponse,
+  Lock,
+  LockStatus,
+  PartnerAutomationRequest,
+  V1ControlType,
+  V1Lock,
+  V1LockList,
+  V1LockStatus,
+  V1LoginResponse,
+} from '../../sdk/src/types.ts';
+import type {
+  DeliveryAccepted,
+  Webhook,
+  WebhookDelivery,
+  WebhookSecret,
+  WebhookSettings,
+} from '../../sdk/src/types-ext.ts';
+import type {
+  SandboxAccountChange,
+  SandboxAccountChanged,
+  SandboxClock,
+  SandboxLockChange,
+  SandboxLockState,
+  SandboxMail,
+} from '../../sdk/src/types-sandbox.ts';
+
+type AllKeys<T> = T extends unknown ? keyof T : never;
+type RequiredKeys<T> = { [K in keyof T]-?: Record<never, never> extends Pick<T, K> ? never : K }[keyof T];
+
+/** The fields and required fields of a request or response object, as a runtime value. */
+export interface FieldList {
+  readonly fields: readonly string[];
+  readonly required: readonly string[];
+}
+
+/**
+ * Builds a {@link FieldList} for `T`; the compiler refuses a list that misses a field of `T`, or
+ * names one `T` does not have, and a `required` list that differs from `T`'s required fields.
+ */
+export function fieldsOf<T>() {
+  return <const F extends readonly AllKeys<T>[], const R extends readonly RequiredKeys<T>[]>(
+    fields: F &
+      ([Exclude<AllKeys<T>, F[number]>] extends [never]
+        ? unknown
+        : { missing: Exclude<AllKeys<T>, F[number]> }),
+    required: R &
+      ([Exclude<RequiredKeys<T>, R[number]>] extends [never]
+        ? unknown
+        : { missing: Exclude<RequiredKeys<T>, R[number]> }),
+  ): FieldList => ({ fields: fields as readonly string[], required: required as readonly string[] });
+}
+
+const DELIVERY_FIELDS = [
+  'id',
+  'event',
+  'device_id',
+  'url',
+  'method',
+  'status',
+  'attempts',
+  'response_status',
+  'error',
+  'latency_ms',
+  'created_at',
+  'last_attempt_at',
+  'next_attempt_at',
+] as const;
+const SIM_LOCK_CHANGE = [
+  'locked',
+  'battery',
+  'responsive',
+  'integration',
+  'access_point',
+  'app_open',
+  'latency_ms',
+  'fail_next',
+] as const;
+
+/**
+ * The documented success response of every endpoint with a JSON answer, by `METHOD path` as in
+ * `/openapi.json`. For an array response the fields are those of an element; for `GET /v1/locks`
+ * the wrapper is `{locks}` and the element's fields are under `GET /v1/locks[]`.
+ */
+export const RESPONSE_FIELDS = {
+  'GET /public/locks': fieldsOf<Lock>()(
+    ['device_id', 'serial', 'nickname'],
+    ['device_id', 'serial', 'nickname'],
+  ),
+  'GET /public/lock/{device_id}': fieldsOf<LockStatus>()(
+    ['locked', 'battery', 'responsive'],
+    ['locked', 'battery', 'responsive'],
+  ),
+  'POST /public/lock/{device_id}': fieldsOf<CommandResponse>()(['task_id'], ['task_id']),
+  'GET /public/action-result': fieldsOf<ActionResult>()(['status', 'successful', 'error'], ['status']),
+  'POST /public/partners/automation': fieldsOf<CommandResponse>()(['task_id'], ['task_id']),
+  'POST /v1/accounts/login': fieldsOf<V1LoginResponse>()(['authorization'], ['authorization']),
+  'GET /v1/locks': fieldsOf<V1LockList>()(['locks'], ['locks']),
+  'GET /v1/locks[]': fieldsOf<V1Lock>()(
+    ['device_id', 'nickname', 'is_unlocked', 'api_enabled', 'battery'],
+    ['device_id', 'nickname', 'is_unlocked', 'api_enabled', 'battery'],
+  ),
+  'GET /v1/locks/{lockId}': fieldsOf<V1LockStatus>()(
+    ['nickname', 'is_unlocked', 'api_enabled', 'battery'],
+    ['nickname', 'is_unlocked', 'api_enabled', 'battery'],
+  ),
+  'GET /ext/webhook': fieldsOf<Webhook>()(
+    ['url', 'method', 'retries', 'secret'],
+    ['url', 'method', 'retries'],
+  ),
+  'PUT /ext/webhook': fieldsOf<Webhook>()(
+    ['url', 'method', 'retries', 'secret'],
+    ['url', 'method', 'retries'],
+  ),
+  'POST /ext/webhook/rotate-secret': fieldsOf<WebhookSecret>()(['secret'], ['secret']),
+  'POST /ext/webhook/test': fieldsOf<DeliveryAccepted>()(['delivery_id'], ['delivery_id']),
+  'GET /ext/webhook/deliveries': fieldsOf<WebhookDelivery>()(DELIVERY_FIELDS, DELIVERY_FIELDS),
+  'POST /ext/webhook/deliveries/{id}/resend': fieldsOf<DeliveryAccepted>()(['delivery_id'], ['delivery_id']),
+  'POST /_sim/locks/{device_id}': fieldsOf<SandboxLockState>()(
+    ['device_id', ...SIM_LOCK_CHANGE],
+    ['device_id', ...SIM_LOCK_CHANGE],
+  ),
+  'GET /_sim/clock': fieldsOf<SandboxClock>()(['now', 'epoch_ms'], ['now', 'epoch_ms']),
+  'POST /_sim/clock': fieldsOf<SandboxClock>()(['now', 'epoch_ms'], ['now', 'epoch_ms']),
+  'POST /_sim/accounts/{email}': fieldsOf<SandboxAccountChanged>()(
+    ['email', 'password_changed', 'deleted'],
+    ['email', 'password_changed', 'deleted'],
+  ),
+  'GET /_sim/mailbox': fieldsOf<SandboxMail>()(
+    ['to', 'subject', 'text', 'sent_at'],
+    ['to', 'subject', 'text', 'sent_at'],
+  ),
+} as const satisfies Record<string, FieldList>;
+
+/** The documented request bodies, by `METHOD path`. */
+export const REQUEST_FIELDS = {
+  'POST /public/lock/{device_id}': fieldsOf<{ command: Command }>()(['command'], ['command']),
+  'POST /public/partners/automation': fieldsOf<PartnerAutomationRequest>()(
+    ['command', 'apikey', 'device_id'],
+    ['command', 'apikey', 'device_id'],
+  ),
+  'POST /v1/accounts/login': fieldsOf<{ email: string; password: string }>()(
+    ['email', 'password'],
+    ['email', 'password'],
+  ),
+  'POST /v1/locks/{lockId}/control': fieldsOf<{ type: V1ControlType }>()(['type'], ['type']),
+  'PUT /ext/webhook': fieldsOf<WebhookSettings>()(['url', 'method', 'retries'], ['url']),
+  'POST /_sim/locks/{device_id}': fieldsOf<SandboxLockChange>()(SIM_LOCK_CHANGE, []),
+  // One of the two is needed (minProperties: 1): neither is required alone.
+  'POST /_sim/accounts/{email}': fieldsOf<Partial<SandboxAccountChange>>()(['password', 'deleted'], []),
+  'POST /_sim/clock': fieldsOf<{ advance_seconds: number }>()(['advance_seconds'], ['advance_seconds']),
+} as const satisfies Record<string, FieldList>;
+
+/** Every member of the string union `T`, as a runtime list; the compiler refuses a list that misses one. */
+export function valuesOf<T extends string>() {
+  return <const L extends readonly T[]>(
+    list: L & ([Exclude<T, L[number]>] extends [never] ? unknown : { missing: Exclude<T, L[number]> }),
+  ): readonly string[] => list;
+}
