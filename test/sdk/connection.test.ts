@@ -62,6 +62,7 @@ describe('sdk: no answer', () => {
   let silent: Awaited<ReturnType<typeof rawServer>>;
   let stalling: Awaited<ReturnType<typeof rawServer>>;
   let dropping: Awaited<ReturnType<typeof rawServer>>;
+  let cut: Awaited<ReturnType<typeof rawServer>>;
   before(async () => {
     refused = await closedPort();
     silent = await rawServer(() => {});
@@ -77,11 +78,21 @@ describe('sdk: no answer', () => {
     dropping = await rawServer((socket) => {
       socket.once('data', () => socket.destroy());
     });
+    // Headers and part of the body, then the connection is reset.
+    cut = await rawServer((socket) => {
+      socket.once('data', () => {
+        socket.write(
+          'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n[{"device_id":',
+        );
+        setTimeout(() => socket.resetAndDestroy(), 20);
+      });
+    });
   });
   after(async () => {
     await silent.close();
     await stalling.close();
     await dropping.close();
+    await cut.close();
   });
 
   it('a refused connection rejects with ConnectionError: code ECONNREFUSED, the cause, the request', async () => {
@@ -125,6 +136,15 @@ describe('sdk: no answer', () => {
     assert.equal(err.method, 'POST');
     assert.ok(err.code !== undefined, `a code from the causes: ${String(err.cause)}`);
     assert.equal(attempts, 1);
+  });
+
+  it('a connection reset in the middle of the answer’s body is a ConnectionError', async () => {
+    const err = await new LockcloudClient({ baseUrl: cut.url, apiKey: OWNER_KEY })
+      .listLocks()
+      .catch((e: unknown) => e);
+    assert.ok(err instanceof ConnectionError && !(err instanceof RequestTimeoutError), String(err));
+    assert.ok(err.code !== undefined, `a code from the causes: ${String(err.cause)}`);
+    assert.match(err.message, /^no answer from GET /);
   });
 
   // A test's own limit, so that a timeout that never fires fails here instead of hanging the run.
