@@ -3,7 +3,8 @@
  * an empty project made by `npm init -y` beside the current `typescript` and `@types/node` from the
  * registry, examples type-checked there under `--strict` with `"module": "nodenext"` (an ES module, a
  * CommonJS file, every TypeScript example of README.md's SDK section and of sdk/README.md, and a
- * file of things that must not compile), then compiled and run against a live lockcloud.
+ * file of things that must not compile), then compiled and run against a live lockcloud. The SDK's
+ * own sources are compiled there too, against that typescript and @types/node.
  *
  * It reaches the npm registry (the install): a failure there says so. About 10 to 20 s on the
  * development machine, most of it the install.
@@ -268,6 +269,23 @@ describe('sdk: packed, installed into an empty TypeScript project, type-checked 
     const versions = await npm('npm ls', ['ls', '--depth=0'], app);
     c.diagnostic(`consumer: ${versions.stdout.split('\n').slice(1).join(' ').replace(/\s+/g, ' ').trim()}`);
     await sh('tsc', join(app, 'node_modules', '.bin', 'tsc'), ['-p', '.'], app);
+  });
+
+  it('the SDK’s own sources compile against the current typescript and @types/node, not only the repository’s', async () => {
+    // The repository pins an older @types/node; Web Crypto's types under the newer one refused a view
+    // of an ArrayBufferLike (webhooks.ts), which only this catches before a user does.
+    await sh(
+      "tsc of sdk/src with the consumer's typescript and @types/node",
+      join(app, 'node_modules', '.bin', 'tsc'),
+      [
+        '-p',
+        resolve('sdk/tsconfig.build.json'),
+        '--noEmit',
+        '--typeRoots',
+        join(app, 'node_modules', '@types'),
+      ],
+      app,
+    );
   });
 
   it('runs as an ES module against a live lockcloud: every client, the typed errors, the exports map', async () => {
