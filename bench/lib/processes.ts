@@ -233,6 +233,7 @@ export function hugeRateLimits(dir: string): string {
     file,
     JSON.stringify({
       endpoints: Object.fromEntries(LIMITED_ENDPOINTS.map((e) => [e, { account: huge, ip: huge }])),
+      commands: huge,
     }),
   );
   return file;

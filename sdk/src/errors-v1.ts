@@ -89,7 +89,8 @@ export class CloudApiNotEnabledError extends V1Error {}
  */
 export class V1NotFoundError extends V1Error {}
 /**
- * Too many login attempts (42900); `retryAfterSeconds` from `Retry-After`.
+ * Too many login attempts, or too many commands to one lock (its command budget, shared with v3 and
+ * the dashboard) (42900); `retryAfterSeconds` from `Retry-After`.
  *
  * @example
  * if (err instanceof TooManyRequestsError) await sleep((err.retryAfterSeconds ?? 60) * 1000);

@@ -7,6 +7,7 @@ import {
   type Task,
   type TaskOutcome,
 } from '../domain/task.ts';
+import type { CommandBudget } from './command-budget.ts';
 import type { DeviceReports } from './device-reports.ts';
 import type { LockQueries } from './locks.ts';
 import { NO_METRICS } from './ports/ops.ts';
@@ -37,6 +38,8 @@ export interface CommandDeps {
   readonly events: EventBus;
   readonly logger: Logger;
   readonly policy: CommandPolicy;
+  /** Each account's commands per lock, whichever surface sends them; none when absent (unit tests). */
+  readonly budget?: CommandBudget;
   /** Counts each task this process ends; none by default. */
   readonly metrics?: Metrics;
   /**
@@ -68,6 +71,9 @@ export class Commands {
     const { clock, policy, tasks } = this.deps;
     const lock = await this.deps.locks.getOwned(accountId, deviceId);
     checkCommandAllowed(lock, command, policy);
+    // After the refusals that leave the lock alone, before the busy check: a command that would
+    // reach the lock or meet a running one spends the budget (docs/rate-limits.md).
+    await this.deps.budget?.spend(accountId, lock.deviceId);
     const now = clock.now();
     const task: Task & { status: 'processing' } = {
       id: this.deps.random.uuid(),

@@ -2,6 +2,7 @@ import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../domain/rate-limi
 import { Accounts } from './accounts/index.ts';
 import type { AccountLimits } from './accounts/limits.ts';
 import { ApiKeyAuth } from './auth.ts';
+import { CommandBudget } from './command-budget.ts';
 import { type CommandPolicy, Commands } from './commands.ts';
 import { DEMO_META_KEY, type Demo, demoSeed } from './demo.ts';
 import { DeviceLink } from './device-link.ts';
@@ -125,15 +126,10 @@ export class Lockcloud {
       limiter: deps.rateLimits,
       limits: deps.loginLimits ?? DEFAULT_LOGIN_LIMITS,
     });
+    const rateLimitSettings = deps.rateLimitSettings ?? DEFAULT_RATE_LIMITS;
     this.rateLimits =
       deps.rateLimits &&
-      new RateLimits(
-        deps.rateLimits,
-        deps.store.blocks,
-        deps.clock,
-        deps.rateLimitSettings ?? DEFAULT_RATE_LIMITS,
-        deps.logger,
-      );
+      new RateLimits(deps.rateLimits, deps.store.blocks, deps.clock, rateLimitSettings, deps.logger);
     const secretDeps = {
       webhooks: deps.store.webhooks,
       box: deps.secretBox,
@@ -183,6 +179,7 @@ export class Lockcloud {
       events: deps.events,
       logger: deps.logger,
       policy: deps.policy,
+      budget: new CommandBudget(deps.rateLimits, deps.clock, rateLimitSettings.commands),
       metrics: deps.metrics,
       sharedStore: deps.sharedStore,
     });

@@ -34,6 +34,8 @@ export const RateLimitsFile = Type.Object(
         additionalProperties: false,
       }),
     ),
+    // One lock's commands, per account, over every surface (docs/rate-limits.md, "The command budget").
+    commands: Type.Optional(Rate),
     block: Type.Optional(
       Type.Object(
         {
@@ -101,6 +103,7 @@ export function parseRateLimits(text: string): RateLimitSettings {
   const block = DEFAULT_RATE_LIMITS.block;
   return {
     endpoints,
+    commands: file.commands ? toPolicy(file.commands) : DEFAULT_RATE_LIMITS.commands,
     block: {
       excess: file.block?.excess ?? block.excess,
       windowMs: file.block?.window_seconds !== undefined ? file.block.window_seconds * 1000 : block.windowMs,

@@ -101,6 +101,14 @@ export class RateLimits {
     return { kind: 'throttled', retryAfterSeconds: retryAfterSeconds(state.decision.retryAfterMs), ...state };
   }
 
+  /**
+   * A refusal made past these limits, by a budget of a use case (a lock's commands, an account's test
+   * events): it spends the address's excess as the limits' own refusals do.
+   */
+  countRefusal(ip: string): Promise<void> {
+    return this.recordExcess(ip, this.clock.now());
+  }
+
   /** Sandbox reset: no block and no bucket survives it. */
   async clear(): Promise<void> {
     for (const block of await this.blocks.listActive(Number.MIN_SAFE_INTEGER))

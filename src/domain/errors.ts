@@ -35,6 +35,8 @@ export const DOMAIN_ERROR_CODES = [
   // Over a rate limit (for a while), and an address blocked for exceeding them repeatedly.
   'THROTTLED',
   'BLOCKED',
+  // The lock's command budget is spent (per account and lock, over every surface); the wait is known.
+  'TOO_MANY_COMMANDS',
   // A webhook operation while no webhook is set.
   'NOT_CONFIGURED',
 ] as const;
@@ -42,7 +44,7 @@ export const DOMAIN_ERROR_CODES = [
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 
 export interface DomainErrorDetails {
-  /** For BUSY and THROTTLED: the longest wait in whole seconds before a retry can succeed, when it is known. */
+  /** For BUSY, THROTTLED, BLOCKED and TOO_MANY_COMMANDS: the longest wait in whole seconds before a retry can succeed, when it is known. */
   readonly retryAfterSeconds?: number;
   /** For INVALID_INPUT: which field was wrong, for the extension APIs that can say so. */
   readonly field?: string;

@@ -41,13 +41,26 @@ export function retryAfterSeconds(ms: number): number {
 }
 
 /** The v3 endpoints that are limited, each with its own numbers (DECISIONS.md: limits are configuration). */
-export const LIMITED_ENDPOINTS = [
+export const V3_LIMITED_ENDPOINTS = [
   'GET /public/locks',
   'GET /public/lock/{device_id}',
   'POST /public/lock/{device_id}',
   'GET /public/action-result',
   'POST /public/partners/automation',
 ] as const;
+
+/** The extension API's endpoints (/ext), limited the same way and covered by the same block. */
+export const EXT_LIMITED_ENDPOINTS = [
+  'GET /ext/webhook',
+  'PUT /ext/webhook',
+  'DELETE /ext/webhook',
+  'POST /ext/webhook/rotate-secret',
+  'POST /ext/webhook/test',
+  'GET /ext/webhook/deliveries',
+  'POST /ext/webhook/deliveries/{id}/resend',
+] as const;
+
+export const LIMITED_ENDPOINTS = [...V3_LIMITED_ENDPOINTS, ...EXT_LIMITED_ENDPOINTS] as const;
 export type LimitedEndpoint = (typeof LIMITED_ENDPOINTS)[number];
 
 export interface EndpointLimit {
@@ -69,6 +82,11 @@ export interface BlockPolicy {
 
 export interface RateLimitSettings {
   readonly endpoints: Readonly<Record<LimitedEndpoint, EndpointLimit>>;
+  /**
+   * The command budget: per account and lock, over every surface that sends commands (v3, the
+   * partner endpoint, v1 control, the dashboard), since each command moves the same motor.
+   */
+  readonly commands: RatePolicy;
   readonly block: BlockPolicy;
 }
 
@@ -77,7 +95,9 @@ const perSecond = (burst: number, rate: number): RatePolicy => ({ burst, interva
 /**
  * Defaults. Every steady rate is at least 1 request a second, so a client at 1/s or slower is never
  * throttled (DECISIONS.md); bursts cover a dashboard refresh or a poll loop; commands, which move
- * motors and drain batteries, get the least.
+ * motors and drain batteries, get the least. The command budget equals v3's command endpoint per
+ * account, so a v3 client alone never meets it first; it is what holds v1 control and the dashboard,
+ * which have no endpoint limits, and a client that spreads one lock's commands over several surfaces.
  */
 export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
   endpoints: {
@@ -86,7 +106,19 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
     'POST /public/lock/{device_id}': { account: perSecond(10, 1), ip: perSecond(20, 2) },
     'GET /public/action-result': { account: perSecond(30, 5), ip: perSecond(60, 10) },
     'POST /public/partners/automation': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    // Settings reads and changes: a script or the SDK sets a webhook now and then.
+    'GET /ext/webhook': { account: perSecond(10, 2), ip: perSecond(20, 4) },
+    'PUT /ext/webhook': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    'DELETE /ext/webhook': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    'POST /ext/webhook/rotate-secret': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    // Test events and resends have their own budget of messages (30, then one every 2 s); the
+    // endpoints' are roomier, so a person sees that budget's answer, and only a flood meets these.
+    'POST /ext/webhook/test': { account: perSecond(60, 2), ip: perSecond(120, 4) },
+    // The delivery log is polled like task results.
+    'GET /ext/webhook/deliveries': { account: perSecond(30, 5), ip: perSecond(60, 10) },
+    'POST /ext/webhook/deliveries/{id}/resend': { account: perSecond(60, 2), ip: perSecond(120, 4) },
   },
+  commands: perSecond(10, 1),
   block: { excess: 100, windowMs: 60_000, blockMs: 30 * 60_000 },
 };
 

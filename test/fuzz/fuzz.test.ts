@@ -92,6 +92,17 @@ describe('fuzzing every endpoint', () => {
     assert.ok(report.byStatus.has('403'), JSON.stringify([...report.byStatus]));
   });
 
+  it('/ext from one busy address: its 429s and the block (403) are in shape too', async () => {
+    const report = await runFuzz(target, {
+      count: 300,
+      seed: SEED + 2000,
+      only: { endpoints: (name) => / \/ext\//.test(name), from: '127.0.0.4' },
+    });
+    assert.equal(report.failures.length, 0, failuresText(report));
+    assert.ok(report.byStatus.has('429'), JSON.stringify([...report.byStatus]));
+    assert.ok(report.byStatus.has('403'), JSON.stringify([...report.byStatus]));
+  });
+
   it('still serves afterwards: health, and the seeded credentials after a sandbox reset', async () => {
     assert.deepEqual(await target.stillAlive(), []);
   });

@@ -10,6 +10,7 @@ import { Agent, type IncomingHttpHeaders, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LIMITED_ENDPOINTS } from '../../src/domain/rate-limit.ts';
 import { fetchDoc, type OpenApi } from '../http/openapi-helpers.ts';
 import { OTHER, OWNER, OWNER_KEY, startServer, type TestServer } from '../support/server.ts';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
@@ -21,13 +22,6 @@ import { type Answer, answerProblems } from './shapes.ts';
 export const ANSWER_TIMEOUT_MS = 15_000;
 /** Where the harness's own probes come from: an address the fuzzer never uses. */
 const CONTROL_ADDRESS = '127.0.0.250';
-const V3_ENDPOINTS = [
-  'GET /public/locks',
-  'GET /public/lock/{device_id}',
-  'POST /public/lock/{device_id}',
-  'GET /public/action-result',
-  'POST /public/partners/automation',
-];
 
 export interface Exchange {
   readonly answer: Answer | undefined;
@@ -180,14 +174,15 @@ export class FuzzTarget {
   static async start(): Promise<FuzzTarget> {
     const dir = mkdtempSync(join(tmpdir(), 'lockcloud-fuzz-'));
     const limits = join(dir, 'rate-limits.json');
-    // Accounts get all they ask for, so valid keys reach the handlers. Addresses get little (2 at once,
-    // then 1/s): the 32 addresses that share 7 requests in 10 stay under it, 127.0.0.1 with the other
-    // 3 is throttled and then blocked, and those answers are checked too.
+    // Accounts get all they ask for, and so do commands to a lock, so valid keys reach the handlers.
+    // Addresses get little (2 at once, then 1/s) on v3 and /ext: the 32 addresses that share 7
+    // requests in 10 stay under it, 127.0.0.1 with the other 3 is throttled and then blocked, and
+    // those answers are checked too.
     const roomy = { burst: 1_000_000, per_second: 1_000_000 };
     const tight = { burst: 2, per_second: 1 };
-    const endpoints = Object.fromEntries(V3_ENDPOINTS.map((e) => [e, { account: roomy, ip: tight }]));
+    const endpoints = Object.fromEntries(LIMITED_ENDPOINTS.map((e) => [e, { account: roomy, ip: tight }]));
     // Blocked after 50 refusals in a minute (the default is 100): the block's 403 comes sooner.
-    writeFileSync(limits, JSON.stringify({ endpoints, block: { excess: 50 } }));
+    writeFileSync(limits, JSON.stringify({ endpoints, commands: roomy, block: { excess: 50 } }));
     const receiver = await startReceiver({ status: 204 });
     const t = await startServer({ flags: ['--rate-limits', limits, '--command-timeout-ms', '2000'] });
     const doc = await fetchDoc(t);

@@ -34,6 +34,13 @@ const LOCKS: Endpoint = {
     },
   },
 };
+const DELIVERIES: Endpoint = {
+  name: 'GET /ext/webhook/deliveries',
+  method: 'GET',
+  path: '/ext/webhook/deliveries',
+  surface: 'ext',
+  operation: { responses: {} },
+};
 const RATE = { ratelimit: '"endpoint";r=1;t=1', 'ratelimit-policy': '"endpoint";q=2;w=2' };
 
 function asked(target: string, method = 'GET', requestIds: string[] = []): Asked {
@@ -46,7 +53,7 @@ function answer(status: number, body: unknown, headers: Record<string, string> =
     body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
   };
 }
-const problems = (a: Asked, b: Answer) => answerProblems([LOCKS], a, b);
+const problems = (a: Asked, b: Answer) => answerProblems([LOCKS, DELIVERIES], a, b);
 
 describe('the fuzzer judges answers by the documents', () => {
   it('accepts answers in shape', () => {
@@ -75,6 +82,20 @@ describe('the fuzzer judges answers by the documents', () => {
       problems(asked('/x', 'GET', ['mine']), answer(404, { error: 'NOT_FOUND' }, { 'x-request-id': 'mine' })),
       [],
     );
+    // The extension API's limits and block, and v1 control's command budget.
+    assert.deepEqual(problems(asked('/ext/webhook/deliveries'), answer(200, [], RATE)), []);
+    const blocked = { error: 'ACCESS_DENY', message: 'blocked' };
+    assert.deepEqual(
+      problems(asked('/ext/webhook/deliveries'), answer(403, blocked, { ...RATE, 'retry-after': '1800' })),
+      [],
+    );
+    assert.deepEqual(
+      problems(
+        asked('/v1/locks/x/control', 'POST'),
+        answer(429, { code: 42900, message: 'TooManyRequests' }, { 'retry-after': '1' }),
+      ),
+      [],
+    );
   });
 
   it('refuses each way out of shape', () => {
@@ -95,6 +116,22 @@ describe('the fuzzer judges answers by the documents', () => {
       ['an HTML error', asked('/public/x'), answer(404, '<html>', { 'content-type': 'text/html' })],
       ['a 429 without Retry-After', asked('/public/locks'), answer(429, { error: 'THROTTLED' }, RATE)],
       ['no RateLimit fields', asked('/public/locks'), answer(200, [{ device_id: 'x' }])],
+      ['no RateLimit fields on /ext', asked('/ext/webhook/deliveries'), answer(200, [])],
+      [
+        'an /ext block without Retry-After',
+        asked('/ext/webhook/deliveries'),
+        answer(403, { error: 'ACCESS_DENY', message: 'blocked' }, RATE),
+      ],
+      [
+        'an /ext block without its message',
+        asked('/ext/webhook/deliveries'),
+        answer(403, { error: 'ACCESS_DENY' }, { ...RATE, 'retry-after': '1800' }),
+      ],
+      [
+        'a v1 429 without Retry-After',
+        asked('/v1/locks/x/control', 'POST'),
+        answer(429, { code: 42900, message: 'TooManyRequests' }),
+      ],
       ['a documented answer out of its schema', asked('/public/locks'), answer(200, [{ id: 'x' }], RATE)],
       ['a redirect without Location', asked('/dashboard'), answer(302, '')],
     ];

@@ -200,17 +200,17 @@ export function answerProblems(endpoints: readonly Endpoint[], asked: Asked, ans
       `X-Request-Id ${JSON.stringify(id)} for a request that sent ${JSON.stringify(asked.requestIds)}`,
     );
 
-  // docs/rate-limits.md: every answer of a limited v3 endpoint carries the two RateLimit fields; a
-  // request refused before routing (an undecodable path, a head over 16 KiB, bytes that are not HTTP)
-  // reached no endpoint.
+  // docs/rate-limits.md: every answer of a limited v3 or /ext endpoint carries the two RateLimit
+  // fields; a request refused before routing (an undecodable path, a head over 16 KiB, bytes that are
+  // not HTTP) reached no endpoint.
   const limited =
-    surface === 'v3' &&
+    (surface === 'v3' || surface === 'ext') &&
     !asked.raw &&
     ![404, 408, 431].includes(status) &&
     decodes(asked.target.split('?')[0] ?? '') &&
     matchEndpoint(endpoints, asked.method, asked.target);
   if (limited && (headers.ratelimit === undefined || headers['ratelimit-policy'] === undefined))
-    problems.push(`a ${status} of a limited v3 endpoint without RateLimit and RateLimit-Policy`);
+    problems.push(`a ${status} of a limited ${surface} endpoint without RateLimit and RateLimit-Policy`);
   if (status >= 300 && status < 400 && status !== 304 && !headers.location)
     problems.push('a redirect without Location');
   if (asked.method === 'HEAD') return problems;

@@ -1,6 +1,7 @@
 /**
- * docs/rate-limits.md against the code: the table of default limits row by row in both directions,
- * the block policy and the v1 login numbers, so the document cannot drift from the defaults.
+ * docs/rate-limits.md against the code: the tables of default limits (v3, then /ext) row by row in
+ * both directions, the command budget, the block policy and the v1 login numbers, so the document
+ * cannot drift from the defaults.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -16,16 +17,21 @@ const cell = (p: RatePolicy) => `${p.burst}, then ${1000 / p.intervalMs}/s`;
 
 describe('docs/rate-limits.md', () => {
   it('lists every limited endpoint with its default account and address limits, and nothing else', () => {
-    const rows = [...doc.matchAll(/^\| `((?:GET|POST) [^`]+)` \| ([^|]+) \| ([^|]+) \|$/gm)].map((m) => [
-      m[1],
-      m[2]?.trim(),
-      m[3]?.trim(),
-    ]);
+    const rows = [...doc.matchAll(/^\| `((?:GET|POST|PUT|DELETE) \/[^`]+)` \| ([^|]+) \| ([^|]+) \|$/gm)].map(
+      (m) => [m[1], m[2]?.trim(), m[3]?.trim()],
+    );
     const expected = LIMITED_ENDPOINTS.map((e) => {
       const { account, ip } = DEFAULT_RATE_LIMITS.endpoints[e];
       return [e, cell(account), cell(ip)];
     });
     assert.deepEqual(rows, expected);
+  });
+
+  it('states the default command budget', () => {
+    assert.ok(prose.includes(`Default command budget: **${cell(DEFAULT_RATE_LIMITS.commands)}**`));
+    const { burst, intervalMs } = DEFAULT_RATE_LIMITS.commands;
+    assert.equal(intervalMs, 1000);
+    assert.ok(prose.includes(`**${burst} commands at once, then one a second**`));
   });
 
   it('states the default block policy', () => {

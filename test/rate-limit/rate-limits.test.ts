@@ -21,6 +21,7 @@ const SETTINGS: RateLimitSettings = {
     ...DEFAULT_RATE_LIMITS.endpoints,
     [ENDPOINT]: { account: { burst: 100, intervalMs: 10 }, ip: { burst: 1, intervalMs: 1_000 } },
   },
+  commands: DEFAULT_RATE_LIMITS.commands,
   block: { excess: 1, windowMs: 60_000, blockMs: 30 * 60_000 },
 };
 

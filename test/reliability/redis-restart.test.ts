@@ -44,6 +44,7 @@ const seed: Seed = {
 const roomy = { burst: 1000, per_second: 1000 };
 const rateLimits = {
   endpoints: Object.fromEntries(LIMITED_ENDPOINTS.map((e) => [e, { account: roomy, ip: roomy }])),
+  commands: roomy,
 };
 
 async function until(what: string, probe: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {

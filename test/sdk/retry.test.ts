@@ -137,3 +137,38 @@ describe('sdk: retry on THROTTLED and 42900 (rate limits on)', () => {
     assert.ok(performance.now() - started < 300);
   });
 });
+
+describe('sdk: v1 control over the lock’s command budget (a --rate-limits file: 2 at once, then 1/s)', () => {
+  let t: TestServer;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lockcloud-sdk-budget-'));
+    const file = join(dir, 'limits.json');
+    writeFileSync(file, JSON.stringify({ commands: { burst: 2, per_second: 1 } }));
+    t = await startServer({ flags: ['--rate-limits', file] });
+  });
+  after(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is TooManyRequests (42900) with Retry-After; with retry the control waits it and succeeds', async () => {
+    const v1 = await LockcloudV1Client.login(t.url, OWNER, 'owner-password');
+    await v1.control(LOCK_A, 'unlock');
+    await v1.control(LOCK_A, 'lock');
+    const err = await v1.control(LOCK_A, 'unlock').catch((e: unknown) => e);
+    assert.ok(err instanceof TooManyRequestsError, String(err));
+    assert.equal(err.status, 429);
+    assert.equal(err.code, 42900);
+    assert.equal(err.retryAfterSeconds, 1);
+
+    const retries: RetryInfo[] = [];
+    const retrying = await LockcloudV1Client.login(t.url, OWNER, 'owner-password', {
+      retry: { onRetry: (info) => retries.push(info) },
+    });
+    await retrying.control(LOCK_A, 'unlock');
+    assert.ok(retries.length >= 1, 'the control was refused first, then retried');
+    assert.ok(retries.every((r) => r.error instanceof TooManyRequestsError && r.waitMs === 1000));
+    assert.equal((await retrying.getLock(LOCK_A)).is_unlocked, true);
+  });
+});

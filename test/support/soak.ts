@@ -174,6 +174,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const roomy = { burst: 10_000, per_second: 10_000 };
     const limits = {
       endpoints: Object.fromEntries(LIMITED_ENDPOINTS.map((e) => [e, { account: roomy, ip: roomy }])),
+      commands: roomy,
     };
     writeFileSync(join(dir, 'limits.json'), JSON.stringify(limits));
     server = await startProcess([

@@ -44,7 +44,8 @@ export const DASHBOARD_ERRORS = [
   {
     status: 429,
     error: 'THROTTLED',
-    cause: 'too many attempts (login, codes, sign-up); `Retry-After` says when to retry',
+    cause:
+      'too many attempts (login, codes, sign-up), or too many commands to one lock; `Retry-After` says when to retry',
   },
   { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
   {
@@ -141,6 +142,8 @@ const BY_CODE: Record<DomainErrorCode, Refuse> = {
   BUSY: busy,
   THROTTLED: tooMany('Too many attempts.'),
   BLOCKED: tooMany('Too many requests from this address.'),
+  // The lock's command budget, which every surface spends: a person is told which budget it is.
+  TOO_MANY_COMMANDS: tooMany('Too many commands to this lock.'),
   CONFIRMATION_REQUIRED: forbidden,
   NOT_OWNER: saying(403, 'FORBIDDEN', 'Only the owner of this lock can do that.'),
   LOCK_NOT_FOUND: saying(404, 'NOT_FOUND', 'No such lock or task in this account.'),

@@ -28,10 +28,16 @@ export const EXT_ERRORS = [
     cause: 'no such route, no webhook set (GET, DELETE), or no such delivery',
   },
   {
+    status: 403,
+    error: 'ACCESS_DENY',
+    cause:
+      'the client address is blocked for 30 minutes after repeatedly and significantly exceeding the rate limits (of v3 or of this API); on every endpoint, before the key is checked; Retry-After counts down',
+  },
+  {
     status: 429,
     error: 'THROTTLED',
     cause:
-      "test events and resends: over the account's budget (30 at once, then one every 2 s); Retry-After says when one more is allowed",
+      "the client address (checked before the key) or the account is over the endpoint's rate limit; test events and resends: over the account's budget (30 at once, then one every 2 s); Retry-After says when one more is allowed",
   },
   { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
   {
@@ -48,12 +54,13 @@ export interface ExtErrorBody {
   readonly message?: string;
 }
 
-type ExtAnswer = 'BAD_PARAMS' | 'NOT_FOUND' | 'UNAUTHORIZED' | 'THROTTLED';
+type ExtAnswer = 'BAD_PARAMS' | 'NOT_FOUND' | 'UNAUTHORIZED' | 'THROTTLED' | 'ACCESS_DENY';
 
 /**
  * Every domain code, as the extension API answers it. Its routes raise UNAUTHENTICATED,
- * INVALID_INPUT, NOT_CONFIGURED, DELIVERY_NOT_FOUND and THROTTLED; for the rest, the nearest row: a credential
- * problem is 401, a missing thing 404, anything else a request that cannot be carried out (400).
+ * INVALID_INPUT, NOT_CONFIGURED, DELIVERY_NOT_FOUND, THROTTLED and BLOCKED; for the rest, the nearest
+ * row: a credential problem is 401, a missing thing 404, a rate limit 429, anything else a request
+ * that cannot be carried out (400).
  */
 const BY_CODE: Record<DomainErrorCode, ExtAnswer> = {
   UNAUTHENTICATED: 'UNAUTHORIZED',
@@ -71,9 +78,11 @@ const BY_CODE: Record<DomainErrorCode, ExtAnswer> = {
   INVALID_COMMAND: 'BAD_PARAMS',
   MISSING_FIELD: 'BAD_PARAMS',
   INVALID_EMAIL: 'BAD_PARAMS',
-  // The budget of test events and resends (app/webhooks/manual-sends.ts), with its wait.
+  // The endpoints' limits (src/http/rate-limits-hook.ts) and the budget of test events and resends
+  // (app/webhooks/manual-sends.ts), with their wait; the address blocked as on v3.
   THROTTLED: 'THROTTLED',
-  BLOCKED: 'BAD_PARAMS',
+  TOO_MANY_COMMANDS: 'THROTTLED',
+  BLOCKED: 'ACCESS_DENY',
   WRONG_CREDENTIALS: 'UNAUTHORIZED',
   EMAIL_NOT_VERIFIED: 'UNAUTHORIZED',
   ACCOUNT_LOCKED: 'UNAUTHORIZED',
@@ -90,13 +99,14 @@ const STATUS: Record<ExtAnswer, number> = {
   NOT_FOUND: 404,
   UNAUTHORIZED: 401,
   THROTTLED: 429,
+  ACCESS_DENY: 403,
 };
 
 export function extAnswer(error: DomainError): ErrorAnswer<ExtErrorBody> {
   const name = BY_CODE[error.code];
   const body = name === 'UNAUTHORIZED' ? { error: name } : { error: name, message: error.message };
-  if (name === 'THROTTLED')
-    return { status: 429, body, retryAfterSeconds: error.details.retryAfterSeconds ?? 1 };
+  if (name === 'THROTTLED' || name === 'ACCESS_DENY')
+    return { status: STATUS[name], body, retryAfterSeconds: error.details.retryAfterSeconds ?? 1 };
   return { status: STATUS[name], body };
 }
 

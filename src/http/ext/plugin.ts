@@ -4,6 +4,12 @@ import type { Lockcloud } from '../../app/lockcloud.ts';
 import type { Delivery } from '../../domain/delivery.ts';
 import { answerErrorsWith } from '../error-pipeline.ts';
 import { requirePrincipal } from '../principal.ts';
+import {
+  authenticateAndLimit,
+  countBudgetRefusals,
+  limitAddress,
+  refuseBlocked,
+} from '../rate-limits-hook.ts';
 import { extErrors } from './errors.ts';
 import {
   DeliveriesQuery,
@@ -39,9 +45,18 @@ const security = [{ apiKey: [] }];
 /** lockcloud's own API under /ext: the webhook settings and log (the dashboard uses the same use cases). */
 export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = async (app, { lockcloud }) => {
   const { webhooks } = lockcloud;
+  const limits = lockcloud.rateLimits;
   answerErrorsWith(app, extErrors);
-  app.addHook('onRequest', async (request) => {
-    request.principal = await lockcloud.auth.fromHeader(request.headers.authorization);
+  // Limited per account and address as v3 is, and under the same block (docs/rate-limits.md); the
+  // address's limit is told before the key, so a flood of bad keys meets 429 without a key lookup.
+  countBudgetRefusals(app, limits);
+  app.addHook('onRequest', async (request, reply) => {
+    refuseBlocked(limits, request, reply);
+    await limitAddress(limits, request, reply, true);
+    await authenticateAndLimit(limits, request, reply, async () => {
+      request.principal = await lockcloud.auth.fromHeader(request.headers.authorization);
+      return request.principal;
+    });
   });
   const account = (request: FastifyRequest): string => requirePrincipal(request.principal).accountId;
 

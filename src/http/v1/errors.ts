@@ -105,7 +105,7 @@ export const V1_ERRORS = [
     code: 42900,
     message: 'TooManyRequests',
     cause:
-      'login: too many attempts for the e-mail or from the client address; Retry-After says when to try again',
+      "login: too many attempts for the e-mail or from the client address; control: the lock's command budget is spent (per account and lock, shared with v3 and the dashboard); Retry-After says when to try again",
   },
   {
     status: 500,
@@ -193,6 +193,7 @@ const BY_CODE: Record<DomainErrorCode, V1Message> = {
   BUSY: 'LockBusy',
   THROTTLED: 'TooManyRequests',
   BLOCKED: 'TooManyRequests',
+  TOO_MANY_COMMANDS: 'TooManyRequests',
   NOT_CONFIGURED: 'RequiredFieldEmpty',
   // v1 has no API keys, tasks, deliveries, API Settings or sandbox accounts: the nearest answers of
   // its published table, should one of these arrive here (docs/errors.md, "Domain error codes").

@@ -46,7 +46,7 @@ export const V3_ERRORS = [
     status: 429,
     error: 'THROTTLED',
     cause:
-      "the account or the client address is over the endpoint's rate limit; Retry-After says when one request will be allowed",
+      "the account or the client address is over the endpoint's rate limit, or a command to a lock whose command budget is spent (per account and lock, shared with v1 control and the dashboard); Retry-After says when one request will be allowed",
   },
   {
     status: 401,
@@ -96,6 +96,8 @@ const BY_CODE: Record<DomainErrorCode, V3Entry> = {
   UNAUTHENTICATED: UNAUTHORIZED,
   THROTTLED: { status: 429, error: 'THROTTLED', wait: 'retry-after' },
   BLOCKED: { status: 403, error: 'ACCESS_DENY', wait: 'retry-after' },
+  // The lock's command budget: v3's documented throttle, and RateLimit headers still of the endpoint.
+  TOO_MANY_COMMANDS: { status: 429, error: 'THROTTLED', wait: 'retry-after' },
   // v3 never logs in, reads tokens, keeps deliveries or asks for a confirmation code: the nearest
   // answers of its published table, should one of these arrive here (docs/errors.md, "Domain error codes").
   MISSING_FIELD: BAD_PARAMS,

@@ -1,8 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
 import { answerErrorsWith } from '../error-pipeline.ts';
+import {
+  authenticateAndLimit,
+  countBudgetRefusals,
+  limitAddress,
+  refuseBlocked,
+} from '../rate-limits-hook.ts';
 import { v3Errors } from './errors.ts';
-import { authenticateAndLimit, limitAddress, refuseBlocked } from './limits-hook.ts';
 import { actionResultRoutes } from './routes/action-result.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { lockRoutes } from './routes/locks.ts';
@@ -16,6 +21,8 @@ export interface V3Options {
 export async function v3Plugin(app: FastifyInstance, { lockcloud }: V3Options): Promise<void> {
   const limits = lockcloud.rateLimits;
   answerErrorsWith(app, v3Errors);
+  // A command refused by its lock's budget spends the address's excess like a 429 of the limits.
+  countBudgetRefusals(app, limits);
   // Before anything else: a blocked address is refused; any other spends its address's budget.
   app.addHook('onRequest', async (request, reply) => {
     refuseBlocked(limits, request, reply);

@@ -44,6 +44,16 @@ describe('--no-rate-limit', () => {
     }
   });
 
+  it('nor is a flood of bad keys on /ext, whose answers carry no RateLimit headers either', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < FLOOD; i++) {
+      const reply = await call(t, '/ext/webhook', { key: 'not-a-key' });
+      statuses.push(reply.status);
+      assert.equal(reply.headers.ratelimit, undefined);
+    }
+    assert.equal(summarize(statuses), `${FLOOD}x401`);
+  });
+
   it('turns the v1 login limits off too', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < DEFAULT_LOGIN_LIMITS.perEmail.burst * 3; i++) {

@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { DEFAULT_LOGIN_LIMITS } from '../../../src/app/login.ts';
-import { OWNER, OWNER_KEY, startServer, type TestServer } from '../../support/server.ts';
+import { DEFAULT_RATE_LIMITS } from '../../../src/domain/rate-limit.ts';
+import { LOCK_A, LOCK_B, OWNER, OWNER_KEY, startServer, type TestServer } from '../../support/server.ts';
+import { v1Token } from './command-helpers.ts';
 import {
   advance,
   call,
@@ -124,6 +126,55 @@ describe('v3 rate limits in Redis: two instances limit as one', () => {
       403,
     );
     assert.equal((await call(b, '/public/locks', { key: OWNER_KEY, from: OTHER_ADDRESS })).status, 200);
+  });
+});
+
+describe('the command budget in Redis: two instances spend one budget per account and lock', () => {
+  let dataDir: string;
+  let redis: ReturnType<typeof redisPrefix>;
+  let a: TestServer;
+  let b: TestServer;
+  beforeEach(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'lockcloud-redis-commands-'));
+    redis = redisPrefix();
+    a = await startServer({ dataDir, flags: redis.flags });
+    b = await startServer({ dataDir, flags: redis.flags });
+  });
+  afterEach(async () => {
+    await a.close();
+    await b.close();
+    await redis.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('v1 control through one instance spends the budget v3 then meets through the other', async () => {
+    const token = await v1Token(a);
+    const control = (t: TestServer, i: number) =>
+      call(t, `/v1/locks/${LOCK_A}/control`, {
+        method: 'POST',
+        json: { type: i % 2 === 0 ? 'unlock' : 'lock' },
+        headers: { 'x-authorization': token },
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 40 && !statuses.includes(429); i++) statuses.push((await control(a, i)).status);
+    assert.equal(statuses.at(-1), 429, summarize(statuses));
+    assert.ok(statuses.length > DEFAULT_RATE_LIMITS.commands.burst, summarize(statuses));
+    // The other instance has its own memory, but the budget is in Redis.
+    const refused = await call(b, `/public/lock/${LOCK_A}`, {
+      method: 'POST',
+      key: OWNER_KEY,
+      json: { command: 'lock' },
+    });
+    assert.deepEqual([refused.status, refused.body], [429, { error: 'THROTTLED' }]);
+    const v1 = await control(b, 0);
+    assert.deepEqual([v1.status, v1.body], [429, { code: 42900, message: 'TooManyRequests' }]);
+    // Another lock of the account is not held back, on either instance.
+    const other = await call(b, `/public/lock/${LOCK_B}`, {
+      method: 'POST',
+      key: OWNER_KEY,
+      json: { command: 'lock' },
+    });
+    assert.equal(other.status, 200, JSON.stringify(other.body));
   });
 });
 

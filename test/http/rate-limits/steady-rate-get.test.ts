@@ -23,6 +23,9 @@ describe('v3 rate limits: one request a second is never throttled (default limit
       assert.ok(account.intervalMs <= 1_000 && account.burst >= 1, `${endpoint} account`);
       assert.ok(ip.intervalMs <= 1_000 && ip.burst >= 1, `${endpoint} ip`);
     }
+    // The command budget too: a client at one command a second is never refused by it.
+    const { commands } = DEFAULT_RATE_LIMITS;
+    assert.ok(commands.intervalMs <= 1_000 && commands.burst >= 1, 'commands');
   });
 
   it('GET /public/lock/{device_id} once a second for an hour: 3600 x 200', async () => {

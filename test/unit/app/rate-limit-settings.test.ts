@@ -40,6 +40,30 @@ describe('parseRateLimits (the --rate-limits file)', () => {
     });
   });
 
+  it('reads the command budget and the /ext endpoints like the others', () => {
+    const settings = parseRateLimits(
+      JSON.stringify({
+        commands: { burst: 4, per_second: 2 },
+        endpoints: { 'POST /ext/webhook/test': { account: { burst: 7, per_second: 1 } } },
+      }),
+    );
+    assert.deepEqual(settings.commands, { burst: 4, intervalMs: 500 });
+    assert.deepEqual(settings.endpoints['POST /ext/webhook/test'], {
+      account: { burst: 7, intervalMs: 1000 },
+      ip: DEFAULT_RATE_LIMITS.endpoints['POST /ext/webhook/test'].ip,
+    });
+    assert.deepEqual(parseRateLimits('{}').commands, DEFAULT_RATE_LIMITS.commands);
+    const found = problems(JSON.stringify({ commands: { burst: 4, per_second: 0.5 }, command: {} }));
+    assert.ok(
+      found.some((p) => p.startsWith('commands.per_second:')),
+      found.join('\n'),
+    );
+    assert.ok(
+      found.some((p) => p.startsWith('command: is not a known field')),
+      found.join('\n'),
+    );
+  });
+
   it('reports every problem at once, each naming its field', () => {
     const found = problems(
       JSON.stringify({

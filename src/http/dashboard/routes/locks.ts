@@ -120,6 +120,8 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
     } catch (error) {
       if (!isDomainError(error)) throw error;
       const r = refusalOf(error);
+      // The lock's command budget: the page says how long to wait, and so does the header.
+      if (r.retryAfterSeconds !== undefined) reply.header('retry-after', String(r.retryAfterSeconds));
       return renderPage(request, reply, r.status, { kind: 'error', text: r.message });
     }
   });

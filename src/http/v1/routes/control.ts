@@ -25,12 +25,19 @@ export const controlRoutes: FastifyPluginAsyncTypebox<V1Options> = async (app, {
       schema: {
         summary: 'Lock or unlock, answering once the lock has confirmed',
         description:
-          'Checks in order: token (200xx), body (10000, 10005), lock (11002), ownership (30000), api_enabled (32000), then execution (50001-50005). Shares the command path and the busy rule with v3.',
+          "Checks in order: token (200xx), body (10000, 10005), lock (11002), ownership (30000), api_enabled (32000), battery (50004) and the mobile app (50001), the lock's command budget (42900, with Retry-After), a running command (50001), then execution (50002-50005). Shares the command path, the busy rule and the command budget with v3, the partner endpoint and the dashboard.",
         tags: ['v1'],
         security: [{ loginToken: [] }],
         params: LockIdParams,
         body: ControlBody,
-        response: { 204: { type: 'null' }, 400: V1Error, 401: V1Error, 403: V1Error, 500: V1Error },
+        response: {
+          204: { type: 'null' },
+          400: V1Error,
+          401: V1Error,
+          403: V1Error,
+          429: V1Error,
+          500: V1Error,
+        },
       },
       attachValidation: true,
     },

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { DomainError } from '../../../domain/errors.ts';
 import { requirePrincipal } from '../../principal.ts';
-import { authenticateAndLimit } from '../limits-hook.ts';
+import { authenticateAndLimit } from '../../rate-limits-hook.ts';
 import type { V3Options } from '../plugin.ts';
 import { PartnerBody, TaskCreated, V3Error } from '../schemas.ts';
 

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import type { RateState } from '../../app/rate-limits.ts';
-import type { RatePolicy } from '../../domain/rate-limit.ts';
+import type { RateState } from '../app/rate-limits.ts';
+import type { RatePolicy } from '../domain/rate-limit.ts';
 
 /** The time a policy's whole burst takes to refill: its window, in whole seconds. */
 function windowSeconds(policy: RatePolicy): number {
