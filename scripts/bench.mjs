@@ -22,9 +22,10 @@ const ORDER = [
 ];
 /**
  * Run only when named: login-timing (issue 11) makes some 1,400 logins at the production scrypt cost
- * (about 10 minutes), past the few minutes the default run keeps to; its figures go to docs/security.md.
+ * (about 10 minutes), past the few minutes the default run keeps to; probe-limits (issue 17) replays
+ * an outside probe of the limits rather than measuring a cost. Their figures go to docs/security.md.
  */
-const BY_NAME_ONLY = ['login-timing'];
+const BY_NAME_ONLY = ['login-timing', 'probe-limits'];
 const USAGE = `usage: npm run bench -- [--quick] [--profile] [--write] [NAME ...]
   --quick    shorter runs, one round (about half the time)
   --profile  run each server under test with node --cpu-prof and print the top self-time functions
