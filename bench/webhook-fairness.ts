@@ -8,7 +8,8 @@
  * without the attack: the baseline, in the same run.
  *
  * The server is a lockcloud process of its own in the sandbox (its simulator plays the locks), with
- * the default rate limits and the default webhook timeout; every receiver is a node:http server in
+ * the default rate limits (but room to set the webhook and read its log, which the setup does 48
+ * times in a second or two) and the default webhook timeout; every receiver is a node:http server in
  * this process on 127.0.0.1, B's included (so B shares A's receiver host).
  */
 import { writeFileSync } from 'node:fs';
@@ -81,8 +82,20 @@ const seed: Seed = {
   webhooks: [{ account: B, url: `${bUrl}/b/{device_id}/{state}`, method: 'POST' }],
 };
 writeFileSync(join(dir, 'seed.json'), JSON.stringify(seed));
+const roomy = { account: { burst: 1000, per_second: 1000 }, ip: { burst: 1000, per_second: 1000 } };
+writeFileSync(
+  join(dir, 'rate-limits.json'),
+  JSON.stringify({ endpoints: { 'PUT /ext/webhook': roomy, 'GET /ext/webhook/deliveries': roomy } }),
+);
 progress('starting lockcloud (sandbox, default limits and webhook timeout)');
-const server = await startLockcloud(['--data', dir, '--seed', join(dir, 'seed.json')]);
+const server = await startLockcloud([
+  '--data',
+  dir,
+  '--seed',
+  join(dir, 'seed.json'),
+  '--rate-limits',
+  join(dir, 'rate-limits.json'),
+]);
 const client = new HttpClient(server.url, 16);
 
 let bLocked = true;
