@@ -17,6 +17,7 @@ import {
   OTHER_KEY,
   OTHER_LOCK,
   OWNER_KEY,
+  simLockOk,
   startServer,
   type TestServer,
 } from '../../support/server.ts';
@@ -162,6 +163,30 @@ describe('the command budget (default limits)', () => {
       const theirs = await stranger.send(surface, OTHER_LOCK, 'lock');
       assert.ok(theirs.carried, `${surface}, another account: ${theirs.reply.status}`);
     }
+  });
+
+  it('a command refused for the lock spends nothing; one that meets a running command spends as one that runs', async () => {
+    // Integration off, a low battery, the app holding the lock: 3 x 20 refusals, none from the budget.
+    for (const change of [{ integration: false }, { battery: 3 }, { app_open: true }]) {
+      await simLockOk(t, LOCK_A, change);
+      const statuses: number[] = [];
+      for (let i = 0; i < 2 * BURST; i++)
+        statuses.push((await owner.send('v1', LOCK_A, 'unlock')).reply.status);
+      assert.ok(!statuses.includes(429), `${JSON.stringify(change)}: ${summarize(statuses)}`);
+      await simLockOk(t, LOCK_A, { integration: true, battery: 100, app_open: false });
+    }
+    // A slow command runs; 9 more meet it (50001 LockBusy) and spend the rest of the budget.
+    await simLockOk(t, LOCK_A, { latency_ms: 5_000 });
+    const running = await call(t, `/public/lock/${LOCK_A}`, {
+      method: 'POST',
+      key: OWNER_KEY,
+      json: { command: 'unlock' },
+    });
+    assert.equal(running.status, 200, JSON.stringify(running.body));
+    const busy: number[] = [];
+    for (let i = 0; i < BURST - 1; i++) busy.push((await owner.send('v1', LOCK_A, 'lock')).reply.status);
+    assert.equal(summarize(busy), `${BURST - 1}x500`);
+    assertRefusal(await owner.send('v1', LOCK_A, 'lock'), 'after 1 running and 9 busy');
   });
 
   it('the dashboard says which budget it is and how long to wait, in the JSON API and on the page', async () => {
