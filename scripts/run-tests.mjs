@@ -1,29 +1,70 @@
 #!/usr/bin/env node
-// Runs every test file under test/ with node's own runner (through tsx for TypeScript).
-// Node 20's --test does not expand globs, so the files are listed here.
+// Runs the test files under test/ with node's own runner (through tsx for TypeScript): one process
+// per file, two at a time. Node 20's --test does not expand globs, so the files are listed here.
+//
+//   node scripts/run-tests.mjs                   every tier, unit first (npm test)
+//   node scripts/run-tests.mjs --tier unit       one tier (npm run test:unit, test:integration, test:system)
+//   node scripts/run-tests.mjs test/http/v3 ...  the files whose path holds one of these words
+//
+// Each file's tier is in test/tiers.ts; a file in none stops the run before anything starts, and
+// test/support/tier-preload.ts holds every file to its tier. When integration or system tests are
+// to run, scripts/test-setup.sh first starts what they need and is down (the machine's Redis,
+// Mosquitto and PostgreSQL) and installs what is missing (Chromium, for system tests);
+// LOCKCLOUD_TEST_SETUP=off skips it.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { tsImport } from 'tsx/esm/api';
 
-function find(dir) {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return find(path);
-    return name.endsWith('.test.ts') ? [path] : [];
-  });
+const { TIERS, testFiles, tierOf } = await tsImport('../test/tiers.ts', import.meta.url);
+
+const args = process.argv.slice(2);
+let tier;
+const filters = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--tier') tier = args[++i];
+  else filters.push(args[i]);
+}
+if (tier !== undefined && !TIERS.includes(tier)) {
+  console.error(`--tier: one of ${TIERS.join(', ')}, not ${tier ?? '(nothing)'}`);
+  process.exit(2);
 }
 
-const filters = process.argv.slice(2);
-const files = find('test')
+const all = testFiles();
+const untiered = all.filter((f) => tierOf(f) === undefined);
+if (untiered.length > 0) {
+  console.error(`in no tier (give each one in test/tiers.ts):\n  ${untiered.join('\n  ')}`);
+  process.exit(1);
+}
+const rank = (f) => TIERS.indexOf(tierOf(f));
+const files = all
+  .filter((f) => tier === undefined || tierOf(f) === tier)
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
-  .sort();
+  .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+
+const needs = TIERS[Math.max(...files.map(rank))];
+if (needs !== 'unit' && process.env.LOCKCLOUD_TEST_SETUP !== 'off') {
+  const setup = spawnSync('bash', ['scripts/test-setup.sh', needs], { stdio: 'inherit' });
+  if (setup.status !== 0) {
+    console.error('scripts/test-setup.sh failed: the tests need what it could not provide (above)');
+    process.exit(setup.status ?? 1);
+  }
+}
+
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  [
+    '--import',
+    'tsx',
+    '--import',
+    './test/support/tier-preload.ts',
+    '--test',
+    '--test-concurrency=2',
+    '--test-reporter=spec',
+    ...files,
+  ],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

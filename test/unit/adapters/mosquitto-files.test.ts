@@ -1,17 +1,16 @@
 /**
- * Mosquitto's `$7$` password hashes (checked against the real `mosquitto_passwd` when installed) and
- * the text of the password, ACL and configuration files `lockcloud admin mqtt-acl` writes.
+ * Mosquitto's `$7$` password hashes and the text of the password, ACL and configuration files
+ * `lockcloud admin mqtt-acl` writes. The hashes against the real `mosquitto_passwd` (a process):
+ * test/devices/mosquitto-passwd.test.ts.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   accessPointRules,
   aclFile,
-  checkMosquittoUsername,
   mosquittoConf,
   passwordFile,
   writeMosquittoFiles,
@@ -24,7 +23,6 @@ import {
 } from '../../../src/adapters/devices/mqtt/mosquitto-password.ts';
 import { Topics } from '../../../src/device-protocol/topics.ts';
 
-const MOSQUITTO_PASSWD = '/usr/bin/mosquitto_passwd';
 const AP_A = '11111111-1111-4111-8111-111111111111';
 const AP_B = '22222222-2222-4222-8222-222222222222';
 const SECRET = 'lcd_0123456789abcdefghijABCDEFGHIJ-_xyz';
@@ -79,35 +77,6 @@ describe('Mosquitto $7$ password hashes', () => {
   it('refuses an absurd iteration count when hashing', () => {
     assert.throws(() => mosquittoHash(SECRET, { iterations: 0 }), RangeError);
     assert.throws(() => mosquittoHash(SECRET, { iterations: 1.5 }), RangeError);
-  });
-
-  describe('against the real mosquitto_passwd', {
-    skip: !existsSync(MOSQUITTO_PASSWD) && 'not installed',
-  }, () => {
-    let dir: string;
-    before(() => {
-      dir = mkdtempSync(join(tmpdir(), 'lockcloud-mosquitto-passwd-'));
-    });
-    after(() => rmSync(dir, { recursive: true, force: true }));
-
-    it('verifies the hash mosquitto_passwd makes of a device secret', () => {
-      const file = join(dir, 'made-by-mosquitto');
-      const run = spawnSync(MOSQUITTO_PASSWD, ['-c', '-b', file, 'ap-x', SECRET], { encoding: 'utf8' });
-      assert.equal(run.status, 0, run.stderr);
-      const line = readFileSync(file, 'utf8').trim();
-      const hash = line.slice('ap-x:'.length);
-      assert.match(hash, /^\$7\$101\$/);
-      assert.ok(verifyMosquittoHash(SECRET, hash));
-      assert.ok(!verifyMosquittoHash(`${SECRET}!`, hash));
-    });
-
-    it('refuses user names with a colon: Mosquitto splits password file lines at the first one', () => {
-      const run = spawnSync(MOSQUITTO_PASSWD, ['-c', '-b', join(dir, 'colon'), 'ap:x', SECRET], {
-        encoding: 'utf8',
-      });
-      assert.notEqual(run.status, 0);
-      assert.throws(() => checkMosquittoUsername('ap:x'), /must not .* hold ':'/);
-    });
   });
 });
 

@@ -12,11 +12,11 @@ import { createServer, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Aedes, type Client } from 'aedes';
 import { connectAsync } from 'mqtt';
-import { CATCH_UP_QUIET_MS, MqttGateway } from '../../../src/adapters/devices/mqtt/gateway.ts';
-import type { DeviceListener } from '../../../src/app/ports.ts';
-import { Topics } from '../../../src/device-protocol/topics.ts';
-import type { LockReport, ReportMark } from '../../../src/domain/lock.ts';
-import { ManualClock } from '../../support/manual-clock.ts';
+import { CATCH_UP_QUIET_MS, MqttGateway } from '../../src/adapters/devices/mqtt/gateway.ts';
+import type { DeviceListener } from '../../src/app/ports.ts';
+import { Topics } from '../../src/device-protocol/topics.ts';
+import type { LockReport, ReportMark } from '../../src/domain/lock.ts';
+import { ManualClock } from '../support/manual-clock.ts';
 
 const AP = 'a0000000-0000-4000-8000-0000000000d1';
 const LOCK = 'b0000000-0000-4000-8000-0000000000d1';

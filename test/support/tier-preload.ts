@@ -1,0 +1,20 @@
+/**
+ * Loaded by scripts/run-tests.mjs into every test process (`--import`): holds the test file the
+ * process runs to its tier (test/tiers.ts, test/support/tier-guard.ts).
+ */
+import { relative, sep } from 'node:path';
+import { tierOf } from '../tiers.ts';
+import { guardTier, violations } from './tier-guard.ts';
+
+const entry = process.argv[1];
+const file = entry === undefined ? undefined : relative(process.cwd(), entry).split(sep).join('/');
+const tier = file === undefined ? undefined : tierOf(file);
+if (file !== undefined && tier !== undefined) {
+  guardTier(tier, file);
+  process.on('exit', () => {
+    if (violations.length === 0) return;
+    // Also when a test caught the error: the file fails.
+    process.exitCode = 1;
+    process.stderr.write(`${violations.map((v) => v.message).join('\n')}\n`);
+  });
+}
