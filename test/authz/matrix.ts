@@ -4,6 +4,7 @@
  * account changed by a refusal (an allowed request changes only the rows of its own account).
  */
 import assert from 'node:assert/strict';
+import { eventually } from '../support/eventually.ts';
 import { waitForTask } from '../support/server.ts';
 import {
   authenticates,
@@ -212,8 +213,10 @@ async function movedThenBack(w: World, c: Case, body: unknown, deliveriesBefore:
   }
   assert.equal(await lockedForOwner(w, c.target.toLowerCase()), false, `${c.what}: the lock moved`);
   await relock(w, c.actor, c.target.toLowerCase());
-  for (let i = 0; i < 500 && countDeliveries(w, c.actor) < deliveriesBefore + 2; i++)
-    await new Promise((r) => setTimeout(r, 10));
+  await eventually(
+    `${c.what}: both webhook messages`,
+    () => countDeliveries(w, c.actor) >= deliveriesBefore + 2,
+  );
   assert.equal(
     countDeliveries(w, c.actor),
     deliveriesBefore + 2,

@@ -10,6 +10,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import { FormClient, latestCode } from '../dashboard/support.ts';
 import { login } from '../http/v1/helpers.ts';
+import { eventually } from '../support/eventually.ts';
 import { answer, startServer, startTask, type TestServer, waitForTask } from '../support/server.ts';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
 import { sendTestEvent } from '../support/webhooks.ts';
@@ -173,17 +174,15 @@ export async function startWorld(): Promise<World> {
  * Polls the database (the server's own timers end every task and send every delivery).
  */
 export async function settle(w: World): Promise<void> {
-  for (let i = 0; i < 500; i++) {
+  await eventually('the server to settle (no task processing, no delivery pending)', () => {
     const busy = w.db
       .prepare(
         `SELECT (SELECT count(*) FROM tasks WHERE status = 'processing')
               + (SELECT count(*) FROM webhook_deliveries WHERE status IN ('pending', 'sending')) AS n`,
       )
       .get() as { n: number };
-    if (busy.n === 0) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('the server did not settle after 500 polls');
+    return busy.n === 0;
+  });
 }
 
 /**

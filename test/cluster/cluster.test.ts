@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import { type Cluster, startCluster } from '../support/cluster.ts';
+import { eventually } from '../support/eventually.ts';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
 
 const OWNER = 'owner@example.com';
@@ -86,13 +87,13 @@ describe('three server processes on PostgreSQL, Redis and Mosquitto', () => {
     assert.equal(res.status, 200, await res.clone().text());
     return (await res.json()) as TaskResult;
   };
-  const ended = async (n: number, task: string): Promise<TaskResult> => {
-    for (let i = 0; i < 200; i++) {
-      const r = await result(n + i, task);
-      if (r.status === 'terminated') return r;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error(`task ${task} still processing`);
+  const ended = (n: number, task: string): Promise<TaskResult> => {
+    let i = 0;
+    // Each poll asks the next process.
+    return eventually(`task ${task} to end`, async () => {
+      const r = await result(n + i++, task);
+      return r.status === 'terminated' && r;
+    });
   };
 
   before(async () => {
@@ -114,13 +115,16 @@ describe('three server processes on PostgreSQL, Redis and Mosquitto', () => {
     });
     // Every lock announced and reporting, seen from each process.
     for (let n = 0; n < 3; n++) {
-      for (let i = 0; ; i++) {
-        const res = await v3(n, `/public/lock/${FAST[0]}`);
-        const body = (await res.json()) as { responsive?: boolean };
-        if (body.responsive === true) break;
-        if (i > 300) throw new Error(`locks never responsive on process ${n}: ${cluster.simOutput()}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await eventually(
+        `the locks responsive on process ${n}`,
+        async () => {
+          const res = await v3(n, `/public/lock/${FAST[0]}`);
+          return ((await res.json()) as { responsive?: boolean }).responsive === true;
+        },
+        { timeoutMs: 30_000, everyMs: 50 },
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}: ${cluster.simOutput()}`);
+      });
     }
   });
 
@@ -223,13 +227,15 @@ describe('three server processes on PostgreSQL, Redis and Mosquitto', () => {
     assert.ok(throttled > 10 + refill / 6 + 1, `throttled ${throttled}`);
     // The refusals emptied the address's excess: every process answers 403 on every v3 endpoint.
     for (let n = 0; n < 3; n++) {
-      for (let i = 0; ; i++) {
-        const res = await v3(n, `/public/lock/${FAST[0]}`);
-        await res.arrayBuffer();
-        if (res.status === 403) break;
-        if (i > 40) assert.fail(`process ${n} never saw the block (last ${res.status})`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await eventually(
+        `process ${n} to see the block`,
+        async () => {
+          const res = await v3(n, `/public/lock/${FAST[0]}`);
+          await res.arrayBuffer();
+          return res.status === 403;
+        },
+        { everyMs: 100 },
+      );
     }
   });
 
@@ -253,17 +259,18 @@ describe('three server processes on PostgreSQL, Redis and Mosquitto', () => {
         Number(
           (await client.query("select count(*) as n from tasks where status = 'processing'")).rows[0]?.n,
         );
-      for (let i = 0; (await processing()) === 0; i++) {
-        if (i > 100) assert.fail('the command never started');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await eventually('the command to start', async () => (await processing()) > 0);
       await cluster.servers[2]?.kill9();
       await waiting;
       // Nobody reads the task: the survivors' sweep ends it after its deadline.
-      for (let i = 0; (await processing()) > 0; i++) {
-        if (i > 100) assert.fail('a task stayed processing after its deadline');
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await eventually(
+        'the survivors to end the task after its deadline',
+        async () => (await processing()) === 0,
+        {
+          timeoutMs: 15_000,
+          everyMs: 100,
+        },
+      );
       const row = (
         await client.query('select status, error from tasks where device_id = $1 order by created_at desc', [
           SLOW,

@@ -16,7 +16,6 @@ import {
   AP_GARAGE,
   AP_HOME,
   AP_OTHER,
-  eventually,
   lockStatus,
   NEW_LOCK,
   RawAp,
@@ -27,6 +26,7 @@ import {
   startRig,
   taskEnd,
 } from '../support/devices.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   advanceClock,
   LOCK_A,

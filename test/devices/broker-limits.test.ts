@@ -9,7 +9,8 @@ import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { CONNECT_TIMEOUT_MS } from '../../src/adapters/devices/mqtt/embedded-broker.ts';
 import { apUsername } from '../../src/device-protocol/topics.ts';
-import { AP_GARAGE, AP_HOME, eventually, NEW_LOCK, type Rig, SECRETS, startRig } from '../support/devices.ts';
+import { AP_GARAGE, AP_HOME, NEW_LOCK, type Rig, SECRETS, startRig } from '../support/devices.ts';
+import { eventually } from '../support/eventually.ts';
 
 /** An MQTT 3.1.1 CONNECT with a clean session, a user name and a password. */
 function connectPacket(clientId: string, username: string, password: string): Buffer {

@@ -12,7 +12,6 @@ import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { control, login, V1 } from '../http/v1/helpers.ts';
 import {
-  eventually,
   freePort,
   lockStatus,
   MOSQUITTO_BIN,
@@ -22,6 +21,7 @@ import {
   startRig,
   taskEnd,
 } from '../support/devices.ts';
+import { eventually } from '../support/eventually.ts';
 import { answer, LOCK_A, OWNER, OWNER_KEY, startTask, type TestServer } from '../support/server.ts';
 
 /** A short command timeout bounds a command published while the access points are still away. */

@@ -16,6 +16,7 @@ import { CATCH_UP_QUIET_MS, MqttGateway } from '../../src/adapters/devices/mqtt/
 import type { DeviceListener } from '../../src/app/ports.ts';
 import { Topics } from '../../src/device-protocol/topics.ts';
 import type { LockReport, ReportMark } from '../../src/domain/lock.ts';
+import { eventually } from '../support/eventually.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 
 const AP = 'a0000000-0000-4000-8000-0000000000d1';
@@ -34,14 +35,6 @@ function next(broker: Aedes, event: 'ack' | 'unsubscribe' | 'client', count = 1)
     };
     broker.on(event as 'ack', listener);
   });
-}
-
-async function until(what: string, holds: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!holds()) {
-    if (Date.now() > deadline) assert.fail(`still waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe('MqttGateway with a share group: the retained catch-up', () => {
@@ -104,8 +97,7 @@ describe('MqttGateway with a share group: the retained catch-up', () => {
     const gateway = await connecting;
     try {
       gateway.listen(listener);
-      const until = Date.now() + 2000;
-      while (reports.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      await eventually('the retained state', () => reports.length > 0);
       assert.deepEqual(heard, [`status ${AP} false`]);
       assert.deepEqual(reports, [
         [
@@ -147,19 +139,19 @@ describe('MqttGateway with a share group: the retained catch-up', () => {
         lockReport: async () => undefined,
         lateResult: async () => undefined,
       });
-      await until('the retained status', () => heard.length === 1);
+      await eventually('the retained status', () => heard.length === 1);
 
       // The broker drops the gateway's connection; it comes back and catches up.
       const again = next(broker, 'ack', 2);
       (await first).close();
       await again;
-      await until('the retained status, read again', () => heard.length === 2);
+      await eventually('the retained status, read again', () => heard.length === 2);
       // Real time passing does not end the catch-up (a fixed wait on purpose: it is what is tested);
       // the plain subscription stays until the clock moves, and a live status still comes through it.
       await new Promise((r) => setTimeout(r, 2 * CATCH_UP_QUIET_MS));
       const device = await connectAsync(url, { clientId: 'device-3' });
       await device.publishAsync(topics.status(AP), JSON.stringify({ v: 1, online: true }), { qos: 1 });
-      await until('the live status', () => heard.length === 3);
+      await eventually('the live status', () => heard.length === 3);
       assert.deepEqual(heard, [`status ${AP} false`, `status ${AP} false`, `status ${AP} true`]);
 
       const dropped = next(broker, 'unsubscribe');

@@ -13,7 +13,6 @@ import { settle } from '../http/webhooks/helpers.ts';
 import {
   AP_HOME,
   deviceSeed,
-  eventually,
   failed,
   lockStatus,
   type RawAp,
@@ -24,6 +23,7 @@ import {
   statusIs,
   taskEnd,
 } from '../support/devices.ts';
+import { eventually } from '../support/eventually.ts';
 import { advanceClock, LOCK_A, LOCK_B, OWNER, startTask } from '../support/server.ts';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
 

@@ -14,13 +14,13 @@ import type { MqttClient } from 'mqtt';
 import {
   AP_HOME,
   type BrokerKind,
-  eventually,
   lockStatus,
   mosquittoUp,
   type RawAp,
   type Rig,
   startRig,
 } from '../support/devices.ts';
+import { eventually } from '../support/eventually.ts';
 import { LOCK_A, LOCK_B, OWNER_KEY } from '../support/server.ts';
 
 const valid = { v: 1, seq: 1, locked: true, battery: 70, reachable: true, app_open: false };

@@ -13,7 +13,6 @@ import {
   AP_GARAGE,
   AP_HOME,
   AP_OTHER,
-  eventually,
   lockStatus,
   NEW_LOCK,
   type RawAp,
@@ -22,6 +21,7 @@ import {
   startRig,
   taskEnd,
 } from '../support/devices.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   answer,
   LOCK_A,

@@ -12,13 +12,13 @@ import { after, before, describe, it } from 'node:test';
 import {
   AP_GARAGE,
   AP_HOME,
-  eventually,
   lockStatus,
   NEW_LOCK,
   type RawAp,
   type Rig,
   startRig,
 } from '../support/devices.ts';
+import { eventually } from '../support/eventually.ts';
 import { LOCK_A, LOCK_B, type TestServer } from '../support/server.ts';
 
 async function appliedBattery(t: TestServer, deviceId: string, battery: number): Promise<void> {

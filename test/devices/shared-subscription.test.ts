@@ -16,12 +16,12 @@ import {
   AP_HOME,
   clearRetained,
   deviceSeed,
-  eventually,
   MOSQUITTO_URL,
   mosquittoUp,
   RawAp,
   statusIs,
 } from '../support/devices.ts';
+import { eventually } from '../support/eventually.ts';
 import { LOCK_A, LOCK_B, startServer, type TestServer } from '../support/server.ts';
 
 const up = await mosquittoUp();

@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { eventually } from '../support/eventually.ts';
 import { OWNER, OWNER_KEY, startServer, startTask, type TestServer, waitForTask } from '../support/server.ts';
 
 const run = promisify(execFile);
@@ -35,15 +36,8 @@ function idOf(lock: Listed): string {
   return id;
 }
 
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`still waiting for ${what} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** A thousand locks take a while to announce themselves: polled every 100 ms, for up to a minute. */
+const SLOW = { timeoutMs: 60_000, everyMs: 100 };
 
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -115,20 +109,28 @@ describe('lockcloud sim, a separate process with 1,000 locks', () => {
     sim.stderr?.on('data', (chunk: Buffer) => {
       simOut += chunk.toString();
     });
-    await waitFor('the simulator to connect', 60_000, async () => {
-      assert.equal(sim?.exitCode, null, `the simulator exited: ${simOut}`);
-      return /connected to/.test(simOut) ? true : undefined;
-    });
-    const listed = await waitFor('1,000 locks in the account, all responsive', 60_000, async () => {
-      const locks = await simulatedLocks(t);
-      if (locks.length < LOCKS) return undefined;
-      const states = await Promise.all(
-        locks
-          .slice(0, 20)
-          .map(async (lock) => (await t.request(`/public/lock/${idOf(lock)}`, { key: OWNER_KEY })).json()),
-      );
-      return states.every((s) => (s as { responsive?: boolean }).responsive === true) ? locks : undefined;
-    });
+    await eventually(
+      'the simulator to connect',
+      async () => {
+        assert.equal(sim?.exitCode, null, `the simulator exited: ${simOut}`);
+        return /connected to/.test(simOut);
+      },
+      SLOW,
+    );
+    const listed = await eventually(
+      '1,000 locks in the account, all responsive',
+      async () => {
+        const locks = await simulatedLocks(t);
+        if (locks.length < LOCKS) return undefined;
+        const states = await Promise.all(
+          locks
+            .slice(0, 20)
+            .map(async (lock) => (await t.request(`/public/lock/${idOf(lock)}`, { key: OWNER_KEY })).json()),
+        );
+        return states.every((s) => (s as { responsive?: boolean }).responsive === true) && locks;
+      },
+      SLOW,
+    );
     ctx.diagnostic(
       `${LOCKS} locks on ${ACCESS_POINTS} access points announced and listed in ${Date.now() - started} ms`,
     );
@@ -149,11 +151,15 @@ describe('lockcloud sim, a separate process with 1,000 locks', () => {
     // Stopped properly, each access point says it is going: its locks turn unresponsive.
     sim?.kill('SIGTERM');
     if (sim) await exited(sim);
-    await waitFor('the locks to turn unresponsive', 15_000, async () => {
-      const state = (await (await t.request(`/public/lock/${targets[0]}`, { key: OWNER_KEY })).json()) as {
-        responsive?: boolean;
-      };
-      return state.responsive === false ? true : undefined;
-    });
+    await eventually(
+      'the locks to turn unresponsive',
+      async () => {
+        const state = (await (await t.request(`/public/lock/${targets[0]}`, { key: OWNER_KEY })).json()) as {
+          responsive?: boolean;
+        };
+        return state.responsive === false;
+      },
+      { timeoutMs: 15_000, everyMs: 100 },
+    );
   });
 });

@@ -15,10 +15,10 @@ import { AdjustableClock } from '../../src/adapters/system/clock.ts';
 import { cryptoRandom, scryptHasher } from '../../src/adapters/system/crypto.ts';
 import { aesGcmBox, loadServerKey, SERVER_KEY_FILE } from '../../src/adapters/webhooks/secret-box.ts';
 import { Admin } from '../../src/app/admin.ts';
+import { eventually } from '../support/eventually.ts';
 import { startProcess } from '../support/process.ts';
 import { LOCK_A, OWNER, OWNER_KEY, simLockOk, startServer } from '../support/server.ts';
 import { type Received, startReceiver } from '../support/webhook-receiver.ts';
-import { eventually } from '../support/webhooks.ts';
 
 interface Run {
   readonly code: number | null;

@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { eventually } from '../support/eventually.ts';
 import { startProcess } from '../support/process.ts';
 
 describe('first start without flags (the README demo)', () => {
@@ -36,14 +37,12 @@ describe('first start without flags (the README demo)', () => {
         body: JSON.stringify({ command }),
       });
       const { task_id } = (await sent.json()) as { task_id: string };
-      let result: Record<string, unknown> = {};
-      for (let i = 0; i < 300; i++) {
-        result = (await (
+      const result = await eventually('the demo command to end', async () => {
+        const body = (await (
           await fetch(`${server.url}/public/action-result?task_id=${task_id}`, { headers })
         ).json()) as Record<string, unknown>;
-        if (result.status === 'terminated') break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
+        return body.status === 'terminated' && body;
+      });
       assert.deepEqual(result, { status: 'terminated', successful: true });
       const after = (await (await fetch(`${server.url}/public/lock/${id}`, { headers })).json()) as {
         locked: boolean;

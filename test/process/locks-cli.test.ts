@@ -7,8 +7,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../support/eventually.ts';
 import {
   actionResult,
+  advanceClock,
   getLock,
   LOCK_A,
   LOCK_B,
@@ -174,15 +176,19 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
     try {
       const run = await cli(['sync', LOCK_B, '--timeout', '0.3']);
       failed(run, 1, /still processing after 0\.3 s/);
-      // The task keeps running on the server: let it end, so that the lock is not busy for the next test.
+      // The task keeps running on the server: the lock answers 3 s later on the sandbox clock. Move it
+      // there, so that the task ends and the lock is not busy for the next test.
       const taskId = /task (\S+) still processing/.exec(run.stderr)?.[1];
       assert.ok(taskId);
-      let result: unknown;
-      for (let i = 0; i < 50; i++) {
-        result = await (await actionResult(t, taskId)).json();
-        if ((result as { status?: unknown }).status === 'terminated') break;
-        await new Promise((r) => setTimeout(r, 250)); // slowly: the support helper's pace is throttled
-      }
+      await advanceClock(t, 3);
+      const result = await eventually(
+        'the task to end',
+        async () => {
+          const body = (await (await actionResult(t, taskId)).json()) as { status?: unknown };
+          return body.status === 'terminated' && body;
+        },
+        { everyMs: 250 }, // slowly: v3 is rate limited here
+      );
       assert.deepEqual(result, { status: 'terminated', successful: true });
     } finally {
       await simLockOk(t, LOCK_B, { latency_ms: 0 });
@@ -232,11 +238,11 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
     const env = { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY };
     const text = start(['watch', '--interval', '0.1', '--count', '1'], { env });
     const json = start(['watch', '--interval', '0.1', '--count', '1', '--json'], { env });
-    const started = Date.now();
-    while (text.stdout().split('\n').length < 3 || json.stdout().split('\n').length < 3) {
-      assert.ok(Date.now() - started < 20_000, 'watch printed no initial state');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await eventually(
+      'watch to print the initial state',
+      () => text.stdout().split('\n').length >= 3 && json.stdout().split('\n').length >= 3,
+      20_000,
+    );
     await simLockOk(t, LOCK_A, { locked: false }); // turned by hand
     const [textRun, jsonRun] = await Promise.all([text.done, json.done]);
 
@@ -283,11 +289,7 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
     const running = start(['watch', '--interval', '0.1'], {
       env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY },
     });
-    const started = Date.now();
-    while (!running.stdout().includes(LOCK_B)) {
-      assert.ok(Date.now() - started < 20_000, 'watch printed nothing');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await eventually('watch to print the locks', () => running.stdout().includes(LOCK_B), 20_000);
     running.kill('SIGINT');
     const run = await running.done;
     assert.equal(run.code, 0, run.stderr);

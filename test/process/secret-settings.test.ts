@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FormClient } from '../dashboard/support.ts';
 import { REDIS_URL } from '../support/cluster.ts';
+import { eventually } from '../support/eventually.ts';
 import { freePort } from '../support/mosquitto.ts';
 import { PG_ADMIN_URL } from '../support/postgres.ts';
 import { startProcess } from '../support/process.ts';
@@ -133,8 +134,9 @@ describe('lockcloud serve never prints a secret setting', () => {
       const form = new FormClient({ url: server.url } as TestServer);
       await form.get('/dashboard/signup');
       await form.post('/dashboard/signup', { email: 'someone@example.com', password: 'long-enough-pw' });
-      for (let i = 0; i < 200 && !server.stdout().includes('sending mail over SMTP failed'); i++)
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually('the failed mail to be logged', () =>
+        server.stdout().includes('sending mail over SMTP failed'),
+      ).catch(() => undefined); // the assertions below say what is missing
     } finally {
       await server.stop();
     }

@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { RedisEventBus } from '../../src/adapters/system/redis-event-bus.ts';
 import type { LockStateChanged } from '../../src/app/ports.ts';
 import type { Task } from '../../src/domain/task.ts';
+import { eventually } from '../support/eventually.ts';
 import { OwnRedis } from '../support/own-redis.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -26,20 +27,6 @@ const task: Task = {
   endedAt: 20,
 };
 const change: LockStateChanged = { deviceId: task.deviceId, ownerId: 'acc-1', locked: false, at: 20 };
-
-async function eventually<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  ms = 2000,
-): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`no ${what} within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('RedisEventBus', () => {
   let prefix: string;
@@ -160,15 +147,16 @@ describe('RedisEventBus across a Redis restart', () => {
         },
         10_000,
       );
-      // The subscription is back without anyone asking: a's next event reaches b.
+      // The subscription is back without anyone asking: a's next event reaches b. Until it is, each
+      // event is lost: one is sent each round, and looked for at the next.
       await eventually(
         'an event after the restart',
-        async () => {
-          a.taskEnded({ ...task, id: 'after' });
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          return heard.find((t) => t.id === 'after');
+        () => {
+          const found = heard.find((t) => t.id === 'after');
+          if (!found) a.taskEnded({ ...task, id: 'after' });
+          return found;
         },
-        10_000,
+        { timeoutMs: 10_000, everyMs: 50 },
       );
     } finally {
       await a.close();

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { RedisRateLimitStore } from '../../src/adapters/rate-limit/redis.ts';
 import { isBackendUnavailable } from '../../src/app/unavailable.ts';
+import { eventually } from '../support/eventually.ts';
 import { OwnRedis } from '../support/own-redis.ts';
 
 const T0 = 1_732_190_000_000;
@@ -54,14 +54,15 @@ describe('RedisRateLimitStore while Redis is away', () => {
       await assert.rejects(store.clear(), (error) => isBackendUnavailable(error));
 
       await redis.start();
-      const until = Date.now() + 15_000;
-      for (;;) {
-        const before = fallbacks;
-        await store.consume('back', policy, T0);
-        if (fallbacks === before) break;
-        assert.ok(Date.now() < until, 'Redis answers checks again');
-        await sleep(50);
-      }
+      await eventually(
+        'Redis to answer checks again',
+        async () => {
+          const before = fallbacks;
+          await store.consume('back', policy, T0);
+          return fallbacks === before;
+        },
+        { timeoutMs: 15_000, everyMs: 50 },
+      );
       assert.equal(lines.at(-1)?.level, 'info', 'its return is logged');
       await raw.connect();
       assert.deepEqual(await raw.keys(`${prefix}*`), [`${prefix}back`], 'the bucket is in Redis again');

@@ -27,7 +27,6 @@ import { control, login, V1 } from '../http/v1/helpers.ts';
 import {
   AP_HOME,
   deviceSeed,
-  eventually,
   freePort,
   lockStatus,
   MOSQUITTO_BIN,
@@ -38,6 +37,7 @@ import {
   startRig,
   taskEnd,
 } from '../support/devices.ts';
+import { eventually } from '../support/eventually.ts';
 import { answer, LOCK_A, LOCK_B, OWNER, OWNER_KEY, startTask } from '../support/server.ts';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
 

@@ -17,6 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { SQLITE_FILE_NAME } from '../../src/adapters/stores/sqlite/open.ts';
 import { runAdmin } from '../support/admin-cli.ts';
+import { eventually } from '../support/eventually.ts';
 import { type ServerProcess, startProcess } from '../support/process.ts';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
 import {
@@ -172,6 +173,7 @@ describe('kill -9 during a run of commands', () => {
         if (put === undefined) return;
         assert.equal(put.status, 200, JSON.stringify(put));
         lastSet = n;
+        // Pacing, not waiting for anything: a change every 20 ms or so while the commands run.
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
@@ -272,18 +274,21 @@ describe('kill -9 during a run of commands', () => {
     // Webhooks: nothing is left being sent; the restarted server delivers new changes.
     for (const account of ACCOUNTS.slice(0, 2)) {
       const key = KEYS[account]?.[0] ?? '';
-      for (let i = 0; ; i++) {
-        const log = (await call(base, '/ext/webhook/deliveries?limit=500', withKey(key))).body as {
-          status: string;
-          attempts: number;
-        }[];
-        const busy = log.filter(
-          (e) => e.status === 'sending' || (e.status === 'pending' && e.attempts === 0),
-        );
-        if (busy.length === 0) break;
-        assert.ok(i < 500, `${account}: deliveries still busy: ${JSON.stringify(busy.slice(0, 3))}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      let busy: unknown[] = [];
+      await eventually(
+        `${account}: no delivery being sent`,
+        async () => {
+          const log = (await call(base, '/ext/webhook/deliveries?limit=500', withKey(key))).body as {
+            status: string;
+            attempts: number;
+          }[];
+          busy = log.filter((e) => e.status === 'sending' || (e.status === 'pending' && e.attempts === 0));
+          return busy.length === 0;
+        },
+        { timeoutMs: 15_000, everyMs: 20 },
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}: ${JSON.stringify(busy.slice(0, 3))}`);
+      });
     }
 
     const tally = (list: readonly Outcome[]) => {

@@ -5,6 +5,7 @@
  * server process, each outcome recorded so the test can hold the restarted server to it.
  */
 import type { Seed } from '../../src/app/seed/schema.ts';
+import { eventually } from '../support/eventually.ts';
 
 export const ACCOUNTS = [
   'crash0@example.com',
@@ -133,8 +134,6 @@ export interface Client {
   readonly tokens: Readonly<Record<string, string>>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 async function parse(res: Response): Promise<unknown> {
   const text = await res.text();
   try {
@@ -167,16 +166,20 @@ export async function fire(client: Client, p: Planned): Promise<Outcome> {
   const accepted: Outcome = { planned: p, status: res.status, body, taskId };
   // Read the task until it ends; the process may die meanwhile, and the command stays accepted.
   try {
-    for (let i = 0; i < 400; i++) {
-      const r = await fetch(`${base}/public/action-result?task_id=${taskId}`, {
-        headers: { authorization: key },
-      });
-      const ended = (await r.json()) as Record<string, unknown>;
-      if (ended.status === 'terminated') return { ...accepted, endedBefore: ended };
-      await sleep(5);
-    }
+    const ended = await eventually(
+      `task ${taskId} to end`,
+      async () => {
+        const r = await fetch(`${base}/public/action-result?task_id=${taskId}`, {
+          headers: { authorization: key },
+        });
+        const result = (await r.json()) as Record<string, unknown>;
+        return result.status === 'terminated' && result;
+      },
+      { timeoutMs: 5_000, everyMs: 5 },
+    );
+    return { ...accepted, endedBefore: ended };
   } catch {
-    // the server went away: the task is read after the restart
+    // the server went away (or the task outlasted the wait): the task is read after the restart
   }
   return accepted;
 }

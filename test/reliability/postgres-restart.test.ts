@@ -12,9 +12,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { Seed } from '../../src/app/seed/schema.ts';
+import { eventually } from '../support/eventually.ts';
 import { MixedLoad } from '../support/mixed-load.ts';
 import { OwnPostgres } from '../support/own-postgres.ts';
 import { reportUnexpectedExit, type ServerProcess, startProcess } from '../support/process.ts';
@@ -46,31 +46,31 @@ const seed: Seed = {
 const json = { authorization: KEY, 'content-type': 'application/json' };
 
 /** A command to the slow lock, accepted (the lock may still be busy with the last one for a while). */
-async function slowCommand(url: string): Promise<{ taskId: string; acceptedAt: number }> {
-  for (;;) {
-    const res = await fetch(`${url}/public/lock/${SLOW_LOCK}`, {
-      method: 'POST',
-      headers: json,
-      body: JSON.stringify({ command: 'unlock' }),
-    });
-    const body = (await res.json()) as { task_id?: string; error?: string };
-    if (res.status === 200 && body.task_id) return { taskId: body.task_id, acceptedAt: Date.now() };
-    assert.match(
-      body.error ?? '',
-      /^DEVICE_IS_BUSY/,
-      `a busy lock, not ${res.status} ${JSON.stringify(body)}`,
-    );
-    await sleep(200);
-  }
+function slowCommand(url: string): Promise<{ taskId: string; acceptedAt: number }> {
+  return eventually(
+    'the slow lock to take a command',
+    async () => {
+      const res = await fetch(`${url}/public/lock/${SLOW_LOCK}`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ command: 'unlock' }),
+      });
+      const body = (await res.json()) as { task_id?: string; error?: string };
+      if (res.status === 200 && body.task_id) return { taskId: body.task_id, acceptedAt: Date.now() };
+      assert.match(
+        body.error ?? '',
+        /^DEVICE_IS_BUSY/,
+        `a busy lock, not ${res.status} ${JSON.stringify(body)}`,
+      );
+      return undefined;
+    },
+    { timeoutMs: 30_000, everyMs: 200 },
+  );
 }
 
-async function until(what: string, probe: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await sleep(50);
-  }
-}
+/** Outages take seconds: a longer wait, polled less often. */
+const until = (what: string, probe: () => boolean | Promise<boolean>): Promise<true> =>
+  eventually(what, probe, { timeoutMs: 30_000, everyMs: 50 });
 
 async function readiness(url: string): Promise<{ status: number; failing: string[] }> {
   const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(10_000) });

@@ -13,10 +13,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import { LIMITED_ENDPOINTS } from '../../src/domain/rate-limit.ts';
+import { eventually } from '../support/eventually.ts';
 import { MixedLoad } from '../support/mixed-load.ts';
 import { OwnRedis } from '../support/own-redis.ts';
 import { reportUnexpectedExit, type ServerProcess, startProcess } from '../support/process.ts';
@@ -47,13 +47,9 @@ const rateLimits = {
   commands: roomy,
 };
 
-async function until(what: string, probe: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await sleep(50);
-  }
-}
+/** Outages take seconds: a longer wait, polled less often. */
+const until = (what: string, probe: () => boolean | Promise<boolean>): Promise<true> =>
+  eventually(what, probe, { timeoutMs: 30_000, everyMs: 50 });
 
 async function readiness(url: string): Promise<{ code: number; status: string; failing: string[] }> {
   const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(10_000) });

@@ -16,6 +16,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import { settle } from '../http/webhooks/helpers.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   advanceClock,
   LOCK_A,
@@ -31,7 +32,6 @@ import {
   startTask,
   type TestServer,
   waitForTask,
-  waitUntil,
 } from '../support/server.ts';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
 import { deliveries, type LogEntry } from '../support/webhooks.ts';
@@ -65,7 +65,7 @@ async function entry(
   what: string,
 ): Promise<LogEntry> {
   let found: LogEntry | undefined;
-  await waitUntil(what, async () => {
+  await eventually(what, async () => {
     found = (await deliveries(t, key)).find(probe);
     return found !== undefined;
   });
@@ -97,7 +97,7 @@ describe('webhook receivers that hang', () => {
     // The owner's lock unlocks (silent receiver, retries on); the other account's lock unlocks (trickle).
     await simLockOk(t, LOCK_A, { locked: false });
     await simLockOk(t, OTHER_LOCK, { locked: false });
-    await waitUntil(
+    await eventually(
       'both hanging receivers to be connected',
       async () => silent.open() > 0 && slow.open() > 0,
     );
@@ -136,7 +136,7 @@ describe('webhook receivers that hang', () => {
     assert.equal(scheduled, 5000);
     const other = await entry(t, OTHER_KEY, (e) => e.status === 'failed', 'the trickled delivery to fail');
     assert.deepEqual([other.error, other.attempts, other.response_status], [TIMED_OUT, 1, null]);
-    await waitUntil(
+    await eventually(
       'the hanging connections to be closed',
       async () => silent.open() === 0 && slow.open() === 0,
     );
@@ -154,7 +154,7 @@ describe('webhook receivers that hang', () => {
     );
     const connectionsBeforeRetry = silent.received.length;
     await advanceClock(t, 5);
-    await waitUntil('the first retries', async () => {
+    await eventually('the first retries', async () => {
       const log = await deliveries(t, OWNER_KEY);
       return log.every((e) => e.attempts === 2 && e.status === 'pending');
     });
@@ -164,13 +164,13 @@ describe('webhook receivers that hang', () => {
       assert.equal(Date.parse(e.next_attempt_at ?? '') - Date.parse(e.last_attempt_at ?? ''), 30_000);
     }
     assert.equal(silent.received.length, connectionsBeforeRetry + 2);
-    await waitUntil('the retries’ connections to be closed', async () => silent.open() === 0);
+    await eventually('the retries’ connections to be closed', async () => silent.open() === 0);
 
     // The receivers recover: the next retry is delivered, and so is a new message to the other one.
     silent.mode('ok');
     slow.mode('ok');
     await advanceClock(t, 30);
-    await waitUntil('the second retries to be delivered', async () =>
+    await eventually('the second retries to be delivered', async () =>
       (await deliveries(t, OWNER_KEY)).every((e) => e.status === 'delivered'),
     );
     const delivered = await deliveries(t, OWNER_KEY);
@@ -196,7 +196,7 @@ describe('webhook receivers that hang', () => {
       'the other account’s next message',
     );
     assert.equal(recovered.url, `${slow.url}/slow/${OTHER_LOCK}/locked`);
-    await waitUntil('every connection to be closed', async () => silent.open() === 0 && slow.open() === 0);
+    await eventually('every connection to be closed', async () => silent.open() === 0 && slow.open() === 0);
 
     c.diagnostic(
       `hanging connections open while the API answered: ${stillHanging}; closed ${Math.round(closedAfterMs)} ms after the first attempt (timeout ${TIMEOUT_MS} ms)`,
@@ -219,6 +219,6 @@ describe('webhook receivers that hang', () => {
     assert.deepEqual([stalled.status, stalled.error, stalled.attempts], ['failed', TIMED_OUT, 1]);
     assert.equal(stalled.response_status, null);
     assert.equal(slow.received.length, from + 1);
-    await waitUntil('its connection to be closed', async () => slow.open() === 0);
+    await eventually('its connection to be closed', async () => slow.open() === 0);
   });
 });

@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LockcloudClient, type LockcloudClientOptions } from '../../sdk/src/index.ts';
+import { eventually } from '../support/eventually.ts';
 import { OWNER_KEY, type TestServer } from '../support/server.ts';
 
 export function client(t: TestServer, options: Partial<LockcloudClientOptions> = {}): LockcloudClient {
@@ -76,8 +77,7 @@ export async function startReceiver(): Promise<Receiver> {
     url: `http://127.0.0.1:${port}`,
     deliveries,
     async waitFor(count) {
-      for (let i = 0; i < 500 && deliveries.length < count; i++) await new Promise((r) => setTimeout(r, 10));
-      if (deliveries.length < count) throw new Error(`${deliveries.length} deliveries, wanted ${count}`);
+      await eventually(`${count} deliveries (${deliveries.length} so far)`, () => deliveries.length >= count);
       return deliveries;
     },
     async close() {

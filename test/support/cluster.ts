@@ -8,10 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import { runAdmin } from './admin-cli.ts';
+import { eventually } from './eventually.ts';
 import { freePort, MOSQUITTO_BIN, portOpen } from './mosquitto.ts';
 import { createTestDatabase, type TestDatabase } from './postgres.ts';
 import { type ServerProcess, startProcess } from './process.ts';
@@ -48,9 +48,10 @@ async function stopChild(child: ChildProcess | undefined): Promise<void> {
   if (!child) return;
   const done = exited(child);
   child.kill('SIGTERM');
-  const killed = sleep(5000).then(() => child.kill('SIGKILL'));
-  await Promise.race([done, killed]);
+  // A deadline, not a wait: what has not ended 5 s after SIGTERM is killed.
+  const deadline = setTimeout(() => child.kill('SIGKILL'), 5000);
   await done;
+  clearTimeout(deadline);
 }
 
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
@@ -123,12 +124,17 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     broker.stderr?.on('data', (chunk: Buffer) => {
       brokerLog += chunk.toString();
     });
-    const until = Date.now() + 5000;
-    while (!(await portOpen(port))) {
-      if (broker.exitCode !== null || Date.now() > until)
-        throw new Error(`mosquitto did not start: ${brokerLog}`);
-      await sleep(25);
-    }
+    const started = broker;
+    await eventually(
+      'mosquitto to listen',
+      async () => {
+        if (started.exitCode !== null) throw new Error('mosquitto exited');
+        return portOpen(port);
+      },
+      { everyMs: 25 },
+    ).catch((error: Error) => {
+      throw new Error(`mosquitto did not start (${error.message}): ${brokerLog}`);
+    });
     const mqttUrl = (n: number): string => `mqtt://cloud-${n}:${cloudPassword}@127.0.0.1:${port}`;
     const serverArgs = (n: number): string[] => [
       '--production',
@@ -142,7 +148,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     // The seed registered the access points: the broker learns them (the operator's reload).
     await mqttAcl();
     broker.kill('SIGHUP');
-    await sleep(300);
+    // Mosquitto logs this, then reloads before it reads another packet: the simulator's access
+    // points, which connect after it, are known.
+    await eventually('mosquitto to reload its configuration', () => /Reloading config/.test(brokerLog));
     for (let n = 2; n <= options.servers; n++) servers.push(await startProcess(serverArgs(n), env));
 
     sim = spawn(
@@ -168,12 +176,17 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     sim.stderr?.on('data', (chunk: Buffer) => {
       simOut += chunk.toString();
     });
-    const simUntil = Date.now() + 30_000;
-    while (!/connected to/.test(simOut)) {
-      if (sim.exitCode !== null || Date.now() > simUntil)
-        throw new Error(`the simulator did not connect: ${simOut}\n${brokerLog}`);
-      await sleep(50);
-    }
+    const simulator = sim;
+    await eventually(
+      'the simulator to connect',
+      () => {
+        if (simulator.exitCode !== null) throw new Error('the simulator exited');
+        return /connected to/.test(simOut);
+      },
+      { timeoutMs: 30_000, everyMs: 50 },
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}: ${simOut}\n${brokerLog}`);
+    });
     return {
       dir,
       db,

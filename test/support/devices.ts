@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import { apUsername, Topics } from '../../src/device-protocol/topics.ts';
 import type { SimDeviceState } from '../../src/domain/sim-device.ts';
 import { SimulatedAccessPoint } from '../../src/simulator/access-point.ts';
+import { eventually } from './eventually.ts';
 import { portOpen } from './mosquitto.ts';
 import {
   answer,
@@ -160,13 +160,17 @@ export async function clearRetained(url: string, prefix: string): Promise<void> 
   if (prefix === '') throw new Error('refusing to clear a whole broker');
   const client = await connectAsync(url, { clientId: `lctest-clean-${randomUUID()}`, reconnectPeriod: 0 });
   const retained = new Set<string>();
-  let last = Date.now();
+  // The broker queues the retained messages when it handles the SUBSCRIBE: a message published after
+  // the SUBACK comes back after all of them.
+  const marker = `${prefix}lctest-clean/${randomUUID()}`;
+  let markerBack = false;
   client.on('message', (topic, payload, packet) => {
-    last = Date.now();
-    if (packet.retain && payload.byteLength > 0) retained.add(topic);
+    if (topic === marker) markerBack = true;
+    else if (packet.retain && payload.byteLength > 0) retained.add(topic);
   });
   await client.subscribeAsync(`${prefix}#`, { qos: 1 });
-  while (Date.now() - last < 150) await sleep(25);
+  await client.publishAsync(marker, 'after the retained messages', { qos: 1 });
+  await eventually('every retained message', () => markerBack);
   for (const topic of retained) await client.publishAsync(topic, Buffer.alloc(0), { qos: 1, retain: true });
   await client.endAsync();
 }
@@ -304,21 +308,6 @@ export class RawAp {
 
   end(): void {
     this.client.end(true);
-  }
-}
-
-/** Polls `probe` every 20 ms until it holds; throws after `timeoutMs` of real time. */
-export async function eventually(
-  what: string,
-  probe: () => Promise<boolean>,
-  timeoutMs = 5000,
-): Promise<number> {
-  const started = performance.now();
-  for (;;) {
-    if (await probe()) return performance.now() - started;
-    if (performance.now() - started > timeoutMs)
-      throw new Error(`still waiting for ${what} after ${timeoutMs} ms`);
-    await sleep(20);
   }
 }
 

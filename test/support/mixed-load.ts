@@ -6,6 +6,7 @@
  * that each one ends.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from './eventually.ts';
 
 export type Op =
   | 'v3-read'
@@ -165,14 +166,16 @@ export class MixedLoad {
 
   /** Reads every accepted task until it has ended; resolves with those still processing after `ms`. */
   async settle(ms: number): Promise<AcceptedTask[]> {
-    const until = Date.now() + ms;
-    for (;;) {
-      const open = this.accepted.filter((t) => t.ended === undefined);
-      for (const task of open) await this.readResult(task).catch(() => undefined);
-      const left = this.accepted.filter((t) => t.ended === undefined);
-      if (left.length === 0 || Date.now() > until) return left;
-      await sleep(200);
-    }
+    const left = () => this.accepted.filter((t) => t.ended === undefined);
+    await eventually(
+      'every accepted task to end',
+      async () => {
+        for (const task of left()) await this.readResult(task).catch(() => undefined);
+        return left().length === 0;
+      },
+      { timeoutMs: ms, everyMs: 200 },
+    ).catch(() => undefined); // the caller reports the tasks left
+    return left();
   }
 
   /** A summary line per op: status -> count. */
@@ -199,12 +202,15 @@ export class MixedLoad {
       const before = this.verdicts.unavailable;
       try {
         await this.perform(op, simLock, index);
+        // A backoff, not a wait for anything: clients that retried at once would only measure how
+        // fast the server says no.
         if (this.verdicts.unavailable > before) await sleep(this.target.backoffMs ?? 250);
       } catch (error) {
         const name = (error as Error).name;
         const verdict: Verdict = name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'network';
         this.record({ op, status: 0, body: String(error), verdict, retryAfter: null });
       }
+      // Pacing: mixed load, not a flood.
       if (this.target.pauseMs) await sleep(this.target.pauseMs);
     }
   }

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from './eventually.ts';
 
 export const MOSQUITTO_BIN = '/usr/sbin/mosquitto';
 
@@ -57,12 +57,16 @@ export class OwnMosquitto {
       this.log += chunk.toString();
     });
     this.child = child;
-    const deadline = Date.now() + 5000;
-    while (!(await portOpen(this.port))) {
-      if (child.exitCode !== null) throw new Error(`mosquitto exited ${child.exitCode}: ${this.log}`);
-      if (Date.now() > deadline) throw new Error(`mosquitto not listening on ${this.port}: ${this.log}`);
-      await sleep(25);
-    }
+    await eventually(
+      `mosquitto to listen on ${this.port}`,
+      async () => {
+        if (child.exitCode !== null) throw new Error(`mosquitto exited ${child.exitCode}`);
+        return portOpen(this.port);
+      },
+      { everyMs: 25 },
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}: ${this.log}`);
+    });
   }
 
   /** kill -9, and wait until it is gone. */

@@ -9,9 +9,9 @@ import { execFile } from 'node:child_process';
 import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { eventually } from './eventually.ts';
 import { freePort, portOpen } from './mosquitto.ts';
 
 export const PG_BIN = process.env.LOCKCLOUD_TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
@@ -107,46 +107,58 @@ export class OwnPostgres {
     ].join(' ');
     // After a kill -9 the old backends notice their postmaster is gone within moments; until they
     // have, the shared memory is still theirs and a new postmaster refuses to start: try again.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await pgTool('pg_ctl', [
-          '-D',
-          this.dataDir,
-          '-o',
-          options,
-          '-l',
-          join(this.dir, 'server.log'),
-          '-w',
-          '-t',
-          '60',
-          'start',
-        ]);
-        break;
-      } catch (error) {
-        if (attempt >= 10)
-          throw new Error(`postgres did not start: ${(error as Error).message}\n${this.log()}`);
-        await sleep(200 * attempt);
-      }
-    }
+    let failure: unknown;
+    await eventually(
+      'postgres to start',
+      async () => {
+        try {
+          await pgTool('pg_ctl', [
+            '-D',
+            this.dataDir,
+            '-o',
+            options,
+            '-l',
+            join(this.dir, 'server.log'),
+            '-w',
+            '-t',
+            '60',
+            'start',
+          ]);
+          return true;
+        } catch (error) {
+          failure = error;
+          return false;
+        }
+      },
+      { timeoutMs: 15_000, everyMs: 500 },
+    ).catch(() => {
+      throw new Error(`postgres did not start: ${(failure as Error).message}\n${this.log()}`);
+    });
     await this.waitAccepting();
   }
 
   /** Resolves once a query succeeds. */
   private async waitAccepting(): Promise<void> {
-    const until = Date.now() + 60_000;
-    for (;;) {
-      const client = new pg.Client({ connectionString: this.url(), connectionTimeoutMillis: 2000 });
-      try {
-        await client.connect();
-        await client.query('SELECT 1');
-        return;
-      } catch (error) {
-        if (Date.now() > until) throw new Error(`postgres not accepting: ${(error as Error).message}`);
-        await sleep(100);
-      } finally {
-        await client.end().catch(() => undefined);
-      }
-    }
+    let failure: unknown;
+    await eventually(
+      'postgres to accept a query',
+      async () => {
+        const client = new pg.Client({ connectionString: this.url(), connectionTimeoutMillis: 2000 });
+        try {
+          await client.connect();
+          await client.query('SELECT 1');
+          return true;
+        } catch (error) {
+          failure = error;
+          return false;
+        } finally {
+          await client.end().catch(() => undefined);
+        }
+      },
+      { timeoutMs: 60_000, everyMs: 100 },
+    ).catch(() => {
+      throw new Error(`postgres not accepting: ${(failure as Error).message}`);
+    });
   }
 
   /** `pg_ctl stop -m fast`: sessions are ended, the server shuts down cleanly. */
@@ -170,11 +182,11 @@ export class OwnPostgres {
     const pid = this.postmasterPid();
     if (pid === undefined) return;
     process.kill(pid, 'SIGKILL');
-    const until = Date.now() + 10_000;
-    while (alive(pid) || (await portOpen(this.port))) {
-      if (Date.now() > until) throw new Error(`postgres ${pid} still there after kill -9`);
-      await sleep(25);
-    }
+    await eventually(
+      `postgres ${pid} to be gone after kill -9`,
+      async () => !alive(pid) && !(await portOpen(this.port)),
+      { everyMs: 25 },
+    );
   }
 
   async restart(): Promise<void> {

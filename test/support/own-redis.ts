@@ -3,7 +3,7 @@
  * persisted, for tests that stop, restart or kill -9 Redis under a running lockcloud.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from './eventually.ts';
 import { freePort, portOpen } from './mosquitto.ts';
 
 export const REDIS_SERVER_BIN = process.env.LOCKCLOUD_TEST_REDIS_SERVER ?? 'redis-server';
@@ -37,12 +37,16 @@ export class OwnRedis {
         this.log += chunk.toString();
       });
     this.child = child;
-    const deadline = Date.now() + 10_000;
-    while (!(await portOpen(this.port))) {
-      if (child.exitCode !== null) throw new Error(`redis-server exited ${child.exitCode}: ${this.log}`);
-      if (Date.now() > deadline) throw new Error(`redis-server not listening on ${this.port}: ${this.log}`);
-      await sleep(25);
-    }
+    await eventually(
+      `redis-server to listen on ${this.port}`,
+      async () => {
+        if (child.exitCode !== null) throw new Error(`redis-server exited ${child.exitCode}`);
+        return portOpen(this.port);
+      },
+      { everyMs: 25 },
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}: ${this.log}`);
+    });
   }
 
   private async end(signal: NodeJS.Signals): Promise<void> {

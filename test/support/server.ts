@@ -10,6 +10,7 @@ import { scryptHasher } from '../../src/adapters/system/crypto.ts';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createServer, type LockcloudServer } from '../../src/main.ts';
+import { eventually } from './eventually.ts';
 
 export const OWNER = 'owner@example.com';
 export const OTHER = 'other@example.com';
@@ -117,18 +118,16 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
 }
 
 /** Polls action-result until the task ends; the server's timers end every task, so this terminates. */
-export async function waitForTask(
+export function waitForTask(
   t: TestServer,
   taskId: string,
   key = OWNER_KEY,
 ): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 500; i++) {
+  return eventually(`task ${taskId} to end`, async () => {
     const res = await t.request(`/public/action-result?task_id=${encodeURIComponent(taskId)}`, { key });
     const body = (await res.json()) as Record<string, unknown>;
-    if (body.status !== 'processing') return body;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`task ${taskId} still processing after 500 polls`);
+    return body.status !== 'processing' && body;
+  });
 }
 
 export async function sendCommand(
@@ -201,13 +200,4 @@ export async function simLockOk(
     throw new Error(
       `/_sim/locks/${deviceId} refused ${JSON.stringify(change)}: ${res.status} ${await res.text()}`,
     );
-}
-
-/** Polls `probe` until it returns true; for effects the server makes on its own after a clock move. */
-export async function waitUntil(what: string, probe: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`still waiting for ${what} after 500 polls`);
 }

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import { LIMITED_ENDPOINTS } from '../../src/domain/rate-limit.ts';
+import { eventually } from './eventually.ts';
 import { MixedLoad, type Verdict } from './mixed-load.ts';
 import { type ServerProcess, startProcess } from './process.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
@@ -236,6 +237,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     let nextReport = started + reportEvery;
     let nextLogin = started + 60_000;
     while (Date.now() - started < options.durationMs && exited === null) {
+      // The soak's own cadence: it runs for a duration, looking at the log and sampling as it goes.
       await sleep(Math.min(LOG_POLL_MS, Math.max(0, started + options.durationMs - Date.now())));
       await follower.look().catch(() => undefined);
       if (Number.isNaN(warmMb) && Date.now() - started >= warmUpMs) {
@@ -258,13 +260,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
     // The commands still running end (result, or their deadline); the last messages go out.
     const left = await load.settle(15_000);
-    const until = Date.now() + 20_000;
-    for (;;) {
-      await follower.look().catch(() => undefined);
-      const { pending } = follower.counts();
-      if (pending === 0 || Date.now() > until) break;
-      await sleep(250);
-    }
+    await eventually(
+      'every webhook message to have its outcome',
+      async () => {
+        await follower.look().catch(() => undefined);
+        return follower.counts().pending === 0;
+      },
+      { timeoutMs: 20_000, everyMs: 250 },
+    ).catch(() => undefined); // the report counts what is still pending as lost
+
     const end = await sample();
     options.onSample?.(end, load);
     const { verdicts } = load;

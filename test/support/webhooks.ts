@@ -1,7 +1,9 @@
 /**
  * The /ext webhook API as the black-box webhook tests use it (test/http/webhooks, test/http/ext):
- * setting the webhook, sending a test event, reading the delivery log, and polling until something holds.
+ * setting the webhook, sending a test event, reading the delivery log and waiting for an outcome.
  */
+
+import { eventually } from './eventually.ts';
 import { answer, OWNER_KEY, type TestServer } from './server.ts';
 
 export const FLAGS = ['--no-rate-limit'] as const;
@@ -76,21 +78,9 @@ export async function deliveries(t: TestServer, key = OWNER_KEY): Promise<LogEnt
 }
 
 /** Polls the log until the delivery has its outcome (delivered or failed); answers its entry. */
-export async function waitForOutcome(t: TestServer, id: string, key = OWNER_KEY): Promise<LogEntry> {
-  let last: LogEntry | undefined;
-  for (let i = 0; i < 500; i++) {
-    last = (await deliveryLog(t, key)).find((e) => e.id === id);
-    if (last && (last.status === 'delivered' || last.status === 'failed')) return last;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`delivery ${id} has no outcome after 500 polls: ${JSON.stringify(last)}`);
-}
-
-/** Polls until `probe` holds; for what a receiver sees after the server answered. */
-export async function eventually(what: string, probe: () => boolean): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (probe()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`still waiting for ${what}`);
+export function waitForOutcome(t: TestServer, id: string, key = OWNER_KEY): Promise<LogEntry> {
+  return eventually(`delivery ${id} to have its outcome`, async () => {
+    const entry = (await deliveryLog(t, key)).find((e) => e.id === id);
+    return (entry?.status === 'delivered' || entry?.status === 'failed') && entry;
+  });
 }

@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import type { Seed } from '../../../src/app/seed/schema.ts';
+import { eventually } from '../../support/eventually.ts';
 import {
   LOCK_A,
   OWNER_KEY,
@@ -24,14 +25,7 @@ import {
   waitForTask,
 } from '../../support/server.ts';
 import { type Receiver, startReceiver } from '../../support/webhook-receiver.ts';
-import {
-  eventually,
-  FLAGS,
-  type LogEntry,
-  putWebhook,
-  sendTestEvent,
-  waitForOutcome,
-} from '../../support/webhooks.ts';
+import { FLAGS, type LogEntry, putWebhook, sendTestEvent, waitForOutcome } from '../../support/webhooks.ts';
 import { type ConnectAttempt, spyOnConnects } from './helpers.ts';
 
 /** Production refuses the sandbox demo data, not a seed. */
@@ -123,12 +117,11 @@ describe('SSRF guard with --production', () => {
     await putWebhook(t, { url: 'http://10.0.0.1/hook/{device_id}/{state}', method: 'POST' });
     const taskId = await startTask(t, LOCK_A, 'unlock');
     assert.deepEqual(await waitForTask(t, taskId), { status: 'terminated', successful: true });
-    let entry: LogEntry | undefined;
-    for (let i = 0; i < 500 && entry?.status !== 'failed'; i++) {
+    const entry = await eventually('the delivery to fail', async () => {
       const res = await t.request('/ext/webhook/deliveries?limit=1', { key: OWNER_KEY });
-      [entry] = (await res.json()) as LogEntry[];
-      if (entry?.status !== 'failed') await new Promise((r) => setTimeout(r, 10));
-    }
+      const [newest] = (await res.json()) as LogEntry[];
+      return newest?.status === 'failed' && newest;
+    });
     assert.ok(entry);
     assert.equal(entry.event, 'lock.state_changed');
     assert.equal(entry.url, `http://10.0.0.1/hook/${LOCK_A}/unlocked`);

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../../support/eventually.ts';
 import {
   answer,
   LOCK_A,
@@ -17,7 +18,6 @@ import {
 import { type Receiver, startReceiver } from '../../support/webhook-receiver.ts';
 import {
   deliveryLog,
-  eventually,
   extPost,
   FLAGS,
   type LogEntry,
@@ -225,11 +225,10 @@ describe('DELETE /ext/webhook with a message waiting for a retry', () => {
     await putWebhook(t, { url: `${receiver.url}/down`, retries: true });
     const id = await sendTestEvent(t);
     await eventually('the first attempt', () => receiver.requests.length === 1);
-    let entry: LogEntry | undefined;
-    for (let i = 0; i < 300 && entry?.attempts !== 1; i++) {
-      [entry] = await deliveryLog(t);
-      if (entry?.attempts !== 1) await new Promise((r) => setTimeout(r, 10));
-    }
+    const entry = await eventually('the first attempt logged', async () => {
+      const [newest] = await deliveryLog(t);
+      return newest?.attempts === 1 && newest;
+    });
     assert.equal(entry?.status, 'pending', 'waiting for its retry');
     assert.ok(entry?.next_attempt_at);
 

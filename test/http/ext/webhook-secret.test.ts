@@ -9,9 +9,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SQLITE_FILE_NAME } from '../../../src/adapters/stores/sqlite/open.ts';
+import { eventually } from '../../support/eventually.ts';
 import { answer, LOCK_A, OTHER_KEY, OWNER_KEY, startServer, type TestServer } from '../../support/server.ts';
 import { type Receiver, startReceiver } from '../../support/webhook-receiver.ts';
-import { eventually, FLAGS, putWebhook, sendTestEvent, waitForOutcome } from '../../support/webhooks.ts';
+import { FLAGS, putWebhook, sendTestEvent, waitForOutcome } from '../../support/webhooks.ts';
 import { expectAnswer, expectExtError } from './helpers.ts';
 
 /** The webhook-signature header verified by hand: one v1 signature per secret, in this order. */

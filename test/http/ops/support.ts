@@ -4,6 +4,7 @@
  * of the request reaches a server that is closing.
  */
 import { connect, type Socket } from 'node:net';
+import { eventually } from '../../support/eventually.ts';
 
 export interface RawAnswer {
   readonly status: number;
@@ -80,18 +81,17 @@ export async function openConnection(baseUrl: string, head: string): Promise<Ope
 /** Resolves once a new connection to the server is refused: it has stopped listening. */
 export async function untilRefused(baseUrl: string, timeoutMs = 5000): Promise<void> {
   const { hostname, port } = new URL(baseUrl);
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const refused = await new Promise<boolean>((resolve) => {
-      const socket = connect(Number(port), hostname);
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(false);
-      });
-      socket.once('error', () => resolve(true));
-    });
-    if (refused) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`${baseUrl} still accepts connections after ${timeoutMs} ms`);
+  await eventually(
+    `${baseUrl} to refuse connections`,
+    () =>
+      new Promise<boolean>((resolve) => {
+        const socket = connect(Number(port), hostname);
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve(false);
+        });
+        socket.once('error', () => resolve(true));
+      }),
+    timeoutMs,
+  );
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { eventually } from '../../support/eventually.ts';
 import {
   actionResult,
   advanceClock,
@@ -12,7 +13,6 @@ import {
   startTask,
   type TestServer,
   waitForTask,
-  waitUntil,
 } from '../../support/server.ts';
 
 const FLAGS = ['--no-rate-limit'];
@@ -99,7 +99,7 @@ describe('command lifecycle: how tasks end', () => {
     // The lock carries the command out at 20 s. The device is the truth about the lock, so the stored
     // status follows it, but the task already ended and stays as it ended.
     await advanceClock(t, 5);
-    await waitUntil('the late unlock to reach the stored status', async () => {
+    await eventually('the late unlock to reach the stored status', async () => {
       const body = (await lockStatus(t, LOCK_A)) as { locked: boolean };
       return body.locked === false;
     });

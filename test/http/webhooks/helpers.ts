@@ -6,6 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Seed } from '../../../src/app/seed/schema.ts';
+import { eventually } from '../../support/eventually.ts';
 import { OWNER, OWNER_KEY, standardSeed, type TestServer } from '../../support/server.ts';
 import { deliveries, type LogEntry } from '../../support/webhooks.ts';
 
@@ -17,12 +18,17 @@ const busy = (e: LogEntry): boolean => e.status === 'sending' || (e.status === '
  */
 export async function settle(t: TestServer, expected: number, key = OWNER_KEY): Promise<LogEntry[]> {
   let log: LogEntry[] = [];
-  for (let i = 0; i < 1000; i++) {
-    log = await deliveries(t, key);
-    if (log.length >= expected && !log.some(busy)) return log;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`delivery log not settled at ${expected} entries: ${JSON.stringify(log, null, 1)}`);
+  await eventually(
+    `the delivery log to settle at ${expected} entries`,
+    async () => {
+      log = await deliveries(t, key);
+      return log.length >= expected && !log.some(busy);
+    },
+    15_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}: ${JSON.stringify(log, null, 1)}`);
+  });
+  return log;
 }
 
 /** Polls the log until `probe` holds for it. */
@@ -33,12 +39,17 @@ export async function waitForLog(
   key = OWNER_KEY,
 ): Promise<LogEntry[]> {
   let log: LogEntry[] = [];
-  for (let i = 0; i < 1500; i++) {
-    log = await deliveries(t, key);
-    if (probe(log)) return log;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`still waiting for ${what}: ${JSON.stringify(log, null, 1)}`);
+  await eventually(
+    what,
+    async () => {
+      log = await deliveries(t, key);
+      return probe(log);
+    },
+    15_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}: ${JSON.stringify(log, null, 1)}`);
+  });
+  return log;
 }
 
 /** The server's (sandbox) clock, in ms. */

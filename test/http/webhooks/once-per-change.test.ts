@@ -14,6 +14,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../../support/eventually.ts';
 import {
   actionResult,
   advanceClock,
@@ -30,7 +31,6 @@ import {
   startTask,
   type TestServer,
   waitForTask,
-  waitUntil,
 } from '../../support/server.ts';
 import { type Receiver, startReceiver } from '../../support/webhook-receiver.ts';
 import { deliveries, FLAGS, type LogEntry } from '../../support/webhooks.ts';
@@ -188,7 +188,7 @@ describe('exactly one delivery per real change, none for a no-op', () => {
   it("only the owner's webhook hears a lock: the account it is shared with gets its own locks' changes only", async () => {
     // LOCK_A is shared with OTHER and changed many times above; OTHER's webhook heard none of it.
     await simLockOk(t, OTHER_LOCK, { locked: false });
-    await waitUntil('the other account to settle', async () => {
+    await eventually('the other account to settle', async () => {
       const log = await deliveries(t, OTHER_KEY);
       return log.length >= 1 && log.every((e) => e.status === 'delivered');
     });

@@ -12,6 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../../support/eventually.ts';
 import {
   answer,
   OTHER,
@@ -111,7 +112,7 @@ describe('a tenant with 240 messages to 8 hanging receivers on one host', () => 
     const held = () => hanging.reduce((n, r) => n + r.open, 0);
     const got = () => hanging.reduce((n, r) => n + r.requests.length, 0);
     await waitForLog(t, "A's first messages to be out", (log) => log.some((e) => e.status === 'sending'));
-    for (let i = 0; i < 100 && held() === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await eventually("A's receivers to hold a request", () => held() > 0).catch(() => undefined);
     let heldWhenBArrived = -1;
     let gotWhenBArrived = -1;
     healthy.respond(() => {
