@@ -202,6 +202,7 @@ export class Lockcloud {
       passwords: deps.passwords,
       mailbox: deps.mailbox,
       rateLimits: this.rateLimits,
+      dispatcher: this.dispatcher,
     });
     this.purges = new HourlyPurges(deps.clock, deps.logger, [
       { what: 'ended tasks', run: (now) => this.commands.purge(now) },

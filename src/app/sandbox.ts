@@ -15,6 +15,7 @@ import type {
   StoreSnapshot,
 } from './ports.ts';
 import type { RateLimits } from './rate-limits.ts';
+import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 
 export const SNAPSHOT_META_KEY = 'sandbox.snapshot';
 
@@ -42,6 +43,8 @@ export interface SandboxDeps {
   readonly passwords: PasswordHasher;
   readonly mailbox: Mailbox;
   readonly rateLimits: RateLimits | undefined;
+  /** Webhook messages come due on the clock: a move looks for them at once. */
+  readonly dispatcher: Pick<WebhookDispatcher, 'dispatchDue'>;
 }
 
 /** What SANDBOX.md lets tests and integrators do to the simulated world. */
@@ -68,9 +71,13 @@ export class Sandbox {
     return { ...device, integration: change.integration ?? lock.integration };
   }
 
-  advanceClock(seconds: number): Promise<number> {
+  async advanceClock(seconds: number): Promise<number> {
     // Stepwise: a device answer due before a task's deadline must end the task before the deadline does.
-    return this.deps.clockControl.advance(seconds * 1000);
+    const now = await this.deps.clockControl.advance(seconds * 1000);
+    // A real-time poll would find the retries the move made due within a second; the answer waits
+    // until they have started instead.
+    await this.deps.dispatcher.dispatchDue();
+    return now;
   }
 
   now(): number {

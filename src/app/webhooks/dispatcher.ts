@@ -73,6 +73,8 @@ export class WebhookDispatcher {
   private stopped = false;
   /** The dispatch pass under way, and the attempts in flight: what stop() waits for. */
   private pass: Promise<void> | undefined;
+  /** State changes being written to the outbox: what dispatchDue() waits for first. */
+  private readonly queueing = new Set<Promise<void>>();
   private readonly attempts = new Set<Promise<void>>();
   private shutdown = new AbortController();
 
@@ -86,9 +88,13 @@ export class WebhookDispatcher {
     await this.failInterrupted();
     // Only the changes stored here: each change is written to the outbox once, by its own process.
     this.stopListening = this.deps.events.onLockStateChanged((change) => {
-      this.enqueueChange(change).catch((error: unknown) =>
-        this.deps.logger.error({ err: error }, 'queueing a webhook failed'),
-      );
+      const queued: Promise<void> = this.enqueueChange(change)
+        .then(
+          () => undefined,
+          (error: unknown) => this.deps.logger.error({ err: error }, 'queueing a webhook failed'),
+        )
+        .finally(() => this.queueing.delete(queued));
+      this.queueing.add(queued);
     }, 'here');
     // Retries come due on the clock; a real-time poll notices them (also after a sandbox jump).
     const stopPolling = this.deps.clock.every(RETRY_POLL_MS, () => this.kick());
@@ -134,6 +140,20 @@ export class WebhookDispatcher {
     while (this.pass !== undefined || this.attempts.size > 0) {
       await Promise.allSettled([this.pass, ...this.attempts]);
     }
+  }
+
+  /**
+   * Starts now what is due, as the real-time poll would, and resolves once nothing more can start:
+   * the messages due have been claimed (their log entries say `sending`) or wait for a free place.
+   * State changes still being written to the outbox are waited for first. The sandbox clock calls
+   * it after a move, so that POST /_sim/clock answers once the retries the move made due have
+   * started (docs/webhooks.md, "The sandbox clock"), and a test can tell that nothing more will be sent.
+   */
+  async dispatchDue(): Promise<void> {
+    while (this.queueing.size > 0) await Promise.allSettled([...this.queueing]);
+    this.kick();
+    // A pass that ends with more to do starts the next one before it resolves.
+    while (this.pass !== undefined) await this.pass;
   }
 
   /** A state change: one message if the owner has a webhook. */

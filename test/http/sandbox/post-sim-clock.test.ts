@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { eventually } from '../../support/eventually.ts';
 import {
   advanceClock,
   LOCK_A,
@@ -8,6 +9,8 @@ import {
   type TestServer,
   waitForTask,
 } from '../../support/server.ts';
+import { startReceiver } from '../../support/webhook-receiver.ts';
+import { deliveryLog, putWebhook, sendTestEvent, waitForOutcome } from '../../support/webhooks.ts';
 import { acceptedTask, json, lockStatus, simClock, taskResult } from './helpers.ts';
 
 const HOUR = 3600;
@@ -65,8 +68,8 @@ describe('POST /_sim/clock', () => {
   it('task timeouts follow it: a command with no answer ends TIMEOUT once 15 s have passed on it', async () => {
     await simLock(t, LOCK_A, { fail_next: 'TIMEOUT' });
     const taskId = await acceptedTask(t, LOCK_A, 'unlock');
+    // The answer comes once every timer due on the way has fired and what it set off has settled.
     await advanceClock(t, 14);
-    await new Promise((r) => setTimeout(r, 20));
     assert.deepEqual(await (await taskResult(t, taskId)).json(), { status: 'processing' });
     await advanceClock(t, 1);
     assert.deepEqual(await waitForTask(t, taskId), {
@@ -82,6 +85,32 @@ describe('POST /_sim/clock', () => {
     await advanceClock(t, 60);
     assert.deepEqual(await waitForTask(t, taskId), { status: 'terminated', successful: true });
     assert.equal((await lockStatus(t, LOCK_A)).locked, false);
+  });
+
+  it('webhook retries follow it: it answers once the retries it made due have started', async () => {
+    const receiver = await startReceiver((request) => ({ status: request.index === 0 ? 503 : 204 }));
+    try {
+      await putWebhook(t, { url: `${receiver.url}/hook`, retries: true });
+      const id = await sendTestEvent(t);
+      const first = await eventually('the first attempt to fail', async () => {
+        const entry = (await deliveryLog(t)).find((e) => e.id === id);
+        return entry?.attempts === 1 && entry;
+      });
+      assert.equal(first.status, 'pending', 'a retry is due later');
+      const dueInMs = Date.parse(first.next_attempt_at ?? '') - (await simClock(t));
+      assert.ok(dueInMs > 1000, `the retry is ${dueInMs} ms away`);
+      // Found by the dispatcher's real-time poll otherwise, within a second of the answer.
+      await advanceClock(t, Math.ceil(dueInMs / 1000));
+      const retried = (await deliveryLog(t)).find((e) => e.id === id);
+      assert.ok(
+        retried?.status === 'sending' || retried?.status === 'delivered',
+        `started when the clock answered: ${JSON.stringify(retried)}`,
+      );
+      assert.equal((await waitForOutcome(t, id)).status, 'delivered');
+      assert.equal(receiver.requests.length, 2);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('task retention follows it: a task ended more than 48 h ago answers BAD_PARAMS', async () => {
