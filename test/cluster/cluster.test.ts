@@ -196,8 +196,18 @@ describe('three server processes on PostgreSQL, Redis and Mosquitto', () => {
       assert.equal((await ended(i + 1, task)).successful, true);
     }
     await receiver.waitFor(before + changes, 10_000);
-    // Time for a duplicate to show up, were there one.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Every message any process made is in the delivery log they share, sent at most once: once none
+    // is being sent or waiting to be, the receiver has every request it is going to get.
+    await eventually(
+      'no message of the lock being sent or waiting',
+      async () => {
+        const res = await v3(0, '/ext/webhook/deliveries?limit=500');
+        if (res.status !== 200) return false;
+        const log = (await res.json()) as { device_id: string; status: string }[];
+        return !log.some((e) => e.device_id === lock && (e.status === 'sending' || e.status === 'pending'));
+      },
+      { everyMs: 100 },
+    );
     const received = receiver.requests
       .slice(before)
       .map((r) => JSON.parse(r.body) as { device_id: string; state: string })

@@ -11,9 +11,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Aedes, type Client } from 'aedes';
-import { connectAsync } from 'mqtt';
+import { connectAsync, type MqttClient } from 'mqtt';
 import { CATCH_UP_QUIET_MS, MqttGateway } from '../../src/adapters/devices/mqtt/gateway.ts';
-import type { DeviceListener } from '../../src/app/ports.ts';
+import type { DeviceListener, DeviceTraffic } from '../../src/app/ports.ts';
 import { Topics } from '../../src/device-protocol/topics.ts';
 import type { LockReport, ReportMark } from '../../src/domain/lock.ts';
 import { eventually } from '../support/eventually.ts';
@@ -35,6 +35,22 @@ function next(broker: Aedes, event: 'ack' | 'unsubscribe' | 'client', count = 1)
     };
     broker.on(event as 'ack', listener);
   });
+}
+
+/** Counts the device messages the gateway has handled: it tells its DeviceTraffic of each one. */
+function handledCounter(): { count: number; traffic: DeviceTraffic } {
+  const counter = {
+    count: 0,
+    traffic: {
+      track: () => undefined,
+      begin: () => undefined,
+      end: () => {
+        counter.count++;
+      },
+      idle: async () => undefined,
+    },
+  };
+  return counter;
 }
 
 describe('MqttGateway with a share group: the retained catch-up', () => {
@@ -62,6 +78,17 @@ describe('MqttGateway with a share group: the retained catch-up', () => {
     await device.endAsync();
   });
 
+  /**
+   * Once this resolves, the gateway has handled everything the broker sent it before: a sandbox
+   * answer (sim-ack, heard on a plain subscription the gateway keeps) is published and handled, and
+   * the broker keeps one client's messages in order, as the gateway keeps one access point's.
+   */
+  async function handledSoFar(device: MqttClient, counter: { count: number }): Promise<void> {
+    const before = counter.count;
+    await device.publishAsync(topics.lock(AP, LOCK, 'sim-ack'), '{"v":1}', { qos: 1 });
+    await eventually('the gateway to handle a sandbox answer', () => counter.count > before);
+  }
+
   after(async () => {
     await new Promise<void>((resolve) => broker.close(() => resolve()));
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -77,6 +104,7 @@ describe('MqttGateway with a share group: the retained catch-up', () => {
       lateResult: async () => undefined,
     };
     const clock = new ManualClock(Date.now());
+    const handled = handledCounter();
     // Both retained messages acknowledged by the gateway: they are in; only the clock ends the wait.
     const delivered = next(broker, 'ack', 2);
     let connected = false;
@@ -87,6 +115,7 @@ describe('MqttGateway with a share group: the retained catch-up', () => {
       clock,
       logger: silent,
       shareGroup: 'lockcloud',
+      inFlight: handled.traffic,
     }).then((gateway) => {
       connected = true;
       return gateway;
@@ -108,8 +137,8 @@ describe('MqttGateway with a share group: the retained catch-up', () => {
       // Only the shared subscriptions (and sim-ack) stay: a live message no longer comes this way.
       const device = await connectAsync(url, { clientId: 'device-2' });
       await device.publishAsync(topics.status(AP), JSON.stringify({ v: 1, online: true }), { qos: 1 });
+      await handledSoFar(device, handled);
       await device.endAsync();
-      await new Promise((r) => setTimeout(r, 200));
       assert.deepEqual(heard, [`status ${AP} false`]);
     } finally {
       await gateway.close();
@@ -119,6 +148,7 @@ describe('MqttGateway with a share group: the retained catch-up', () => {
   it('after a reconnection reads the retained topics again, for as long as its clock says', async () => {
     const heard: string[] = [];
     const clock = new ManualClock(Date.now());
+    const handled = handledCounter();
     const delivered = next(broker, 'ack', 2);
     const connecting = MqttGateway.connect({
       url,
@@ -127,6 +157,7 @@ describe('MqttGateway with a share group: the retained catch-up', () => {
       clock,
       logger: silent,
       shareGroup: 'lockcloud',
+      inFlight: handled.traffic,
     });
     const first = next(broker, 'client');
     await delivered;
@@ -158,8 +189,8 @@ describe('MqttGateway with a share group: the retained catch-up', () => {
       clock.advance(CATCH_UP_QUIET_MS);
       await dropped;
       await device.publishAsync(topics.status(AP), JSON.stringify({ v: 1, online: false }), { qos: 1 });
+      await handledSoFar(device, handled);
       await device.endAsync();
-      await new Promise((r) => setTimeout(r, 200));
       assert.equal(heard.length, 3, 'nothing comes through the dropped subscription');
     } finally {
       await gateway.close();

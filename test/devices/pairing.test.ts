@@ -23,6 +23,7 @@ import {
 } from '../support/devices.ts';
 import { eventually } from '../support/eventually.ts';
 import {
+  advanceClock,
   answer,
   LOCK_A,
   LOCK_B,
@@ -204,9 +205,16 @@ describe('pairing locks to access points (embedded broker)', () => {
     });
     assert.equal(res.status, 200);
     const late = 'b0000000-0000-4000-8000-0000000000e3';
+    await advanceClock(rig.t, 1);
+    const seen = (await store.accessPoints.get(AP_OTHER))?.lastSeenAt;
     await other.pair([{ device_id: late, serial: 'SERIALLATE', nickname: 'Late' }]);
-    // No answer says the list was handled; give it time it never needs (a list takes about a millisecond).
-    await new Promise((r) => setTimeout(r, 200));
+    // No answer says the list was handled. An access point's messages are handled in order: once
+    // its status sent after the list is (its last-seen time is the moved clock's), so is the list.
+    await other.online(true);
+    await eventually(
+      'the status sent after the list to be handled',
+      async () => (await store.accessPoints.get(AP_OTHER))?.lastSeenAt !== seen,
+    );
     assert.equal(await store.locks.get(late), undefined);
     assert.equal((await store.locks.listOwnedBy(account.id)).length, owned);
   });

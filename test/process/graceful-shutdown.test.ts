@@ -9,7 +9,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { openConnection, untilRefused } from '../http/ops/support.ts';
+import {
+  openConnection,
+  untilCommandInFlight,
+  untilRefused,
+  untilServerHasRead,
+} from '../http/ops/support.ts';
 import { startProcess } from '../support/process.ts';
 import { LOCK_A, OWNER, standardSeed } from '../support/server.ts';
 
@@ -47,7 +52,8 @@ describe('SIGTERM', () => {
       );
       const readyz = await openConnection(base, 'GET /readyz HTTP/1.1\r\nhost: x\r\n');
       const late = await openConnection(base, 'GET /public/locks HTTP/1.1\r\nhost: x\r\n');
-      await new Promise((r) => setTimeout(r, 200));
+      await untilCommandInFlight(dataDir);
+      await untilServerHasRead(base);
 
       server.child.kill('SIGTERM');
       const exited = exitOf(server.child);

@@ -28,6 +28,25 @@ const task: Task = {
 };
 const change: LockStateChanged = { deviceId: task.deviceId, ownerId: 'acc-1', locked: false, at: 20 };
 
+/**
+ * Resolves once `to` has received everything published on its channel before now by `from` (and,
+ * Redis running one command at a time, by anyone before `from` published): a state change from
+ * `from` is heard by `to`. A subscriber gets a channel's messages in the order Redis ran them.
+ */
+async function heardAllBefore(from: RedisEventBus, to: RedisEventBus): Promise<void> {
+  const marker = { ...change, deviceId: randomUUID() };
+  let heard = false;
+  const stop = to.onLockStateChanged((e) => {
+    if (e.deviceId === marker.deviceId) heard = true;
+  });
+  try {
+    from.lockStateChanged(marker);
+    await eventually('a marker', () => heard);
+  } finally {
+    stop();
+  }
+}
+
 describe('RedisEventBus', () => {
   let prefix: string;
   let a: RedisEventBus;
@@ -51,7 +70,9 @@ describe('RedisEventBus', () => {
     a.taskEnded(task);
     assert.deepEqual(heardA, [task], 'its own process hears it at once');
     assert.deepEqual(await eventually('task end on b', () => heardB[0]), task);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Everything a published has reached b, and a has received its own event back from Redis.
+    await heardAllBefore(a, b);
+    await heardAllBefore(b, a);
     assert.equal(heardA.length, 1, 'no echo of its own event');
     assert.equal(heardB.length, 1);
   });
@@ -72,7 +93,9 @@ describe('RedisEventBus', () => {
   });
 
   it('keeps deployments on other prefixes apart, and drops what is not an event', async () => {
-    const other = await RedisEventBus.connect(REDIS_URL, `lockcloud-test:${randomUUID()}:`, silent);
+    const otherPrefix = `lockcloud-test:${randomUUID()}:`;
+    const other = await RedisEventBus.connect(REDIS_URL, otherPrefix, silent);
+    const otherTwin = await RedisEventBus.connect(REDIS_URL, otherPrefix, silent);
     const heard: Task[] = [];
     other.onTaskEnded((t) => heard.push(t));
     const raw = new Redis(REDIS_URL);
@@ -83,11 +106,16 @@ describe('RedisEventBus', () => {
       const heardB: Task[] = [];
       b.onTaskEnded((t) => heardB.push(t));
       b.taskEnded({ ...task, id: 'task-2' });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // What a and b published has reached Redis (the other heard it); then the other prefix's own
+      // channel carries a marker: had any of the above reached it, it would have come first.
+      await heardAllBefore(a, b);
+      await heardAllBefore(b, a);
+      await heardAllBefore(otherTwin, other);
       assert.deepEqual(heard, []);
     } finally {
       raw.disconnect();
       await other.close();
+      await otherTwin.close();
     }
   });
 

@@ -120,6 +120,7 @@ async function outage(rig: Rig, broker: Broker, receiver: Receiver, name: string
       await ap.changeLock(LOCK_A, { locked: false });
       turned = true;
     }
+    // Pacing, not a wait for anything: a round of probes about every second of the 30 s outage.
     await new Promise((r) => setTimeout(r, 1000));
   }
   assert.ok(turned);

@@ -64,10 +64,16 @@ describe('sdk: waitForTask over a slow lock', () => {
 
   it('rejects with the signal’s reason when aborted, at once for an aborted signal', async () => {
     await simLockOk(t, LOCK_B, { latency_ms: 1500 });
-    const c = client(t);
-    const { task_id } = await c.unlock(LOCK_B);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 150);
+    // Aborted while it waits for its next poll: just after the first poll's answer.
+    const c = client(t, {
+      fetch: async (input, init) => {
+        const res = await fetch(input, init);
+        if (String(input).includes('/public/action-result')) setImmediate(() => controller.abort());
+        return res;
+      },
+    });
+    const { task_id } = await c.unlock(LOCK_B);
     const started = performance.now();
     const err = await c.waitForTask(task_id, { signal: controller.signal }).catch((e: unknown) => e);
     assert.ok(performance.now() - started < 500);

@@ -1,10 +1,10 @@
 /**
  * The /ext webhook API as the black-box webhook tests use it (test/http/webhooks, test/http/ext):
- * setting the webhook, sending a test event, reading the delivery log and waiting for an outcome.
+ * setting the webhook, sending a test event, reading the delivery log, waiting for an outcome, and
+ * waiting until nothing more will be sent.
  */
-
 import { eventually } from './eventually.ts';
-import { answer, OWNER_KEY, type TestServer } from './server.ts';
+import { advanceClock, answer, OWNER_KEY, type TestServer } from './server.ts';
 
 export const FLAGS = ['--no-rate-limit'] as const;
 
@@ -83,4 +83,23 @@ export function waitForOutcome(t: TestServer, id: string, key = OWNER_KEY): Prom
     const entry = (await deliveryLog(t, key)).find((e) => e.id === id);
     return (entry?.status === 'delivered' || entry?.status === 'failed') && entry;
   });
+}
+
+/**
+ * Resolves once the server sends nothing more for now to the webhooks of the accounts of `keys`:
+ * POST /_sim/clock (0 s) answers once the dispatcher has started every message that is due
+ * (docs/sandbox.md), and then the log is read until none is being sent or due. After it, a receiver
+ * has every request it is going to get until something else happens: for "nothing was sent" checks.
+ */
+export async function dispatcherIdle(t: TestServer, keys: readonly string[] = [OWNER_KEY]): Promise<void> {
+  await advanceClock(t, 0);
+  const now = ((await (await t.request('/_sim/clock')).json()) as { epoch_ms: number }).epoch_ms;
+  const busy = (e: LogEntry): boolean =>
+    e.status === 'sending' ||
+    (e.status === 'pending' && e.next_attempt_at !== null && Date.parse(e.next_attempt_at) <= now);
+  for (const key of keys)
+    await eventually(
+      'no webhook message being sent or due',
+      async () => !(await deliveryLog(t, key)).some(busy),
+    );
 }

@@ -18,6 +18,7 @@ import {
 import { type Receiver, startReceiver } from '../../support/webhook-receiver.ts';
 import {
   deliveryLog,
+  dispatcherIdle,
   extPost,
   FLAGS,
   type LogEntry,
@@ -163,7 +164,7 @@ describe('/ext/webhook', () => {
         `${OTHER} resending the owner's delivery`,
       );
       const sent = receiver.requests.length;
-      await new Promise((r) => setTimeout(r, 50));
+      await dispatcherIdle(t, [OWNER_KEY, OTHER_KEY]);
       assert.equal(receiver.requests.length, sent, 'nothing was sent');
     });
 
@@ -245,10 +246,11 @@ describe('DELETE /ext/webhook with a message waiting for a retry', () => {
       },
       { id, status: 'failed', attempts: 1, error: 'the webhook was removed; not sent', next: null },
     );
-    // Past the retry's time: the dispatcher polls every second and finds nothing to send.
+    // Past the retry's time: the dispatcher looks at once (the clock answers after it has) and finds
+    // nothing to send.
     const clock = await t.request('/_sim/clock', { method: 'POST', json: { advance_seconds: 60 } });
     assert.equal(clock.status, 200);
-    await new Promise((r) => setTimeout(r, 1_500));
+    await dispatcherIdle(t);
     assert.equal(receiver.requests.length, 1);
     for (const request of receiver.requests)
       assert.match(String(request.headers['webhook-signature']), /^v1,/);

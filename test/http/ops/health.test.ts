@@ -9,7 +9,7 @@ import { connect, createServer as createNetServer, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test';
 import { answer, LOCK_A, OWNER, simLockOk, startServer, type TestServer } from '../../support/server.ts';
 import { control, login } from '../v1/helpers.ts';
-import { openConnection, untilRefused } from './support.ts';
+import { openConnection, untilCommandInFlight, untilRefused, untilServerHasRead } from './support.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -157,7 +157,8 @@ describe('while the server shuts down', () => {
       // Connections with a request begun (headers not finished) stay open while others drain.
       const readyz = await openConnection(t.url, 'GET /readyz HTTP/1.1\r\nhost: x\r\n');
       const other = await openConnection(t.url, 'GET /public/locks HTTP/1.1\r\nhost: x\r\n');
-      await new Promise((r) => setTimeout(r, 100));
+      await untilCommandInFlight(t.dataDir);
+      await untilServerHasRead(t.url);
       closing = t.close();
       await keepAlive.closed;
       await untilRefused(t.url);
@@ -190,7 +191,7 @@ describe('while the server shuts down', () => {
       (res) => res.status,
       () => 'cut',
     );
-    await new Promise((r) => setTimeout(r, 100));
+    await untilCommandInFlight(t.dataDir);
     const started = performance.now();
     await t.close();
     const took = performance.now() - started;

@@ -4,7 +4,11 @@
  * of the request reaches a server that is closing.
  */
 import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { SQLITE_FILE_NAME } from '../../../src/adapters/stores/sqlite/open.ts';
 import { eventually } from '../../support/eventually.ts';
+import { httpMessage, rawRequest } from '../../support/raw-http.ts';
 
 export interface RawAnswer {
   readonly status: number;
@@ -94,4 +98,32 @@ export async function untilRefused(baseUrl: string, timeoutMs = 5000): Promise<v
       }),
     timeoutMs,
   );
+}
+
+/**
+ * Resolves once a command is in flight on the server whose SQLite data directory this is: a task is
+ * processing (a v1 control waiting for its lock, say).
+ */
+export function untilCommandInFlight(dataDir: string): Promise<true> {
+  return eventually('a command in flight', () => {
+    const db = new BetterSqlite3(join(dataDir, SQLITE_FILE_NAME), { readonly: true, fileMustExist: true });
+    try {
+      const row = db.prepare("SELECT count(*) AS n FROM tasks WHERE status = 'processing'").get() as {
+        n: number;
+      };
+      return row.n > 0;
+    } finally {
+      db.close();
+    }
+  });
+}
+
+/**
+ * Resolves once the server has read what was written to it before on other connections (the start
+ * of a request, say): it answers a whole request on a new connection. The server reads its sockets
+ * on one event loop in the order their data arrived, and loopback delivers a write at once.
+ */
+export async function untilServerHasRead(baseUrl: string): Promise<void> {
+  const res = await rawRequest(baseUrl, httpMessage('GET /healthz HTTP/1.1'));
+  if (res.status !== 200) throw new Error(`GET /healthz answered ${res.status}`);
 }

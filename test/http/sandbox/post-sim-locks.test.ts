@@ -201,7 +201,8 @@ describe('POST /_sim/locks/:device_id', () => {
     const state = await json(await simLock(t, LOCK_A, { latency_ms: 5000 }));
     assert.equal(state.latency_ms, 5000);
     const taskId = await acceptedTask(t, LOCK_A, 'unlock');
-    await new Promise((r) => setTimeout(r, 30));
+    // The clock's answer comes once the command is at the lock and nothing moves until the clock does.
+    await advanceClock(t, 0);
     assert.deepEqual(await (await taskResult(t, taskId)).json(), { status: 'processing' });
     const busy = await sendCommand(t, LOCK_A, 'lock');
     assert.equal(busy.status, 400);
@@ -245,7 +246,8 @@ describe('POST /_sim/locks/:device_id', () => {
   it('fail_next: TIMEOUT leaves the task processing until the command timeout, then TIMEOUT', async () => {
     await simLock(t, LOCK_A, { fail_next: 'TIMEOUT' });
     const taskId = await acceptedTask(t, LOCK_A, 'unlock');
-    await new Promise((r) => setTimeout(r, 30));
+    // The clock's answer comes once the lock has swallowed the command: only the deadline is left.
+    await advanceClock(t, 0);
     assert.deepEqual(await (await taskResult(t, taskId)).json(), { status: 'processing' });
     await advanceClock(t, 15);
     assert.deepEqual(await waitForTask(t, taskId), {

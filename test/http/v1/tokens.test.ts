@@ -114,7 +114,8 @@ describe('v1 tokens', () => {
     for (let i = 0; i < 60; i++) {
       const next = `password-${i}`;
       const change = t.request(`/_sim/accounts/${OWNER}`, { method: 'POST', json: { password: next } });
-      // Start the login a little later each round, so it meets the change at every stage.
+      // Start the login a little later each round, so it meets the change at every stage: a sweep of
+      // start offsets over the change's few milliseconds of real work, not a wait for anything.
       await new Promise((resolve) => setTimeout(resolve, i % 4));
       const [res] = await Promise.all([answer(await postLogin(t, { email: OWNER, password })), change]);
       if (res.status === 200) {

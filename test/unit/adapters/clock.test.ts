@@ -1,10 +1,23 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import { AdjustableClock } from '../../../src/adapters/system/clock.ts';
+import { eventually } from '../../support/eventually.ts';
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
-const tick = (ms = 5): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Runs `body` with node's mock setTimeout and Date: real time passes only when told (`mock.timers.tick`). */
+async function onMockTime(body: () => Promise<void>): Promise<void> {
+  mock.timers.enable({ apis: ['setTimeout', 'Date'], now: Date.now() });
+  try {
+    await body();
+  } finally {
+    mock.timers.reset();
+  }
+}
+
+/** Timers that keep the process alive (an unref'd timer is not among them). */
+const refTimers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
 describe('AdjustableClock', () => {
   it('reads the wall clock until it is moved', async () => {
@@ -43,15 +56,17 @@ describe('AdjustableClock', () => {
     assert.deepEqual(fired, [10, 20, 30, 40]);
   });
 
-  it('fires each timer once, however often the clock moves', async () => {
-    const clock = new AdjustableClock();
-    let count = 0;
-    clock.at(clock.now() + 1000, () => count++);
-    await clock.advance(2000);
-    await clock.advance(2000);
-    await tick();
-    assert.equal(count, 1);
-  });
+  it('fires each timer once, however often the clock moves', () =>
+    onMockTime(async () => {
+      const clock = new AdjustableClock();
+      let count = 0;
+      clock.at(clock.now() + 1000, () => count++);
+      await clock.advance(2000);
+      await clock.advance(2000);
+      // Its own real-time timer, had it been left armed, is long due.
+      mock.timers.tick(HOUR);
+      assert.equal(count, 1);
+    }));
 
   it('fires a timer that is already due on its own, without any advance', async () => {
     const clock = new AdjustableClock();
@@ -60,8 +75,7 @@ describe('AdjustableClock', () => {
       fired = true;
     });
     assert.equal(fired, false, 'never inside at() itself');
-    await tick();
-    assert.equal(fired, true);
+    await eventually('the timer to fire on its own', () => fired);
   });
 
   it('fires a near timer in real time', async () => {
@@ -70,23 +84,24 @@ describe('AdjustableClock', () => {
     clock.at(clock.now() + 2, () => {
       fired = true;
     });
-    await tick(15);
-    assert.equal(fired, true);
+    await eventually('the timer to fire in real time', () => fired);
   });
 
-  it('cancel stops a timer from firing, also when the clock moves past it later', async () => {
-    const clock = new AdjustableClock();
-    const fired: string[] = [];
-    const cancelFar = clock.at(clock.now() + HOUR, () => fired.push('far'));
-    const cancelNear = clock.at(clock.now() + 1, () => fired.push('near'));
-    clock.at(clock.now() + HOUR, () => fired.push('kept'));
-    cancelFar();
-    cancelNear();
-    cancelNear(); // twice is harmless
-    await tick(10);
-    await clock.advance(2 * HOUR);
-    assert.deepEqual(fired, ['kept']);
-  });
+  it('cancel stops a timer from firing, also when the clock moves past it later', () =>
+    onMockTime(async () => {
+      const clock = new AdjustableClock();
+      const fired: string[] = [];
+      const cancelFar = clock.at(clock.now() + HOUR, () => fired.push('far'));
+      const cancelNear = clock.at(clock.now() + 1, () => fired.push('near'));
+      clock.at(clock.now() + HOUR, () => fired.push('kept'));
+      cancelFar();
+      cancelNear();
+      cancelNear(); // twice is harmless
+      mock.timers.tick(10); // the near one's real time passes
+      assert.deepEqual(fired, []);
+      await clock.advance(2 * HOUR);
+      assert.deepEqual(fired, ['kept']);
+    }));
 
   it('cancel after firing is harmless', async () => {
     const clock = new AdjustableClock();
@@ -103,27 +118,30 @@ describe('AdjustableClock', () => {
     clock.at(clock.now() + 30 * DAY, () => {
       fired = true;
     });
-    await tick();
+    // An overflowing setTimeout fires after 1 ms; node fires timers in the order they are due, so it
+    // would have fired before this one.
+    await new Promise((resolve) => setTimeout(resolve, 2));
     assert.equal(fired, false, 'an overflowing setTimeout would fire at once');
     await clock.advance(30 * DAY);
     assert.equal(fired, true);
   });
 
-  it('reset puts the clock back on the wall clock and re-arms pending timers for their own time', async () => {
-    const clock = new AdjustableClock();
-    await clock.advance(DAY);
-    const fired: string[] = [];
-    // Due in 1 ms on the moved clock; after reset it is a day away and must wait for it.
-    clock.at(clock.now() + 1, () => fired.push('moved-soon'));
-    clock.at(clock.now() - DAY + 2, () => fired.push('wall-soon'));
-    clock.reset();
-    const now = clock.now();
-    assert.ok(Math.abs(now - Date.now()) < 50, 'back on the wall clock');
-    await tick(20);
-    assert.deepEqual(fired, ['wall-soon']);
-    await clock.advance(DAY);
-    assert.deepEqual(fired, ['wall-soon', 'moved-soon']);
-  });
+  it('reset puts the clock back on the wall clock and re-arms pending timers for their own time', () =>
+    onMockTime(async () => {
+      const clock = new AdjustableClock();
+      await clock.advance(DAY);
+      const fired: string[] = [];
+      // Due in 1 ms on the moved clock; after reset it is a day away and must wait for it.
+      clock.at(clock.now() + 1, () => fired.push('moved-soon'));
+      clock.at(clock.now() - DAY + 2, () => fired.push('wall-soon'));
+      clock.reset();
+      const now = clock.now();
+      assert.ok(Math.abs(now - Date.now()) < 50, 'back on the wall clock');
+      mock.timers.tick(20);
+      assert.deepEqual(fired, ['wall-soon']);
+      await clock.advance(DAY);
+      assert.deepEqual(fired, ['wall-soon', 'moved-soon']);
+    }));
 
   it('timers set during a firing run on the moved clock', async () => {
     const clock = new AdjustableClock();
@@ -155,10 +173,15 @@ describe('AdjustableClock', () => {
     assert.equal(runs, 2);
   });
 
-  it('does not keep the process alive with pending timers', async () => {
+  it('does not keep the process alive with pending timers', () => {
     const clock = new AdjustableClock();
-    clock.at(clock.now() + DAY, () => undefined);
-    // If the timer were ref'd, node:test would hang at the end of this file.
-    assert.ok(true);
+    const before = refTimers();
+    const kept = setTimeout(() => undefined, DAY);
+    assert.equal(refTimers(), before + 1, 'a plain timer is counted (the check can fail)');
+    clearTimeout(kept);
+    const cancel = clock.at(clock.now() + DAY, () => undefined);
+    clock.at(clock.now() + 30 * DAY, () => undefined);
+    assert.equal(refTimers(), before, "the clock's timers hold nothing open");
+    cancel();
   });
 });

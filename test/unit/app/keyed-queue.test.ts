@@ -49,7 +49,8 @@ describe('KeyedQueue', () => {
         queue.run('same', async () => {
           running++;
           most = Math.max(most, running);
-          await new Promise((r) => setTimeout(r, i % 3));
+          // Each task yields to the event loop a different number of times: others could start meanwhile.
+          for (let turn = 0; turn < i % 3; turn++) await new Promise((r) => setImmediate(r));
           running--;
         }),
       ),

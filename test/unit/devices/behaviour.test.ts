@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import type { SimDeviceState } from '../../../src/domain/sim-device.ts';
 import { runBehaviour, seededRandom } from '../../../src/simulator/behaviour.ts';
 import type { Fleet } from '../../../src/simulator/fleet.ts';
@@ -43,9 +43,13 @@ function fakeAccessPoint(id: string) {
 
 const fleetOf = (aps: ReturnType<typeof fakeAccessPoint>[]) =>
   ({ accessPoints: () => aps }) as unknown as Fleet;
-const tick = () => new Promise((r) => setTimeout(r, 1100));
+/** One second of the behaviour's real time, on node's mock timers: its interval fires once. */
+const tick = (): void => mock.timers.tick(1000);
 
 describe('simulator behaviour', () => {
+  beforeEach(() => mock.timers.enable({ apis: ['setInterval', 'setTimeout'] }));
+  afterEach(() => mock.timers.reset());
+
   it('turns locks by hand at the given rate, and not at all at rate 0', async () => {
     const busy = fakeAccessPoint('a');
     const idle = fakeAccessPoint('b');
@@ -59,7 +63,7 @@ describe('simulator behaviour', () => {
       { turnsPerHour: 0, offlinePerHour: 0, offlineSeconds: 1 },
       () => 0,
     );
-    await tick();
+    tick();
     stopBusy();
     stopIdle();
     assert.equal(busy.turns, 1, 'a chance of 1 a second: one turn in the first second');
@@ -74,10 +78,10 @@ describe('simulator behaviour', () => {
       { turnsPerHour: 3600, offlinePerHour: 3600, offlineSeconds: 1 },
       () => 0,
     );
-    await tick();
+    tick();
     assert.equal(ap.kills, 1);
     assert.equal(ap.turns, 0, 'a lock of an access point off power is not turned');
-    await tick();
+    tick();
     stop();
     assert.equal(ap.starts, 1);
   });
