@@ -18,7 +18,13 @@ import { type ServerProcess, startProcess } from './process.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
 export interface SoakOptions {
+  /** How long the load runs; with `enough`, the longest it may run. */
   readonly durationMs: number;
+  /**
+   * Ends the load early once this holds (looked at every 2 s): a run measured in work done rather
+   * than time, for a test that must not depend on how fast the machine is.
+   */
+  readonly enough?: (load: MixedLoad, webhooks: WebhookCounts) => boolean;
   /** How often a progress sample is taken and reported (default 30 s). */
   readonly reportEveryMs?: number;
   /** Concurrent clients (default 6). */
@@ -236,7 +242,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const reportEvery = options.reportEveryMs ?? 30_000;
     let nextReport = started + reportEvery;
     let nextLogin = started + 60_000;
-    while (Date.now() - started < options.durationMs && exited === null) {
+    const done = (): boolean => options.enough?.(load as MixedLoad, follower.counts()) ?? false;
+    while (Date.now() - started < options.durationMs && exited === null && !done()) {
       // The soak's own cadence: it runs for a duration, looking at the log and sampling as it goes.
       await sleep(Math.min(LOG_POLL_MS, Math.max(0, started + options.durationMs - Date.now())));
       await follower.look().catch(() => undefined);
