@@ -3,7 +3,7 @@
  * in the same run. Ours: the gateway publishes a command, the server's simulated access point
  * carries it out and acks, the gateway checks the ack and applies its state (the whole device path
  * of a task, without HTTP). Baseline: two bare mqtt.js clients echoing a message through a bare aedes
- * broker, with TCP_NODELAY, and (a few rounds) without it, which is what STACK.md warned about.
+ * broker, with TCP_NODELAY, and (a few rounds) without it: Nagle's algorithm against delayed ACKs.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * The composition root: the only file that picks backends, builds the application and its HTTP
- * front, and knows how to start and stop them. `bin/serve.ts` and the tests both come through here.
+ * front, and knows how to start and stop them. `src/bin/serve.ts` and the tests both come through here.
  */
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';

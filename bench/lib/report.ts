@@ -1,7 +1,7 @@
 /**
  * What every bench shares besides processes: its options (quick or full), percentiles, formatting,
  * and the JSON result scripts/bench.mjs collects into docs/benchmarks.md. A bench run on its own
- * (`node --import tsx bench/x.ts`) prints its table and writes no file.
+ * (`node --import tsx bench/<name>.ts`) prints its table and writes no file.
  */
 import { writeFileSync } from 'node:fs';
 

@@ -37,7 +37,7 @@ export interface LoginDeps {
   readonly limits: LoginLimits;
 }
 
-/** 32 random bytes: 256 bits, well over the 128 DECISIONS.md asks for. */
+/** 32 random bytes: 256 bits, well over the 128 docs/decisions.md asks for. */
 const TOKEN_BYTES = 32;
 
 export class Login {

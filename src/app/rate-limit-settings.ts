@@ -15,7 +15,7 @@ const Rate = Type.Object(
     per_second: Type.Number({
       minimum: 1,
       maximum: 1_000_000,
-      description: 'steady rate; at least 1 (DECISIONS.md)',
+      description: 'steady rate; at least 1 (docs/decisions.md)',
     }),
   },
   { additionalProperties: false },

@@ -47,7 +47,7 @@ export interface SandboxDeps {
   readonly dispatcher: Pick<WebhookDispatcher, 'dispatchDue'>;
 }
 
-/** What SANDBOX.md lets tests and integrators do to the simulated world. */
+/** What docs/sandbox.md lets tests and integrators do to the simulated world. */
 export class Sandbox {
   constructor(private readonly deps: SandboxDeps) {}
 

@@ -1,6 +1,6 @@
 /**
  * The settings table as people read it: `lockcloud serve --help`, and the README's table (written
- * by `npm run docs:settings`, checked by test/unit/config/readme-table.test.ts). Both come from
+ * by `npm run docs:settings`, checked by test/unit/config/settings-table.test.ts). Both come from
  * SETTINGS, so neither can fall behind the parser.
  */
 import type { Setting } from './setting.ts';

@@ -40,7 +40,7 @@ export function retryAfterSeconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }
 
-/** The v3 endpoints that are limited, each with its own numbers (DECISIONS.md: limits are configuration). */
+/** The v3 endpoints that are limited, each with its own numbers (docs/decisions.md: limits are configuration). */
 export const V3_LIMITED_ENDPOINTS = [
   'GET /public/locks',
   'GET /public/lock/{device_id}',
@@ -94,7 +94,7 @@ const perSecond = (burst: number, rate: number): RatePolicy => ({ burst, interva
 
 /**
  * Defaults. Every steady rate is at least 1 request a second, so a client at 1/s or slower is never
- * throttled (DECISIONS.md); bursts cover a dashboard refresh or a poll loop; commands, which move
+ * throttled (docs/decisions.md); bursts cover a dashboard refresh or a poll loop; commands, which move
  * motors and drain batteries, get the least. The command budget equals v3's command endpoint per
  * account, so a v3 client alone never meets it first; it is what holds v1 control and the dashboard,
  * which have no endpoint limits, and a client that spreads one lock's commands over several surfaces.

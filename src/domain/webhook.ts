@@ -1,4 +1,4 @@
-/** The status-change webhook's rules (DECISIONS.md "Webhook"; Standard Webhooks for signing). */
+/** The status-change webhook's rules (docs/decisions.md "Webhook"; Standard Webhooks for signing). */
 export type WebhookMethod = 'GET' | 'POST';
 export const WEBHOOK_URL_MAX = 256;
 
@@ -46,7 +46,7 @@ export function substitute(url: string, deviceId: string, state: LockState): str
   return url.split('{device_id}').join(deviceId).split('{state}').join(state);
 }
 
-/** The POST body, exactly as DECISIONS.md gives it. */
+/** The POST body, exactly as docs/decisions.md gives it. */
 export function deliveryBody(deviceId: string, locked: boolean): string {
   return JSON.stringify({ device_id: deviceId, locked, state: stateName(locked) });
 }

@@ -13,7 +13,7 @@ import { v3Errors } from './v3/errors.ts';
  * a path the router cannot decode (bad percent-encoding). Node and Fastify answer these with bodies
  * of their own and no X-Request-Id; here they get the bad-request body of the surface the path
  * belongs to, from the renderer its plugin answers with (error-pipeline.ts), and an X-Request-Id like
- * every other answer (DECISIONS.md, "Everywhere").
+ * every other answer (docs/decisions.md, "Everywhere").
  */
 
 /** The renderer of the plugin mounted at the path's prefix (server.ts); v3's outside them. */

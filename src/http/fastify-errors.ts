@@ -3,7 +3,7 @@ import type { FastifyError } from 'fastify';
 /**
  * Fastify's own errors for bad requests (unparsable JSON, wrong content type, a body too large, a
  * schema violation) all carry a 4xx status. They are the client's fault and become each version's
- * "bad parameters" answer; the size error keeps its 413 as DECISIONS.md allows.
+ * "bad parameters" answer; the size error keeps its 413 as docs/decisions.md allows.
  */
 export type RequestFault = 'too-large' | 'bad-request' | undefined;
 

@@ -58,7 +58,7 @@ function refuse(request: FastifyRequest, reply: FastifyReply, seconds: number): 
 /**
  * Spends the request from its address's budget as soon as it arrives (onRequest), before its key
  * or body is read, and sets the RateLimit headers. v3 answers an address over its limit only once
- * the key is good (`refuseAtOnce` false: its published order puts the key first, DECISIONS.md), but
+ * the key is good (`refuseAtOnce` false: its published order puts the key first, docs/decisions.md), but
  * the request has spent the budget, and the refusal the excess. The extension API, ours to order,
  * refuses it at once (`refuseAtOnce`), so a flood of bad keys is answered 429 without a key lookup.
  */
@@ -79,7 +79,7 @@ export async function limitAddress(
 /**
  * Authenticates, then spends the request from the account's budget. A request whose key fails has
  * spent its address's budget (limitAddress) but is answered 401 even when that is exhausted: the key
- * is checked first (DECISIONS.md). A throttled address or account answers 429 once the key is good.
+ * is checked first (docs/decisions.md). A throttled address or account answers 429 once the key is good.
  */
 export async function authenticateAndLimit(
   limits: RateLimits | undefined,

@@ -15,7 +15,7 @@ import { v3Errors } from './v3/errors.ts';
 import { v3Plugin } from './v3/plugin.ts';
 import './principal.ts';
 
-/** DECISIONS.md: a body over 16 KiB is a bad request. */
+/** docs/decisions.md: a body over 16 KiB is a bad request. */
 export const BODY_LIMIT_BYTES = 16 * 1024;
 
 export interface HttpOptions {

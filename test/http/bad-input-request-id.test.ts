@@ -1,5 +1,5 @@
 /**
- * X-Request-Id (DECISIONS.md, "Everywhere"): on every response, success or error of any kind; the
+ * X-Request-Id (docs/decisions.md, "Everywhere"): on every response, success or error of any kind; the
  * caller's own id is echoed when it is sane, and replaced by a fresh one when it is not.
  */
 import assert from 'node:assert/strict';

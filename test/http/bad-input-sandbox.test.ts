@@ -1,5 +1,5 @@
 /**
- * Bad input on every sandbox route (SANDBOX.md): each answer is the sandbox's error body exactly
+ * Bad input on every sandbox route (docs/sandbox.md): each answer is the sandbox's error body exactly
  * (`{"error", "message"}`), never a 500, and the simulated world does not change.
  */
 import assert from 'node:assert/strict';

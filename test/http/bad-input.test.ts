@@ -1,6 +1,6 @@
 /**
  * Bad input on the keyed v3 endpoints (the partner endpoint has its own file): each answer is the documented body exactly, never a 500, and
- * nothing happens to the lock. DECISIONS.md ("Everywhere", "v3") fixes the answers.
+ * nothing happens to the lock. docs/decisions.md ("Everywhere", "v3") fixes the answers.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

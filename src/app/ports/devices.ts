@@ -103,7 +103,7 @@ export interface SimulatedLockChange {
   readonly failNext?: TaskFailure | null;
 }
 
-/** A simulated lock's state as its simulator tells it (SANDBOX.md's answer to POST /_sim/locks). */
+/** A simulated lock's state as its simulator tells it (docs/sandbox.md's answer to POST /_sim/locks). */
 export type SimulatedLockState = Omit<SimDeviceState, 'apId' | 'serial' | 'nickname'>;
 
 /**

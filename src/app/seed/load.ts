@@ -75,7 +75,7 @@ export function simDeviceOf(lock: ReturnType<typeof seedLockDefaults>, apId: str
   };
 }
 
-/** Loads a validated seed into an empty store and the simulator; see SANDBOX.md for the defaults. */
+/** Loads a validated seed into an empty store and the simulator; see docs/sandbox.md for the defaults. */
 export async function loadSeed(seed: Seed, deps: SeedDeps): Promise<void> {
   const { store, secrets, now } = deps;
   const accountIds = new Map<string, string>();

@@ -77,7 +77,10 @@ export function sandboxAnswer(error: DomainError): ErrorAnswer<SandboxErrorBody>
 /** The sandbox's words for every step of the error pipeline: always a message, for people writing tests. */
 export const sandboxErrors: ErrorRenderer<SandboxErrorBody> = {
   surface: 'sandbox',
-  notFound: (request) => ({ error: 'NOT_FOUND', message: `no ${request.method} route here (SANDBOX.md)` }),
+  notFound: (request) => ({
+    error: 'NOT_FOUND',
+    message: `no ${request.method} route here (docs/sandbox.md)`,
+  }),
   domain: sandboxAnswer,
   badRequest: (message) => ({ error: 'BAD_PARAMS', message }),
   unavailable: { error: 'SERVICE_UNAVAILABLE', message: UNAVAILABLE_MESSAGE },

@@ -33,7 +33,7 @@ const lockState = (s: SimLockView) => ({
   fail_next: s.failNext,
 });
 
-/** SANDBOX.md's control surface under /_sim; never registered in production. */
+/** docs/sandbox.md's control surface under /_sim; never registered in production. */
 export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = async (
   app,
   { lockcloud },

@@ -14,7 +14,7 @@ export interface V1Options {
 export async function v1Plugin(app: FastifyInstance, { lockcloud }: V1Options): Promise<void> {
   answerErrorsWith(app, v1Errors);
   await app.register(loginRoutes, { lockcloud });
-  // Token checks come before everything else (DECISIONS.md): onRequest runs before the body is read.
+  // Token checks come before everything else (docs/decisions.md): onRequest runs before the body is read.
   await app.register(async (authed) => {
     authed.addHook('onRequest', async (request) => {
       const header = request.headers['x-authorization'];

@@ -1,5 +1,5 @@
 /**
- * DECISIONS.md: rate limits apply per endpoint "to both the account and the client IP". The account's
+ * docs/decisions.md: rate limits apply per endpoint "to both the account and the client IP". The account's
  * bucket holds across every address it calls from; the address's across every account it speaks for.
  * Two client addresses: 127.0.0.1 and 127.0.0.2 (Linux loopback takes any 127.x.y.z as a source).
  */

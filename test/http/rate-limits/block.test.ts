@@ -1,5 +1,5 @@
 /**
- * DECISIONS.md: "An IP that keeps being throttled well past the limit is blocked for 30 minutes on
+ * docs/decisions.md: "An IP that keeps being throttled well past the limit is blocked for 30 minutes on
  * every endpoint: 403 {"error":"ACCESS_DENY"} with Retry-After." With the DEFAULT limits and block
  * policy (100 refusals within a minute, then 30 minutes), checked before the key.
  */

@@ -1,5 +1,5 @@
 /**
- * SANDBOX.md: "--no-rate-limit turns rate limiting off, for load tests and benchmarks from one
+ * docs/sandbox.md: "--no-rate-limit turns rate limiting off, for load tests and benchmarks from one
  * address": no 429, no 403, no RateLimit headers, and no v1 login limit either.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * DECISIONS.md: "A client that sends one request per second or fewer is never throttled", with the
+ * docs/decisions.md: "A client that sends one request per second or fewer is never throttled", with the
  * DEFAULT limits. A simulated hour at 1/s: the sandbox clock moves 1 s between requests.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * DECISIONS.md: "A client that sends one request per second or fewer is never throttled", with the
+ * docs/decisions.md: "A client that sends one request per second or fewer is never throttled", with the
  * DEFAULT limits, for the endpoint with the tightest ones: a command a second for a simulated hour,
  * each task ended before the next (the sandbox clock moves 1 s between commands).
  */

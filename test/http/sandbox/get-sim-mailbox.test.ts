@@ -41,6 +41,9 @@ describe('GET /_sim/mailbox', () => {
       json: {},
     });
     assert.equal(res.status, 404);
-    assert.equal((await json(res)).error, 'NOT_FOUND');
+    const body = await json(res);
+    assert.equal(body.error, 'NOT_FOUND');
+    // The sandbox's words for a route it does not have point to its contract, in the repository.
+    assert.equal(body.message, 'no POST route here (docs/sandbox.md)');
   });
 });

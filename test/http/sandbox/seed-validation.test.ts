@@ -32,7 +32,7 @@ describe('seed validation (validateSeed, parseSeed)', () => {
     assert.ok(hit, `no problem for ${field} ${words.join(' ')} in ${JSON.stringify(found)}`);
   };
 
-  it('accepts a good seed and the example of SANDBOX.md, and returns it', () => {
+  it('accepts a good seed and the example of docs/sandbox.md, and returns it', () => {
     const seed = ok();
     assert.equal(validateSeed(seed), seed);
     assert.deepEqual(validateSeed({}), {});

@@ -1,5 +1,5 @@
 /**
- * DECISIONS.md's check order for v1 control, one pair of faults at a time: token (200xx), body
+ * docs/decisions.md's check order for v1 control, one pair of faults at a time: token (200xx), body
  * (10000, 10005), lock (11002), ownership (30000), api_enabled (32000), then execution (500xx).
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Requests to /v1 that never reach a route (DECISIONS.md, "Everywhere"): they still get the v1 body
+ * Requests to /v1 that never reach a route (docs/decisions.md, "Everywhere"): they still get the v1 body
  * and an X-Request-Id, never a 500 or the framework's own body.
  */
 import assert from 'node:assert/strict';

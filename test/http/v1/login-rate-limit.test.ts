@@ -1,5 +1,5 @@
 /**
- * Login brute force (DECISIONS.md): limited per e-mail and per client address, 429 42900 with
+ * Login brute force (docs/decisions.md): limited per e-mail and per client address, 429 42900 with
  * Retry-After. These servers run WITHOUT --no-rate-limit; windows end by moving the sandbox clock.
  * The defaults (DEFAULT_LOGIN_LIMITS): 10 attempts per e-mail, then one a minute; 30 per address,
  * then one every 10 s.

@@ -1,5 +1,5 @@
 /**
- * What a delivery looks like on the wire (DECISIONS.md "Webhook"): {device_id} and {state} filled in
+ * What a delivery looks like on the wire (docs/decisions.md "Webhook"): {device_id} and {state} filled in
  * wherever they stand in the URL; a POST carries exactly {"device_id","locked","state"} as
  * application/json; a GET carries no body.
  */

@@ -1,6 +1,6 @@
 /**
  * "It fires once for every real change of the lock state, whatever caused it ..., never for a
- * command that left the state as it was" (DECISIONS.md "Webhook").
+ * command that left the state as it was" (docs/decisions.md "Webhook").
  *
  * Counting: after every real change the log is polled until the dispatcher is idle and must hold
  * exactly the changes so far. A no-op is always followed by a real change of some lock, so a

@@ -90,7 +90,7 @@ describe('parseRateLimits (the --rate-limits file)', () => {
     );
   });
 
-  it('refuses a steady rate under 1 a second (DECISIONS.md: 1/s is never throttled) and bad JSON', () => {
+  it('refuses a steady rate under 1 a second (docs/decisions.md: 1/s is never throttled) and bad JSON', () => {
     assert.ok(
       problems(
         JSON.stringify({ endpoints: { 'GET /public/locks': { account: { burst: 5, per_second: 0.5 } } } }),

@@ -117,7 +117,7 @@ describe('substitute', () => {
 });
 
 describe('deliveryBody', () => {
-  it('is exactly the JSON DECISIONS.md gives, keys in order, no spaces', () => {
+  it('is exactly the JSON docs/decisions.md gives, keys in order, no spaces', () => {
     assert.equal(deliveryBody(UUID, true), `{"device_id":"${UUID}","locked":true,"state":"locked"}`);
     assert.equal(deliveryBody(UUID, false), `{"device_id":"${UUID}","locked":false,"state":"unlocked"}`);
   });
