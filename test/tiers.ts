@@ -65,6 +65,8 @@ export const TIER_OF: Readonly<Record<string, Tier>> = {
   'test/rate-limit/redis-fallback.test.ts': 'system',
   // The README's example run by node.
   'test/sdk/readme-example.test.ts': 'system',
+  // npm pack, npm install and tsc into a project of its own, then node running the example.
+  'test/sdk/pack.test.ts': 'system',
   // Lockcloud processes and `lockcloud admin`, their output scanned; pg_dump.
   'test/security/secrets-postgres.test.ts': 'system',
   'test/security/secrets-sqlite.test.ts': 'system',

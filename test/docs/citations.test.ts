@@ -63,9 +63,11 @@ const exists = (path: string): boolean => existsSync(path);
  * Whether a mentioned path is in the repository: a path with an extension must be a file (a glob,
  * `browser-*.test.ts`, must match one); one without may also be the start of files' paths, as a
  * folder (`test/cluster`), a file named without its extension (`bench/login-timing`) or a test filter
- * (`node scripts/run-tests.mjs test/reliability/crash`) names them.
+ * (`node scripts/run-tests.mjs test/reliability/crash`) names them. Build output is not held.
  */
 function cited(mention: string): boolean {
+  // Build output (`dist/`, `sdk/dist/`) is made by `npm run build`, never committed.
+  if (mention.split('/').includes('dist')) return true;
   if (mention.includes('*')) {
     const escaped = mention.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
     const glob = new RegExp(
