@@ -42,8 +42,9 @@ import { type DeviceLink, openDeviceLink } from './open-device-link.ts';
 import { openLogger } from './open-logger.ts';
 import { drainHttp, readinessChecks } from './open-ops.ts';
 import { openStore } from './open-store.ts';
+import { VERSION } from './version.ts';
 
-export const VERSION = '0.1.0';
+export { VERSION };
 
 export interface ServerOverrides {
   /** Tests pass a cheaper password hash; production keeps the default cost. */

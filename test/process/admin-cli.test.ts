@@ -68,6 +68,8 @@ function ok(run: Run, stdout: RegExp): void {
 }
 
 const passwords = scryptHasher({ N: 1024, r: 8, p: 1 });
+/** The `lockcloud` command from the sources (bin/lockcloud.js runs its build; test/package/pack.test.ts the installed one). */
+const CLI = ['--import', 'tsx', 'src/bin/cli.ts'];
 
 async function storedAccount(dataDir: string, email: string) {
   const store = await openSqliteStore(dataDir);
@@ -244,7 +246,7 @@ describe('lockcloud admin (a separate process on a data directory)', () => {
   it('reads the data directory from LOCKCLOUD_DATA, and runs as `lockcloud admin`', async () => {
     const fromEnv = await cli(['accounts', '--json'], { env: { LOCKCLOUD_DATA: dir } });
     ok(fromEnv, /owner@example\.com/);
-    const viaBin = await cli(['admin', 'accounts', '--json', ...data], { entry: ['bin/lockcloud.js'] });
+    const viaBin = await cli(['admin', 'accounts', '--json', ...data], { entry: CLI });
     ok(viaBin, /owner@example\.com/);
     assert.deepEqual(JSON.parse(viaBin.stdout), JSON.parse(fromEnv.stdout));
   });

@@ -296,9 +296,9 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
     assert.equal(run.stderr, '');
   });
 
-  it('runs as `lockcloud locks` through bin/lockcloud.js', async () => {
+  it('runs as `lockcloud locks` through the lockcloud command (src/bin/cli.ts)', async () => {
     const run = await start(['locks', 'list', '--json'], {
-      entry: ['bin/lockcloud.js'],
+      entry: ['--import', 'tsx', 'src/bin/cli.ts'],
       env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY },
     }).done;
     ok(run, /Front door/);
@@ -361,7 +361,7 @@ describe('lockcloud locks: the README examples, as written', () => {
     // Only the URL, the key and the device id are substituted; `lockcloud` is the package's command.
     const script = [
       'set -e',
-      'lockcloud() { node bin/lockcloud.js "$@"; }',
+      `lockcloud() { ${process.execPath} --import tsx src/bin/cli.ts "$@"; }`,
       block
         .replaceAll('http://127.0.0.1:8080', t.url)
         .replaceAll('lck_...', OWNER_KEY)

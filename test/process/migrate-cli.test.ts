@@ -11,12 +11,12 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 
 const NAMES = Object.keys(await migrationProvider.getMigrations()).sort();
 
-/** `lockcloud migrate ARGS` through the installed entry point; the store only from `env` and ARGS. */
+/** `lockcloud migrate ARGS` through the lockcloud command (src/bin/cli.ts); the store only from `env` and ARGS. */
 function runMigrate(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
   const base: Record<string, string | undefined> = { ...process.env };
   delete base.DATABASE_URL;
   delete base.LOCKCLOUD_DATA;
-  const child = spawn(process.execPath, ['bin/lockcloud.js', 'migrate', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/cli.ts', 'migrate', ...args], {
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

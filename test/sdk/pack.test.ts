@@ -10,58 +10,16 @@
  * development machine, most of it the install.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
+import { cleanEnv, sh } from '../support/npm.ts';
 import { getLock, LOCK_A, OWNER_KEY, startServer, type TestServer } from '../support/server.ts';
 import { PUBLIC_VALUES } from './public-api.ts';
 import { tsExamples } from './readme.ts';
-
-const run = promisify(execFile);
-
-/**
- * The environment of a child npm or node. Run under `npm test`, this process carries npm's own
- * variables: where the project is (`npm_config_local_prefix`, `npm_package_*`, ...) would point the
- * child at this repository, so they go; the user's npm settings (`npm_config_registry`, `_cafile`,
- * proxies) stay.
- */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const location = /^npm_config_(?:local_prefix|prefix|global_prefix|user_agent|npm_version|init_module)$/i;
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !/^npm_/i.test(k) || (/^npm_config_/i.test(k) && !location.test(k)),
-    ),
-  );
-  return {
-    ...env,
-    npm_config_update_notifier: 'false',
-    npm_config_fund: 'false',
-    npm_config_audit: 'false',
-    ...extra,
-  };
-}
-
-async function sh(
-  what: string,
-  file: string,
-  args: string[],
-  cwd: string,
-  env = cleanEnv(),
-): Promise<{ stdout: string; stderr: string }> {
-  try {
-    return await run(file, args, { cwd, env, encoding: 'utf8', timeout: 120_000, maxBuffer: 16 << 20 });
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(
-      `${what} failed: ${e.message}\n--- stdout\n${e.stdout ?? ''}\n--- stderr\n${e.stderr ?? ''}`,
-    );
-  }
-}
 
 const npm = (what: string, args: string[], cwd: string) => sh(what, 'npm', args, cwd);
 
