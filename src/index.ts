@@ -138,7 +138,8 @@ export type LogLevel = 'silent' | 'fatal' | 'error' | 'warn' | 'info' | 'debug' 
 /** How {@link startLockcloud} starts the sandbox; every field is optional. */
 export interface StartLockcloudOptions {
   /**
-   * What the store starts with: a seed object, or the path of a seed file (JSON). Default: the
+   * What the store starts with: a seed object, or the path of a seed file (JSON, relative to the
+   * current directory). Default: the
    * demo (one account and two locks that take a second to move, with fresh credentials).
    */
   readonly seed?: LockcloudSeed | string | undefined;
@@ -310,8 +311,9 @@ export class SandboxError extends Error {
 /** Scrypt's cost for `passwordHashing: 'fast'`: the tests' own (test/support/server.ts). */
 const FAST_SCRYPT = { N: 1024, r: 8, p: 1 };
 
-function controls(http: LockcloudServer['http']): SandboxControls {
+function controls(http: LockcloudServer['http'], closed: () => boolean): SandboxControls {
   const call = async <T>(method: 'GET' | 'POST', url: string, payload?: object): Promise<T> => {
+    if (closed()) throw new Error('this lockcloud has been closed (close() was called)');
     const res = await http.inject({ method, url, ...(payload === undefined ? {} : { payload }) });
     const body: unknown = res.body === '' ? undefined : JSON.parse(res.body);
     if (res.statusCode >= 400) {
@@ -358,6 +360,39 @@ function serverFlags(options: StartLockcloudOptions, dir: string, seedFile: stri
   return flags;
 }
 
+const OPTIONS = new Set([
+  'seed',
+  'rateLimits',
+  'logLevel',
+  'passwordHashing',
+  'commandTimeoutMs',
+  'lowBatteryThreshold',
+]);
+
+/**
+ * What the types say, for callers in JavaScript: an option misspelt or of the wrong kind would
+ * otherwise be ignored without a word. The values themselves are the server's to check.
+ */
+function checkOptions(options: StartLockcloudOptions): void {
+  const problems: string[] = [];
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('startLockcloud: options must be an object');
+  for (const name of Object.keys(options))
+    if (!OPTIONS.has(name)) problems.push(`unknown option ${name} (options: ${[...OPTIONS].join(', ')})`);
+  const { seed, rateLimits, passwordHashing } = options;
+  if (seed !== undefined && typeof seed !== 'string' && (typeof seed !== 'object' || seed === null))
+    problems.push('seed: a seed object or the path of a seed file');
+  if (
+    rateLimits !== undefined &&
+    typeof rateLimits !== 'boolean' &&
+    (typeof rateLimits !== 'object' || rateLimits === null)
+  )
+    problems.push('rateLimits: true, false or an object of limits');
+  if (passwordHashing !== undefined && passwordHashing !== 'fast' && passwordHashing !== 'production')
+    problems.push("passwordHashing: 'fast' or 'production'");
+  if (problems.length > 0) throw new TypeError(`startLockcloud: ${problems.join('; ')}`);
+}
+
 /** The seed to load: the object validated as the server will, or the file read. */
 function seedOf(seed: LockcloudSeed | string): LockcloudSeed {
   return typeof seed === 'string' ? readSeedFile(seed) : parseSeed(JSON.stringify(seed));
@@ -382,10 +417,11 @@ function seeded(seed: LockcloudSeed) {
  * @example
  * const lockcloud = await startLockcloud({ seed: './test/seed.json' });
  * const res = await fetch(`${lockcloud.url}/public/locks`, { headers: { authorization: lockcloud.apiKey ?? '' } });
- * await lockcloud.sandbox.failNext(lockcloud.locks[0].device_id, 'JAMMED');
+ * await lockcloud.sandbox.failNext(lockcloud.locks[0]?.device_id ?? '', 'JAMMED');
  * await lockcloud.close();
  */
 export async function startLockcloud(options: StartLockcloudOptions = {}): Promise<RunningLockcloud> {
+  checkOptions(options);
   const dir = mkdtempSync(join(tmpdir(), 'lockcloud-fake-'));
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
   let server: LockcloudServer | undefined;
@@ -410,7 +446,7 @@ export async function startLockcloud(options: StartLockcloudOptions = {}): Promi
       url,
       mqttUrl: running.devices.brokerUrl,
       ...credentials,
-      sandbox: controls(running.http),
+      sandbox: controls(running.http, () => closing !== undefined),
       close() {
         closing ??= running.close().finally(removeDir);
         return closing;

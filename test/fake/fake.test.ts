@@ -264,6 +264,12 @@ describe('startLockcloud: a lockcloud sandbox in the test process', () => {
         /GET \/nowhere/,
       ],
       [{ logLevel: 'loud' as 'info' }, /log/i],
+      // What TypeScript would refuse, from JavaScript:
+      [{ rateLimit: false } as StartLockcloudOptions, /unknown option rateLimit \(options: seed, rateLimits/],
+      [{ passwordHashing: 'cheap' as 'fast' }, /passwordHashing: 'fast' or 'production'/],
+      [{ rateLimits: 'off' as unknown as boolean }, /rateLimits: true, false or an object/],
+      [{ seed: 42 as unknown as string }, /seed: a seed object or the path of a seed file/],
+      [{ seed: null as unknown as string }, /seed: a seed object/],
     ];
     for (const [options, reason] of cases) {
       await assert.rejects(startLockcloud(options), reason, JSON.stringify(options));
@@ -351,12 +357,13 @@ describe('startLockcloud: a lockcloud sandbox in the test process', () => {
     }
   });
 
-  it('close(): the ports refuse, the directory is gone, a second close() resolves', async () => {
+  it('close(): the ports refuse, the directory is gone, the controls say so, a second close() resolves', async () => {
     const lockcloud = await startLockcloud({ seed: SEED });
     assert.equal(leftovers().length, 1);
     await Promise.all([lockcloud.close(), lockcloud.close()]);
     await lockcloud.close();
     assert.deepEqual(leftovers(), []);
+    await assert.rejects(lockcloud.sandbox.getClock(), /this lockcloud has been closed/);
     await assert.rejects(fetch(`${lockcloud.url}/public/locks`), TypeError);
     const broker = new URL(lockcloud.mqttUrl);
     const { createConnection } = await import('node:net');
