@@ -12,9 +12,11 @@
  * cache does not keep what a package's install script built). So that this happens once per
  * machine, not on every run, the compiled binary is kept as a local prebuild in npm's cache
  * (`<npm cache>/_lockcloud-prebuilds`, named as prebuild-install names a release's binary: package,
- * version, Node ABI, platform, architecture) and handed to later installs through prebuild-install's
- * documented `better_sqlite3_local_prebuilds` setting: the same version's binary compiled on this
- * machine, and a new version or a new Node compiles afresh.
+ * version, Node ABI, platform, architecture) and handed to later installs as prebuild-install's
+ * "local prebuilds" (its `local-prebuilds` setting, in a `.prebuild-installrc` of the project; the
+ * `better_sqlite3_local_prebuilds` npm setting would do the same, but npm 11 warns that it will stop
+ * passing unknown settings on): the same version's binary compiled on this machine, and a new
+ * version or a new Node compiles afresh.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -161,13 +163,15 @@ describe('lockcloud: packed, installed into an empty project, run from there', (
     const cache = (await sh('npm config get cache', 'npm', ['config', 'get', 'cache'], app)).stdout.trim();
     const prebuilds = join(cache, '_lockcloud-prebuilds');
     mkdirSync(prebuilds, { recursive: true });
+    // prebuild-install reads its settings (rc) from the directories above the package it installs.
+    writeFileSync(join(app, '.prebuild-installrc'), `local-prebuilds=${prebuilds}\n`);
     await timed('install of the tarball and vitest 3', () =>
       sh(
         'npm install of the tarball and vitest 3 (is the npm registry reachable?)',
         'npm',
         ['install', '--no-audit', '--no-fund', '--loglevel=error', join(dir, packed.filename), 'vitest@3'],
         app,
-        cleanEnv({ npm_config_better_sqlite3_local_prebuilds: prebuilds }),
+        cleanEnv(),
         600_000,
       ),
     );
