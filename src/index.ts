@@ -6,7 +6,7 @@
  *
  * The public types are declared in this file and import nothing of the server's: the package ships
  * this file's declarations alone (scripts/build.mjs says why and fails the build otherwise).
- * test/fake/types.ts holds them equal to the seed schema and to the SDK's sandbox types.
+ * test/fake/public-types.ts holds them equal to the seed schema and to the SDK's sandbox types.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

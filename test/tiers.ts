@@ -42,6 +42,10 @@ export const TIER_OF: Readonly<Record<string, Tier>> = {
   'test/stores/': 'integration',
 
   'test/cluster/': 'system',
+  // startLockcloud in the test's process, and a child process that must exit by itself after close().
+  'test/fake/': 'system',
+  // npm pack and install, lockcloud's bin as a process.
+  'test/package/': 'system',
   'test/process/': 'system',
   'test/reliability/': 'system',
   // Chromium.
