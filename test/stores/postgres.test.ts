@@ -8,7 +8,8 @@ import type { Store } from '../../src/app/ports.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 import { clusterStoreContract } from './cluster-contract.ts';
 import { dashboardStoreContract } from './dashboard-contract.ts';
-import { type StoreFactory, storeContract } from './store-contract.ts';
+import { freshnessStoreContract, type SharedStoreFactory } from './freshness-contract.ts';
+import { storeContract } from './store-contract.ts';
 
 /** One statement on `url` through a connection of its own. */
 async function query<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
@@ -31,18 +32,21 @@ before(async () => {
 });
 after(() => shared.drop());
 
-const postgresFactory: StoreFactory = {
+const postgresFactory: SharedStoreFactory = {
   async open() {
     const store = await openPostgresStore(shared.url, { poolSize: 4 });
     const tables = [...DATA_TABLES, 'meta'].map((t) => `"${t}"`).join(', ');
     await query(shared.url, `TRUNCATE ${tables} CASCADE`);
     return store;
   },
+  // Another server process: a pool of its own on the same database.
+  another: () => openPostgresStore(shared.url, { poolSize: 2 }),
   cleanup: (store: Store) => store.close(),
 };
 storeContract('PostgreSQL', postgresFactory);
 dashboardStoreContract('PostgreSQL', postgresFactory);
 clusterStoreContract('PostgreSQL', postgresFactory);
+freshnessStoreContract('PostgreSQL', postgresFactory);
 
 describe('PostgreSQL store specifics', () => {
   it('migrates a fresh database once; opening it again changes nothing and keeps the data', async () => {

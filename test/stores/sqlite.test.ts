@@ -7,29 +7,46 @@ import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, Kysely, type LogEvent, SqliteDialect } from 'kysely';
 import { SqlStore } from '../../src/adapters/stores/sql/store.ts';
 import type { Database } from '../../src/adapters/stores/sql/tables.ts';
-import { openSqliteStore, SQLITE_FILE_NAME } from '../../src/adapters/stores/sqlite/open.ts';
+import {
+  openCachedSqliteStore,
+  openSqliteStore,
+  SQLITE_FILE_NAME,
+} from '../../src/adapters/stores/sqlite/open.ts';
 import type { Store } from '../../src/app/ports.ts';
 import { clusterStoreContract } from './cluster-contract.ts';
 import { dashboardStoreContract } from './dashboard-contract.ts';
-import { type StoreFactory, storeContract } from './store-contract.ts';
+import { freshnessStoreContract, type SharedStoreFactory } from './freshness-contract.ts';
+import { storeContract } from './store-contract.ts';
 
 const dirs = new Map<Store, string>();
 
-const sqliteFactory: StoreFactory = {
+/**
+ * A fresh SQLite file in a directory of its own, opened by `open` (plain, or as a server opens it);
+ * another process's connection to it is a plain one, as the admin CLI's.
+ */
+const sqliteFactory = (open: (dir: string) => Promise<Store>): SharedStoreFactory => ({
   async open() {
     const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
-    const store = await openSqliteStore(dir);
+    const store = await open(dir);
     dirs.set(store, dir);
     return store;
   },
+  another: (store) => openSqliteStore(dirs.get(store) ?? ''),
   async cleanup(store) {
     await store.close();
     rmSync(dirs.get(store) ?? '', { recursive: true, force: true });
   },
-};
-storeContract('SQLite', sqliteFactory);
-dashboardStoreContract('SQLite', sqliteFactory);
-clusterStoreContract('SQLite', sqliteFactory);
+});
+for (const [backend, factory] of [
+  ['SQLite', sqliteFactory(openSqliteStore)],
+  // What a server runs on: the read cache in front of SQLite (adapters/stores/read-cache.ts).
+  ['SQLite, read-cached', sqliteFactory(openCachedSqliteStore)],
+] as const) {
+  storeContract(backend, factory);
+  dashboardStoreContract(backend, factory);
+  clusterStoreContract(backend, factory);
+  freshnessStoreContract(backend, factory);
+}
 
 describe('SQLite store specifics', () => {
   it('runs in WAL mode and migrates an existing file without loss', async () => {
