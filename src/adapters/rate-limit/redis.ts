@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { Logger, RateLimitStore, ReadinessCheck } from '../../app/ports.ts';
 import { BackendUnavailableError } from '../../app/unavailable.ts';
 import type { RateDecision, RatePolicy } from '../../domain/rate-limit.ts';
+import { closed } from '../system/redis-closed.ts';
 import { MemoryRateLimitStore } from './memory.ts';
 
 /**
@@ -162,10 +163,10 @@ export class RedisRateLimitStore implements RateLimitStore {
     return [{ name: 'redis', critical: false, check: () => this.ping() }];
   }
 
+  /** Resolves once the connection is closed: nothing of the store is left to hold the process. */
   async close(): Promise<void> {
     await this.memory.close();
     // Connected, QUIT lets the commands in flight finish; away, it would wait for a reconnection.
-    if (this.redis.status === 'ready') await this.redis.quit();
-    else this.redis.disconnect();
+    await closed(this.redis, { graceful: true });
   }
 }

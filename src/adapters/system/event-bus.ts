@@ -8,6 +8,7 @@ import type { Task } from '../../domain/task.ts';
  */
 export class LocalEventBus implements EventBus {
   private readonly emitter = new EventEmitter();
+  private closed = false;
 
   constructor(private readonly onListenerError: (error: unknown) => void) {
     // v1 waits register one listener per request in flight.
@@ -30,6 +31,15 @@ export class LocalEventBus implements EventBus {
     return this.on('task', listener);
   }
 
+  /**
+   * Delivers nothing from now on (the listeners are dropped, later ones never hear); announcing
+   * stays harmless, for a use case still finishing while the server stops.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.emitter.removeAllListeners();
+  }
+
   private emit(name: string, payload: unknown): void {
     for (const listener of this.emitter.listeners(name)) {
       try {
@@ -41,6 +51,7 @@ export class LocalEventBus implements EventBus {
   }
 
   private on<T>(name: string, listener: (payload: T) => void): Cancel {
+    if (this.closed) return () => undefined;
     this.emitter.on(name, listener);
     return () => this.emitter.off(name, listener);
   }

@@ -10,6 +10,7 @@ import type {
 } from '../../app/ports.ts';
 import type { Task } from '../../domain/task.ts';
 import { LocalEventBus } from './event-bus.ts';
+import { closed } from './redis-closed.ts';
 
 interface Envelope {
   readonly from: string;
@@ -50,6 +51,7 @@ export class RedisEventBus implements EventBus {
   private readonly everywhere: LocalEventBus;
   private readonly instance = randomUUID();
   private readonly channel: string;
+  private closed = false;
 
   private constructor(
     private readonly publisher: Redis,
@@ -63,23 +65,39 @@ export class RedisEventBus implements EventBus {
     this.channel = `${prefix}events`;
   }
 
-  /** Connects both connections (a subscribed Redis connection can do nothing else) and subscribes. */
+  /**
+   * Connects both connections (a subscribed Redis connection can do nothing else) and subscribes.
+   * Until then a failure ends the attempt with the reason Redis gave (refused, a wrong password),
+   * leaving nothing open; once connected, a lost connection is retried for as long as it takes.
+   */
   static async connect(url: string, prefix: string, logger: Logger): Promise<RedisEventBus> {
-    const options = { maxRetriesPerRequest: 2, enableOfflineQueue: false, lazyConnect: true };
+    let connected = false;
+    const options = {
+      maxRetriesPerRequest: 2,
+      enableOfflineQueue: false,
+      lazyConnect: true,
+      // ioredis's own default once connected; null: give up.
+      retryStrategy: (times: number) => (connected ? Math.min(times * 50, 2000) : null),
+    };
     const publisher = new Redis(url, options);
     const subscriber = new Redis(url, { ...options, enableOfflineQueue: true });
     const bus = new RedisEventBus(publisher, subscriber, prefix, logger);
+    let firstError: Error | undefined;
     for (const connection of [publisher, subscriber])
-      connection.on('error', (error: Error) => logger.warn({ err: error }, 'event bus: Redis error'));
+      connection.on('error', (error: Error) => {
+        firstError ??= error;
+        if (connected) logger.warn({ err: error }, 'event bus: Redis error');
+      });
     try {
       await Promise.all([publisher.connect(), subscriber.connect()]);
       subscriber.on('message', (_channel: string, message: string) => bus.receive(message));
       // ioredis subscribes again by itself after a reconnection.
       await subscriber.subscribe(bus.channel);
+      connected = true;
     } catch (error) {
-      publisher.disconnect();
-      subscriber.disconnect();
-      throw error;
+      await Promise.all([closed(publisher), closed(subscriber)]);
+      // ioredis rejects with "Connection is closed."; the reason is what it reported before.
+      throw firstError ?? error;
     }
     return bus;
   }
@@ -118,13 +136,19 @@ export class RedisEventBus implements EventBus {
     return [{ name: 'events', critical: false, check: () => this.ping() }];
   }
 
-  /** Ends both connections at once: with Redis away, a graceful QUIT would wait for a reconnection. */
+  /**
+   * Ends both connections at once (with Redis away, a graceful QUIT would wait for a reconnection)
+   * and resolves once they are closed: nothing of the bus is left to hold the process. A closed bus
+   * delivers nothing and shares nothing; announcing on it stays harmless.
+   */
   async close(): Promise<void> {
-    this.subscriber.disconnect();
-    this.publisher.disconnect();
+    this.closed = true;
+    await Promise.all([this.here.close(), this.everywhere.close()]);
+    await Promise.all([closed(this.subscriber), closed(this.publisher)]);
   }
 
   private publish(kind: Envelope['kind'], event: unknown): void {
+    if (this.closed) return;
     const envelope: Envelope = { from: this.instance, kind, event };
     this.publisher.publish(this.channel, JSON.stringify(envelope)).catch((error: unknown) => {
       this.logger.warn({ err: error, kind }, 'event bus: an event was not shared with the other processes');
