@@ -34,6 +34,7 @@ import { parseRateLimits } from './app/rate-limit-settings.ts';
 import type { Seed } from './app/seed/schema.ts';
 import { parseSeed } from './app/seed/validate.ts';
 import { DEFAULT_DISPATCH_LIMITS } from './app/webhooks/dispatcher.ts';
+import { Closers } from './closers.ts';
 import type { Config } from './config/config.ts';
 import type { RateLimitSettings } from './domain/rate-limit.ts';
 import { listenMetrics, type MetricsListener } from './http/metrics-listener.ts';
@@ -71,10 +72,14 @@ export interface LockcloudServer {
   readonly metricsUrl: string | undefined;
   /**
    * Listens on the configured host and port (0: any free port), and for metrics on their own port
-   * when configured; resolves to the base URL.
+   * when configured; resolves to the base URL. If either cannot listen (StartupError), everything
+   * is closed as by close().
    */
   listen(): Promise<string>;
-  /** Drains HTTP (up to --shutdown-grace-ms), then stops the application and the device link. */
+  /**
+   * Drains HTTP (up to --shutdown-grace-ms), then closes everything else the server opened, last
+   * opened first (the metrics listener last of all). Calling it again waits for the same closing.
+   */
   close(): Promise<void>;
 }
 
@@ -128,13 +133,24 @@ async function openEventBus(
 ): Promise<{ events: EventBus; close: () => Promise<void> }> {
   if (config.redisUrl === undefined) {
     const events = new LocalEventBus((error) => logger.error({ err: error }, 'event listener failed'));
-    return { events, close: async () => undefined };
+    return { events, close: () => events.close() };
   }
   try {
     const events = await RedisEventBus.connect(config.redisUrl, config.redisPrefix, logger);
     return { events, close: () => events.close() };
   } catch (error) {
     throw new StartupError(`cannot reach Redis for the event bus: ${(error as Error).message}`);
+  }
+}
+
+/** The key that seals webhook secrets: given, or a file in the data directory (made on first start). */
+function openServerKey(config: Config): Buffer {
+  try {
+    return loadServerKey(config.secretKey, config.dataDir);
+  } catch (error) {
+    throw new StartupError(`cannot read or make the server key: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -167,30 +183,35 @@ export async function createServer(
 ): Promise<LockcloudServer> {
   const logger = overrides.logger ?? openLogger(config);
   const sandbox = config.mode === 'sandbox';
+  // Read before anything opens: a bad file stops the start with nothing to close.
   const seed = config.seedFile === undefined ? undefined : readSeedFile(config.seedFile);
   const rateLimitSettings =
     config.rateLimitsFile === undefined ? undefined : readRateLimitsFile(config.rateLimitsFile);
 
-  // An unreachable database or a failed migration: a one-line reason and exit 2, not a stack trace.
-  const store = await openStore(config, { readCache: true }).catch((error: unknown) => {
-    throw new StartupError(`cannot open the store: ${(error as Error).message}`, { cause: error });
-  });
-  let bus: Awaited<ReturnType<typeof openEventBus>>;
-  try {
-    bus = await openEventBus(config, logger);
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-  const clock = new AdjustableClock();
-  const mailbox = new MemoryMailbox();
-  const mail = openMailer(config, mailbox, clock, logger);
-  const serverKey = loadServerKey(config.secretKey, config.dataDir);
-  const secretBox = aesGcmBox(serverKey);
-  const metrics = new PrometheusMetrics({ connectedAccessPoints: () => store.accessPoints.countOnline() });
-  let devices: DeviceLink;
-  try {
-    devices = await openDeviceLink(config, {
+  // Each part is pushed as it opens; a step that throws closes what was opened before it (closers.ts).
+  const closers = new Closers();
+  const starting = <T>(step: () => Promise<T>): Promise<T> =>
+    closers.starting(step, (error) => logger.error({ err: error }, 'closing after a failed start failed'));
+  let metricsListener: MetricsListener | undefined;
+  // Opened last (listen), pushed first so it closes last: a scrape during the drain still answers.
+  closers.push('metrics listener', () => metricsListener?.close());
+
+  return starting(async () => {
+    // An unreachable database or a failed migration: a one-line reason and exit 2, not a stack trace.
+    const store = await openStore(config, { readCache: true }).catch((error: unknown) => {
+      throw new StartupError(`cannot open the store: ${(error as Error).message}`, { cause: error });
+    });
+    closers.push('store', () => store.close());
+    const bus = await openEventBus(config, logger);
+    closers.push('event bus', () => bus.close());
+    const clock = new AdjustableClock();
+    const mailbox = new MemoryMailbox();
+    const mail = openMailer(config, mailbox, clock, logger);
+    closers.push('mailer', () => mail.close());
+    const serverKey = openServerKey(config);
+    const secretBox = aesGcmBox(serverKey);
+    const metrics = new PrometheusMetrics({ connectedAccessPoints: () => store.accessPoints.countOnline() });
+    const devices = await openDeviceLink(config, {
       store,
       clock,
       logger,
@@ -198,119 +219,124 @@ export async function createServer(
       secrets: sha256Hasher,
       secretBox,
       metrics,
+    }).catch((error: unknown) => {
+      throw new StartupError(`cannot start the device link: ${(error as Error).message}`, { cause: error });
     });
-  } catch (error) {
-    await store.close();
-    await bus.close();
-    throw new StartupError(`cannot start the device link: ${(error as Error).message}`);
-  }
-  const rateLimits = openRateLimitStore(config, logger, metrics);
-  const lockcloud = new Lockcloud({
-    store,
-    gateway: devices.gateway,
-    simulator: devices.simulator,
-    clock,
-    clockControl: clock,
-    random: cryptoRandom,
-    secrets: sha256Hasher,
-    passwords: overrides.passwords ?? scryptHasher(),
-    events: bus.events,
-    // On PostgreSQL other server processes may share the store; SQLite is one process's own.
-    sharedStore: config.databaseUrl !== undefined,
-    mailbox,
-    mailer: mail.mailer,
-    codeHasher: hmacCodeHasher(serverKey),
-    logger,
-    policy: { commandTimeoutMs: config.commandTimeoutMs, lowBatteryThreshold: config.lowBatteryThreshold },
-    rateLimits,
-    rateLimitSettings,
-    secretBox,
-    brokerPasswords: mosquittoPasswordHasher(),
-    webhookSigner: standardWebhooksSigner,
-    webhookTransport: httpTransport(addressPolicy({ allowLoopback: sandbox, allow: config.webhookAllow })),
-    webhookLimits: { ...DEFAULT_DISPATCH_LIMITS, timeoutMs: config.webhookTimeoutMs },
-    metrics,
-  });
-
-  const report = await lockcloud.start({ seed, demo: sandbox, sandbox, refuseDemoData: !sandbox });
-  if (report.kind === 'existing' && report.seedIgnored) {
-    logger.warn(
-      { dataDir: config.dataDir },
-      'the data directory already holds data: the seed file was not loaded',
-    );
-  }
-  if (report.kind === 'refused-demo-data') {
-    await lockcloud.stop();
-    await bus.close();
-    await devices.close();
-    throw new StartupError(
-      `--production refuses to start with demo data: ${config.dataDir} holds the sandbox demo. Use another --data directory.`,
-    );
-  }
-
-  // The simulated devices connect and announce themselves once the store holds them (seed, demo).
-  await devices.simulator.start();
-  logger.info({ broker: devices.brokerUrl, embedded: devices.broker !== undefined }, 'device link up');
-
-  const http = await buildHttp({
-    lockcloud,
-    logger,
-    sandbox,
-    version: VERSION,
-    trustProxy: config.trustProxy,
-    ops: {
-      checks: readinessChecks(
-        store,
-        devices.readiness,
-        rateLimits?.readinessChecks?.(),
-        bus.events.readinessChecks?.(),
-      ),
+    // The simulated devices, then the embedded broker; after the gateway (pushed next) closes: the
+    // devices switching off with the server must not end the tasks they were carrying (those end
+    // TIMEOUT at the next start) nor mark their locks unreachable.
+    closers.push('device link', () => devices.close());
+    closers.push('device gateway', () => devices.gateway.close());
+    const rateLimits = openRateLimitStore(config, logger, metrics);
+    if (rateLimits !== undefined) closers.push('rate-limit store', () => rateLimits.close());
+    const lockcloud = new Lockcloud({
+      store,
+      gateway: devices.gateway,
+      simulator: devices.simulator,
+      clock,
+      clockControl: clock,
+      random: cryptoRandom,
+      secrets: sha256Hasher,
+      passwords: overrides.passwords ?? scryptHasher(),
+      events: bus.events,
+      // On PostgreSQL other server processes may share the store; SQLite is one process's own.
+      sharedStore: config.databaseUrl !== undefined,
+      mailbox,
+      mailer: mail.mailer,
+      codeHasher: hmacCodeHasher(serverKey),
+      logger,
+      policy: { commandTimeoutMs: config.commandTimeoutMs, lowBatteryThreshold: config.lowBatteryThreshold },
+      rateLimits,
+      rateLimitSettings,
+      secretBox,
+      brokerPasswords: mosquittoPasswordHasher(),
+      webhookSigner: standardWebhooksSigner,
+      webhookTransport: httpTransport(addressPolicy({ allowLoopback: sandbox, allow: config.webhookAllow })),
+      webhookLimits: { ...DEFAULT_DISPATCH_LIMITS, timeoutMs: config.webhookTimeoutMs },
       metrics,
-    },
+    });
+    // Before starting: a start that fails halfway stops the timers it had started.
+    closers.push('application', () => lockcloud.stop());
+    const report = await lockcloud.start({ seed, demo: sandbox, sandbox, refuseDemoData: !sandbox });
+    if (report.kind === 'existing' && report.seedIgnored) {
+      logger.warn(
+        { dataDir: config.dataDir },
+        'the data directory already holds data: the seed file was not loaded',
+      );
+    }
+    if (report.kind === 'refused-demo-data') {
+      throw new StartupError(
+        `--production refuses to start with demo data: ${config.dataDir} holds the sandbox demo. Use another --data directory.`,
+      );
+    }
+
+    // The simulated devices connect and announce themselves once the store holds them (seed, demo).
+    await devices.simulator.start().catch((error: unknown) => {
+      throw new StartupError(`cannot start the simulated devices: ${(error as Error).message}`, {
+        cause: error,
+      });
+    });
+    logger.info({ broker: devices.brokerUrl, embedded: devices.broker !== undefined }, 'device link up');
+
+    const http = await buildHttp({
+      lockcloud,
+      logger,
+      sandbox,
+      version: VERSION,
+      trustProxy: config.trustProxy,
+      ops: {
+        checks: readinessChecks(
+          store,
+          devices.readiness,
+          rateLimits?.readinessChecks?.(),
+          bus.events.readinessChecks?.(),
+        ),
+        metrics,
+      },
+    });
+    // Drains the requests in flight (up to --shutdown-grace-ms) before anything else closes.
+    closers.push('HTTP', () => drainHttp(http, config.shutdownGraceMs, logger));
+    const server: LockcloudServer = {
+      lockcloud,
+      http,
+      clock,
+      report,
+      devices,
+      store,
+      events: bus.events,
+      logger,
+      metrics,
+      get metricsUrl() {
+        return metricsListener?.url;
+      },
+      listen: () =>
+        starting(async () => {
+          const { host, port } = config;
+          await http.listen({ port, host }).catch((error: unknown) => {
+            throw new StartupError(`cannot listen on ${host}:${port}: ${(error as Error).message}`, {
+              cause: error,
+            });
+          });
+          if (config.metricsPort !== undefined) {
+            const { metricsHost, metricsPort } = config;
+            metricsListener = await listenMetrics({
+              host: metricsHost,
+              port: metricsPort,
+              metrics,
+              onError: (error) => logger.error({ err: error }, 'metrics scrape failed'),
+            }).catch((error: unknown) => {
+              throw new StartupError(
+                `cannot serve metrics on ${metricsHost}:${metricsPort}: ${(error as Error).message}`,
+                { cause: error },
+              );
+            });
+          }
+          const address = http.server.address();
+          const bound = typeof address === 'object' && address !== null ? address.port : port;
+          return `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+        }),
+      close: () => closers.closeAll(),
+    };
+    return server;
   });
-  let metricsListener: MetricsListener | undefined;
-  return {
-    lockcloud,
-    http,
-    clock,
-    report,
-    devices,
-    store,
-    events: bus.events,
-    logger,
-    metrics,
-    get metricsUrl() {
-      return metricsListener?.url;
-    },
-    async listen() {
-      await http.listen({ port: config.port, host: config.host });
-      if (config.metricsPort !== undefined) {
-        const { metricsHost: host, metricsPort: port } = config;
-        metricsListener = await listenMetrics({
-          host,
-          port,
-          metrics,
-          onError: (error) => logger.error({ err: error }, 'metrics scrape failed'),
-        }).catch((error: unknown) => {
-          // The API listens already: close() stops it with the rest.
-          throw new StartupError(`cannot serve metrics on ${host}:${port}: ${(error as Error).message}`);
-        });
-      }
-      const address = http.server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : config.port;
-      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      return `http://${host}:${port}`;
-    },
-    async close() {
-      await drainHttp(http, config.shutdownGraceMs, logger);
-      // The cloud side first: the simulated devices switching off with the server must not end the
-      // tasks they were carrying (those end TIMEOUT at the next start) nor mark their locks unreachable.
-      await lockcloud.stop();
-      await bus.close();
-      await devices.close();
-      mail.close();
-      // Last: a scrape during the drain still sees it.
-      await metricsListener?.close();
-    },
-  };
 }

@@ -26,7 +26,7 @@ import { Topics } from './device-protocol/topics.ts';
 import { ServerSimulator } from './simulator/server-simulator.ts';
 
 export interface DeviceLink {
-  /** The way to the locks, and whether it is up now. Closed by whoever holds it (Lockcloud.stop). */
+  /** The way to the locks, and whether it is up now. Not closed by close(): main.ts closes it first. */
   readonly gateway: DeviceGateway & { readonly connected: boolean };
   /** The sandbox's way to the simulated devices; `start` runs the ones the store holds (seed, demo). */
   readonly simulator: Simulator & { start(): Promise<void> };

@@ -244,15 +244,16 @@ export class Lockcloud {
     return report;
   }
 
+  /**
+   * Stops what start() started (safe before it, or after it failed halfway); the adapters are closed
+   * by whoever opened them (main.ts), after this.
+   */
   async stop(): Promise<void> {
     this.commands.stop();
     this.purges.stop();
     this.rateLimits?.stop();
     // Before the store closes: deliveries in flight are cut short and logged.
     await this.dispatcher.stop();
-    await this.deps.rateLimits?.close();
-    await this.deps.gateway.close();
-    await this.deps.store.close();
   }
 
   private load(seed: Seed, now: number): Promise<void> {

@@ -9,6 +9,23 @@ import { settingsHelp } from '../config/docs.ts';
 import { secretScrubber } from '../config/redact.ts';
 import { createServer, StartupError } from '../main.ts';
 
+/** How long a failed start may take to let go of what it still holds before it is cut off. */
+const FAILED_START_EXIT_MS = 5_000;
+
+/**
+ * A failed start has closed whatever it had opened (main.ts), so the process ends by itself with
+ * `code`, as soon as the last socket is gone. Should something still be open after a few seconds (a
+ * bug), it says what and exits anyway: an operator's restart loop must never hang on it.
+ */
+function exitOnceClosed(code: number): void {
+  process.exitCode = code;
+  setTimeout(() => {
+    const open = process.getActiveResourcesInfo().join(', ');
+    process.stderr.write(`lockcloud: still open after the failed start: ${open}; exiting\n`);
+    process.exit(code);
+  }, FAILED_START_EXIT_MS).unref();
+}
+
 export async function serve(argv: readonly string[]): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(settingsHelp());
@@ -45,10 +62,12 @@ export async function serve(argv: readonly string[]): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigError || error instanceof SeedError || error instanceof StartupError) {
       process.stderr.write(`lockcloud: ${scrub(error.message)}\n`);
-      process.exit(2);
+      exitOnceClosed(2);
+    } else {
+      process.stderr.write(`lockcloud: failed to start\n${scrub((error as Error).stack ?? String(error))}\n`);
+      exitOnceClosed(1);
     }
-    process.stderr.write(`lockcloud: failed to start\n${scrub((error as Error).stack ?? String(error))}\n`);
-    process.exit(1);
+    return;
   }
   let stopping = false;
   const stop = (signal: string): void => {

@@ -126,13 +126,19 @@ export class EmbeddedBroker {
       socket.on('close', () => this.sockets.delete(socket));
       this.guard.accept(socket, (admitted) => broker.handle(admitted));
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.boundPort, this.options.host, () => {
-        server.off('error', reject);
-        resolve();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(this.boundPort, this.options.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
       });
-    });
+    } catch (error) {
+      // Its port taken: the broker made for it goes too (its timers would hold the process open).
+      await new Promise<void>((resolve) => broker.close(() => resolve()));
+      throw error;
+    }
     const address = server.address();
     if (typeof address === 'object' && address !== null) this.boundPort = address.port;
     this.broker = broker;

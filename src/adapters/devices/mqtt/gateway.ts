@@ -119,9 +119,9 @@ export class MqttGateway implements DeviceGateway {
     );
     client.on('reconnect', () => options.logger.info({}, 'reconnecting to the device broker'));
     await new Promise<void>((resolve, reject) => {
+      // Rejected once the client is closed: a failed start leaves no socket or timer of it behind.
       const onError = (error: Error): void => {
-        client.end(true);
-        reject(error);
+        client.end(true, () => reject(error));
       };
       client.once('error', onError);
       client.once('connect', () => {

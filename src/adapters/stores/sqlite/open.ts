@@ -39,8 +39,21 @@ export const SQLITE_FILE_NAME = 'lockcloud.sqlite';
  */
 export async function openSqliteStore(dataDir: string): Promise<SqlStore> {
   const { db } = sqliteKysely(dataDir);
-  await migrateToLatest(db as unknown as Kysely<unknown>);
+  await migratedOrClosed(db);
   return new SqlStore(db);
+}
+
+/**
+ * Migrates; on failure closes the file before throwing: an open connection would keep the WAL and
+ * shared-memory files (`-wal`, `-shm`) beside it after the failed start.
+ */
+async function migratedOrClosed(db: Kysely<Database>): Promise<void> {
+  try {
+    await migrateToLatest(db as unknown as Kysely<unknown>);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
 }
 
 // Credentials and locks kept in memory: 100,000 of each is a few tens of MB at most.
@@ -53,7 +66,7 @@ const READ_CACHE_ENTRIES = 100_000;
  */
 export async function openCachedSqliteStore(dataDir: string): Promise<Store> {
   const { db, raw } = sqliteKysely(dataDir);
-  await migrateToLatest(db as unknown as Kysely<unknown>);
+  await migratedOrClosed(db);
   // Prepared once: the check runs before every cached read and costs about a microsecond.
   const dataVersion = raw.prepare('PRAGMA data_version').pluck();
   return withReadCache(new SqlStore(db), {
@@ -75,10 +88,16 @@ export async function migrateSqlite(dataDir: string): Promise<string[]> {
 function sqliteKysely(dataDir: string): { db: Kysely<Database>; raw: BetterSqlite3.Database } {
   mkdirSync(dataDir, { recursive: true });
   const raw = new BetterSqlite3(join(dataDir, SQLITE_FILE_NAME));
-  raw.pragma('journal_mode = WAL');
-  raw.pragma('synchronous = NORMAL');
-  raw.pragma('foreign_keys = ON');
-  raw.pragma('busy_timeout = 5000');
+  try {
+    // The first statement is where a file that is not a database fails.
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('synchronous = NORMAL');
+    raw.pragma('foreign_keys = ON');
+    raw.pragma('busy_timeout = 5000');
+  } catch (error) {
+    raw.close();
+    throw error;
+  }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
   return { db, raw };
 }
