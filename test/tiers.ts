@@ -33,6 +33,7 @@ export const TIER_OF: Readonly<Record<string, Tier>> = {
 
   'test/authz/': 'integration',
   'test/dashboard/': 'integration',
+  'test/events/': 'integration',
   'test/devices/': 'integration',
   'test/fuzz/': 'integration',
   'test/http/': 'integration',
@@ -65,6 +66,7 @@ export const TIER_OF: Readonly<Record<string, Tier>> = {
   // A lockcloud process killed mid-delivery.
   'test/http/webhooks/crash.test.ts': 'system',
   // Redis servers of its own, killed and restarted.
+  'test/events/redis-event-bus-restart.test.ts': 'system',
   'test/rate-limit/redis-event-bus.test.ts': 'system',
   'test/rate-limit/redis-fallback.test.ts': 'system',
   // The README's example run by node.

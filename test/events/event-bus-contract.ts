@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import type { EventBus, EventScope, LockStateChanged } from '../../src/app/ports.ts';
 import type { Task } from '../../src/domain/task.ts';
+import { eventually } from '../support/eventually.ts';
 
 export type ClosableEventBus = EventBus & { close(): Promise<void> };
 
@@ -76,15 +77,6 @@ function record(bus: EventBus, scope?: EventScope): Recorder {
   };
 }
 
-/** Polls until `probe` holds; fails (rather than hangs) if it never does. */
-async function until(what: string, probe: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`still waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
-
 export function eventBusContract(name: string, factory: EventBusFactory): void {
   describe(`EventBus contract: ${name}`, () => {
     /** Every bus a test opened, with the markers each has heard. */
@@ -108,7 +100,7 @@ export function eventBusContract(name: string, factory: EventBusFactory): void {
       fences += 1;
       const id = `${FENCE}${fences}`;
       from.taskEnded(ended(id));
-      await until(`marker ${id}`, () => opened.get(to)?.has(id) === true);
+      await eventually(`marker ${id}`, () => opened.get(to)?.has(id) === true, { everyMs: 2 });
     };
     /**
      * Resolves once whatever any of `buses` announced has reached every one of them, echoes

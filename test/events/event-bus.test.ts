@@ -11,7 +11,6 @@ import { LocalEventBus } from '../../src/adapters/system/event-bus.ts';
 import { RedisEventBus } from '../../src/adapters/system/redis-event-bus.ts';
 import { REDIS_URL } from '../support/cluster.ts';
 import { freePort } from '../support/mosquitto.ts';
-import { OwnRedis } from '../support/own-redis.ts';
 import { type ClosableEventBus, eventBusContract } from './event-bus-contract.ts';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -73,34 +72,6 @@ describe('RedisEventBus: connecting and closing', () => {
       assert.deepEqual(clientHandles(), before, url);
     }
   });
-
-  it('closes at once while Redis is away, and is heard from again after a restart only if open', async () => {
-    const redis = await OwnRedis.create();
-    try {
-      const prefix = `lockcloud-test:${randomUUID()}:`;
-      const bus = await RedisEventBus.connect(redis.url, prefix, silent);
-      await redis.kill9();
-      await until('the bus to notice', async () =>
-        bus.ping().then(
-          () => false,
-          () => true,
-        ),
-      );
-      // Closing does not wait for a reconnection that will not come.
-      await bus.close();
-      await redis.start();
-      const watcher = new Redis(redis.url);
-      try {
-        // Nothing reconnects behind the closed bus's back: no subscriber comes back on its channel.
-        await until('Redis to answer', async () => (await watcher.ping()) === 'PONG');
-        assert.deepEqual(await watcher.call('PUBSUB', 'NUMSUB', `${prefix}events`), [`${prefix}events`, 0]);
-      } finally {
-        watcher.disconnect();
-      }
-    } finally {
-      await redis.dispose();
-    }
-  });
 });
 
 /** The process's handles a client may leave (freePort's probe server, closing, is none of them). */
@@ -109,11 +80,3 @@ const clientHandles = (): string[] =>
     .getActiveResourcesInfo()
     .filter((kind) => kind !== 'TCPServerWrap')
     .sort();
-
-async function until(what: string, probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`still waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
