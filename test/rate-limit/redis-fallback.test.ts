@@ -50,6 +50,11 @@ describe('RedisRateLimitStore while Redis is away', () => {
         ['warn'],
         'one line for the outage, not one per check',
       );
+      // Peeks and remembered keys (login's failure budgets and known clients) answer from memory too.
+      assert.equal((await store.peek('away', policy, T0)).allowed, false);
+      await store.remember('seen', T0, 60_000);
+      assert.equal(await store.remembers('seen', T0), true);
+      assert.equal(fallbacks, 6);
       // A sandbox reset cannot empty the shared buckets: it says the backend is unavailable.
       await assert.rejects(store.clear(), (error) => isBackendUnavailable(error));
 

@@ -119,6 +119,38 @@ export function rateLimitStoreContract(name: string, factory: RateLimitStoreFact
       }
     });
 
+    it('peek() answers what consume() would, and spends nothing', async () => {
+      const first = await store.peek('k', policy, T0);
+      assert.deepEqual([first.allowed, first.remaining], [true, 2]);
+      // Peeking again and again leaves the whole burst.
+      for (let i = 0; i < 5; i++) await store.peek('k', policy, T0);
+      await consumeMany(store, 'k', 2, T0);
+      const last = await store.peek('k', policy, T0);
+      assert.deepEqual([last.allowed, last.remaining], [true, 0]);
+      await store.consume('k', policy, T0);
+      const refused = await store.peek('k', policy, T0 + 400);
+      assert.deepEqual([refused.allowed, refused.retryAfterMs, refused.resetMs], [false, 600, 2_600]);
+      // Still refused by consume exactly as the peek said, and allowed once the wait is over.
+      assert.equal((await store.consume('k', policy, T0 + 999)).allowed, false);
+      assert.equal((await store.peek('k', policy, T0 + 1_000)).allowed, true);
+      assert.equal((await store.consume('k', policy, T0 + 1_000)).allowed, true);
+    });
+
+    it('remembers a key until its end, moved later (never earlier) by each remember()', async () => {
+      assert.equal(await store.remembers('seen', T0), false);
+      await store.remember('seen', T0, 10_000);
+      assert.equal(await store.remembers('seen', T0 + 9_999), true);
+      assert.equal(await store.remembers('seen', T0 + 10_000), false);
+      await store.remember('seen', T0 + 5_000, 10_000);
+      assert.equal(await store.remembers('seen', T0 + 14_999), true);
+      // A shorter remember does not cut it short.
+      await store.remember('seen', T0 + 6_000, 1_000);
+      assert.equal(await store.remembers('seen', T0 + 14_999), true);
+      assert.equal(await store.remembers('other', T0), false);
+      await store.clear();
+      assert.equal(await store.remembers('seen', T0 + 1), false);
+    });
+
     it('is atomic: 50 concurrent requests on one key with a burst of 10 allow exactly 10', async () => {
       const ten: RatePolicy = { burst: 10, intervalMs: 60_000 };
       const decisions = await Promise.all(Array.from({ length: 50 }, () => store.consume('hot', ten, T0)));

@@ -5,31 +5,45 @@ import { gcra, type RateDecision, type RatePolicy } from '../../domain/rate-limi
 const SWEEP_EVERY = 10_000;
 
 /**
- * Rate-limit state for one process: one number per key. A key whose bucket has refilled holds no
- * information, so it is dropped; memory stays proportional to the keys active recently.
+ * Rate-limit state for one process: one number per key, a bucket's theoretical arrival time or the
+ * end of a remembered key. Either holds no information once it is in the past, so such a key is
+ * dropped; memory stays proportional to the keys active recently.
  */
 export class MemoryRateLimitStore implements RateLimitStore {
-  private readonly tats = new Map<string, number>();
+  private readonly times = new Map<string, number>();
   private calls = 0;
 
   async consume(key: string, policy: RatePolicy, now: number): Promise<RateDecision> {
     if (++this.calls % SWEEP_EVERY === 0) this.sweep(now);
-    const { decision, tat } = gcra(this.tats.get(key), now, policy);
-    this.tats.set(key, tat);
+    const { decision, tat } = gcra(this.times.get(key), now, policy);
+    this.times.set(key, tat);
     return decision;
+  }
+
+  async peek(key: string, policy: RatePolicy, now: number): Promise<RateDecision> {
+    return gcra(this.times.get(key), now, policy).decision;
+  }
+
+  async remember(key: string, now: number, forMs: number): Promise<void> {
+    if (++this.calls % SWEEP_EVERY === 0) this.sweep(now);
+    this.times.set(key, Math.max(this.times.get(key) ?? 0, now + forMs));
+  }
+
+  async remembers(key: string, now: number): Promise<boolean> {
+    return (this.times.get(key) ?? 0) > now;
   }
 
   /** Keys currently held (for tests of the memory bound). */
   get size(): number {
-    return this.tats.size;
+    return this.times.size;
   }
 
   sweep(now: number): void {
-    for (const [key, tat] of this.tats) if (tat <= now) this.tats.delete(key);
+    for (const [key, time] of this.times) if (time <= now) this.times.delete(key);
   }
 
   async clear(): Promise<void> {
-    this.tats.clear();
+    this.times.clear();
   }
 
   close(): Promise<void> {

@@ -25,10 +25,24 @@ local allow_at = nxt - burst * interval
 if now < allow_at then
   return {0, 0, num(allow_at - now), num(tat - now)}
 end
+-- A peek (ARGV[4] = 1) answers what the call would, and spends nothing.
+if ARGV[4] == '1' then
+  return {1, math.floor((now - allow_at) / interval), '0', num(nxt - now)}
+end
 -- Kept a second past full: the key's expiry runs on Redis's clock, not the caller's, and a key
 -- read after its bucket is full answers as a missing one would (tat < now counts as now).
 redis.call('SET', KEYS[1], num(nxt), 'PX', math.ceil(nxt - now) + 1000)
 return {1, math.floor((now - allow_at) / interval), '0', num(nxt - now)}
+`;
+
+/** Moves a remembered key's end later, never earlier; expires with it (a second later, as above). */
+const REMEMBER_SCRIPT = `
+local ends = tonumber(ARGV[1]) + tonumber(ARGV[2])
+local current = tonumber(redis.call('GET', KEYS[1]) or 0)
+if ends > current then
+  redis.call('SET', KEYS[1], string.format('%.17g', ends), 'PX', math.ceil(tonumber(ARGV[2])) + 1000)
+end
+return 1
 `;
 
 interface GcraRedis extends Redis {
@@ -37,7 +51,9 @@ interface GcraRedis extends Redis {
     now: number,
     burst: number,
     intervalMs: number,
+    peek: 0 | 1,
   ): Promise<[number, number, string, string]>;
+  lockcloudRemember(key: string, now: number, forMs: number): Promise<number>;
 }
 
 export interface RedisRateLimitOptions {
@@ -84,6 +100,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       commandTimeout: options.commandTimeoutMs ?? 1000,
     });
     redis.defineCommand('lockcloudGcra', { numberOfKeys: 1, lua: GCRA_SCRIPT });
+    redis.defineCommand('lockcloudRemember', { numberOfKeys: 1, lua: REMEMBER_SCRIPT });
     // ioredis reports every failed reconnection here; without a listener it prints each one. The
     // fallback logs the outage once (consume), readiness reports it.
     redis.on('error', () => undefined);
@@ -94,29 +111,69 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.logger = options.logger ?? SILENT;
   }
 
-  async consume(key: string, policy: RatePolicy, now: number): Promise<RateDecision> {
-    if (this.everReady && this.redis.status !== 'ready') return this.fallBack(key, policy, now, undefined);
-    let answer: [number, number, string, string];
+  consume(key: string, policy: RatePolicy, now: number): Promise<RateDecision> {
+    return this.gcra(key, policy, now, 0);
+  }
+
+  peek(key: string, policy: RatePolicy, now: number): Promise<RateDecision> {
+    return this.gcra(key, policy, now, 1);
+  }
+
+  remember(key: string, now: number, forMs: number): Promise<void> {
+    return this.shared(
+      async () => {
+        await this.redis.lockcloudRemember(this.prefix + key, now, forMs);
+      },
+      () => this.memory.remember(key, now, forMs),
+    );
+  }
+
+  remembers(key: string, now: number): Promise<boolean> {
+    return this.shared(
+      async () => Number((await this.redis.get(this.prefix + key)) ?? 0) > now,
+      () => this.memory.remembers(key, now),
+    );
+  }
+
+  private gcra(key: string, policy: RatePolicy, now: number, peek: 0 | 1): Promise<RateDecision> {
+    return this.shared(
+      async () => {
+        const [allowed, remaining, retryAfterMs, resetMs] = await this.redis.lockcloudGcra(
+          this.prefix + key,
+          now,
+          policy.burst,
+          policy.intervalMs,
+          peek,
+        );
+        return {
+          allowed: allowed === 1,
+          remaining,
+          retryAfterMs: Number(retryAfterMs),
+          resetMs: Number(resetMs),
+        };
+      },
+      () => (peek === 1 ? this.memory.peek(key, policy, now) : this.memory.consume(key, policy, now)),
+    );
+  }
+
+  /** Redis's answer, or this process's memory's while Redis cannot give one (see the class). */
+  private async shared<T>(fromRedis: () => Promise<T>, fromMemory: () => Promise<T>): Promise<T> {
+    if (this.everReady && this.redis.status !== 'ready') return this.fallBack(fromMemory, undefined);
+    let answer: T;
     try {
-      answer = await this.redis.lockcloudGcra(this.prefix + key, now, policy.burst, policy.intervalMs);
+      answer = await fromRedis();
     } catch (error) {
-      return this.fallBack(key, policy, now, error);
+      return this.fallBack(fromMemory, error);
     }
     if (this.degraded) {
       this.degraded = false;
       await this.memory.clear();
       this.logger.info({}, 'Redis answers again: rate limits are shared across processes again');
     }
-    const [allowed, remaining, retryAfterMs, resetMs] = answer;
-    return {
-      allowed: allowed === 1,
-      remaining,
-      retryAfterMs: Number(retryAfterMs),
-      resetMs: Number(resetMs),
-    };
+    return answer;
   }
 
-  private fallBack(key: string, policy: RatePolicy, now: number, error: unknown): Promise<RateDecision> {
+  private fallBack<T>(fromMemory: () => Promise<T>, error: unknown): Promise<T> {
     if (!this.degraded) {
       this.degraded = true;
       this.logger.warn(
@@ -125,7 +182,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       );
     }
     this.options.onFallback?.();
-    return this.memory.consume(key, policy, now);
+    return fromMemory();
   }
 
   /**

@@ -114,6 +114,15 @@ export interface BlockStore {
  */
 export interface RateLimitStore {
   consume(key: string, policy: RatePolicy, now: number): Promise<RateDecision>;
+  /**
+   * What consume would answer, spending nothing: for a budget of failures, checked before the
+   * attempt and spent only once it has failed (app/login.ts).
+   */
+  peek(key: string, policy: RatePolicy, now: number): Promise<RateDecision>;
+  /** Remembers `key` until `now + forMs`; a later call moves the end (a client seen to log in). */
+  remember(key: string, now: number, forMs: number): Promise<void>;
+  /** Whether `key` is remembered at `now`. */
+  remembers(key: string, now: number): Promise<boolean>;
   /** Forgets every key (sandbox reset). */
   clear(): Promise<void>;
   close(): Promise<void>;
