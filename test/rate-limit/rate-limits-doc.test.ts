@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { DEFAULT_LOGIN_LIMITS } from '../../src/app/login.ts';
+import { DEFAULT_LOGIN_LIMITS, KNOWN_CLIENT_MS } from '../../src/app/login.ts';
 import { DEFAULT_RATE_LIMITS, LIMITED_ENDPOINTS, type RatePolicy } from '../../src/domain/rate-limit.ts';
 
 const doc = readFileSync(new URL('../../docs/rate-limits.md', import.meta.url), 'utf8');
@@ -42,12 +42,24 @@ describe('docs/rate-limits.md', () => {
   });
 
   it('states the v1 login limits', () => {
-    const { perEmail, perIp } = DEFAULT_LOGIN_LIMITS;
-    assert.equal(perEmail.intervalMs, 60_000);
-    assert.ok(prose.includes(`${perEmail.burst} attempts per e-mail, then one a minute`));
+    const { failuresPerEmailAndIp, perIp, perEmailFromNewClients } = DEFAULT_LOGIN_LIMITS;
+    assert.equal(failuresPerEmailAndIp.intervalMs, 60_000);
     assert.ok(
-      prose.includes(`${perIp.burst} per client address, then one every ${perIp.intervalMs / 1000} s`),
+      prose.includes(
+        `${failuresPerEmailAndIp.burst} failed attempts per e-mail from one client address, then one a minute`,
+      ),
     );
+    assert.ok(
+      prose.includes(
+        `${perIp.burst} attempts per client address, then one every ${perIp.intervalMs / 1000} s`,
+      ),
+    );
+    assert.ok(
+      prose.includes(
+        `${perEmailFromNewClients.burst} attempts per e-mail from clients that have not logged in to it, then one every ${perEmailFromNewClients.intervalMs / 60_000} minutes`,
+      ),
+    );
+    assert.ok(prose.includes(`within ${KNOWN_CLIENT_MS / 86_400_000} days`));
   });
 
   it('shows the headers of a first status read as the code makes them', () => {

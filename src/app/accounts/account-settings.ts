@@ -77,7 +77,8 @@ export class AccountSettings {
     if (typeof password !== 'string' || password === '')
       throw new DomainError('INVALID_INPUT', 'enter your current password', { field: 'current_password' });
     try {
-      await this.deps.login.authenticate(me.account.email, password, clientIp);
+      // Signed in: a client the account knows, whose address may have changed since it logged in.
+      await this.deps.login.authenticate(me.account.email, password, { ip: clientIp, signedIn: true });
     } catch (error) {
       if (isDomainError(error) && error.code === 'WRONG_CREDENTIALS')
         throw new DomainError('INVALID_INPUT', 'the current password is wrong', {

@@ -1,4 +1,5 @@
 import type { Account } from '../../domain/account.ts';
+import { DomainError, isDomainError } from '../../domain/errors.ts';
 import {
   API_SETTINGS_UNLOCK_MS,
   apiSettingsUnlocked,
@@ -27,15 +28,37 @@ export interface SignedIn {
 }
 
 const TOKEN_BYTES = 32;
+/** What the device cookie holds when the server made it: 32 random bytes, base64url. */
+const DEVICE_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 /** Dashboard sign-in: the same credential checks and attempt budgets as v1 login, a cookie instead of a token. */
 export class Sessions {
   constructor(private readonly deps: SessionDeps) {}
 
-  /** Checks the credentials (v1's rules: unverified 31000, no password 31001) and opens a session. */
-  async logIn(email: unknown, password: unknown, clientIp: string): Promise<{ token: string }> {
-    const { account, readAt } = await this.deps.login.authenticate(email, password, clientIp);
-    return this.open(account, readAt);
+  /**
+   * Checks the credentials and opens a session. v1's rules, but for an account without a password
+   * (social login), which answers as a wrong password does: v1 must tell it apart (31001), the
+   * dashboard need not, and so tells no visitor that the address has an account. `device` is the
+   * browser's device cookie, if it sent a well-formed one; the answer names the one to keep (a new
+   * one the first time), now known to the account (app/login.ts).
+   */
+  async logIn(
+    email: unknown,
+    password: unknown,
+    clientIp: string,
+    device: string | undefined,
+  ): Promise<{ token: string; device: string }> {
+    const kept =
+      device !== undefined && DEVICE_SHAPE.test(device) ? device : this.deps.random.secret(TOKEN_BYTES);
+    let proven: Awaited<ReturnType<Login['authenticate']>>;
+    try {
+      proven = await this.deps.login.authenticate(email, password, { ip: clientIp, device: kept });
+    } catch (error) {
+      if (isDomainError(error) && error.code === 'ACCOUNT_LOCKED') throw new DomainError('WRONG_CREDENTIALS');
+      throw error;
+    }
+    const { token } = await this.open(proven.account, proven.readAt);
+    return { token, device: kept };
   }
 
   /** A new session for an account whose credentials were just proven at `readAt`. */

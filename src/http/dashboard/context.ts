@@ -5,6 +5,11 @@ import type { Lockcloud } from '../../app/lockcloud.ts';
 
 export const SESSION_COOKIE = 'lc_session';
 export const ANON_COOKIE = 'lc_anon';
+/**
+ * Set at each login, kept across logouts: a random secret by which login knows this browser has
+ * logged in to the account before, from whatever address (app/login.ts). It opens nothing by itself.
+ */
+export const DEVICE_COOKIE = 'lc_device';
 
 /** What every dashboard request knows once its cookies are read. */
 export interface DashboardState {

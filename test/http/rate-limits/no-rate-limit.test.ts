@@ -56,7 +56,7 @@ describe('--no-rate-limit', () => {
 
   it('turns the v1 login limits off too', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < DEFAULT_LOGIN_LIMITS.perEmail.burst * 3; i++) {
+    for (let i = 0; i < DEFAULT_LOGIN_LIMITS.failuresPerEmailAndIp.burst * 3; i++) {
       const reply = await call(t, '/v1/accounts/login', {
         method: 'POST',
         json: { email: OWNER, password: i % 2 === 0 ? 'wrong' : 'owner-password' },

@@ -178,7 +178,7 @@ describe('the command budget in Redis: two instances spend one budget per accoun
   });
 });
 
-describe('v1 login limits in Redis: two instances share the per-e-mail budget', () => {
+describe('v1 login limits in Redis: two instances share the login budgets', () => {
   let dataDir: string;
   let redis: ReturnType<typeof redisPrefix>;
   let a: TestServer;
@@ -196,31 +196,51 @@ describe('v1 login limits in Redis: two instances share the per-e-mail budget', 
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const login = (t: TestServer, from?: string) =>
+  const login = (t: TestServer, from?: string, password = 'owner-password') =>
     call(t, '/v1/accounts/login', {
       method: 'POST',
-      json: { email: OWNER, password: 'owner-password' },
+      json: { email: OWNER, password },
       from,
     });
+  const TOO_MANY = [429, { code: 42900, message: 'TooManyRequests' }];
 
-  it('logins spread over both instances (and two addresses) spend one e-mail budget', async () => {
-    const burst = DEFAULT_LOGIN_LIMITS.perEmail.burst;
+  it('failed logins of one e-mail from one address, spread over both instances, spend one budget', async () => {
+    const { burst, intervalMs } = DEFAULT_LOGIN_LIMITS.failuresPerEmailAndIp;
     const statuses: number[] = [];
-    // Two addresses, so that the per-address budget (30) is nowhere near: only the e-mail's counts.
-    for (let i = 0; i < burst; i++) {
-      statuses.push((await login(i % 2 === 0 ? a : b, i % 4 < 2 ? '127.0.0.1' : OTHER_ADDRESS)).status);
-    }
-    assert.equal(summarize(statuses), `${burst}x200`);
+    for (let i = 0; i < burst; i++)
+      statuses.push((await login(i % 2 === 0 ? a : b, undefined, 'wrong')).status);
+    assert.equal(summarize(statuses), `${burst}x400`);
     for (const instance of [a, b]) {
       const refused = await login(instance);
-      assert.deepEqual([refused.status, refused.body], [429, { code: 42900, message: 'TooManyRequests' }]);
-      assert.ok(retryAfter(refused) <= DEFAULT_LOGIN_LIMITS.perEmail.intervalMs / 1000);
+      assert.deepEqual([refused.status, refused.body], TOO_MANY);
+      assert.ok(retryAfter(refused) <= intervalMs / 1000);
     }
-    // One interval later, on both clocks: one more login, through either instance, not two.
-    const wait = DEFAULT_LOGIN_LIMITS.perEmail.intervalMs / 1000;
-    await advance(a, wait);
-    await advance(b, wait);
-    assert.equal((await login(b)).status, 200);
-    assert.equal((await login(a)).status, 429);
+    // Another address is not held back by this one's failures.
+    assert.equal((await login(a, OTHER_ADDRESS)).status, 200);
+    // One interval later, on both clocks: one more failure, through either instance, not two.
+    await advance(a, intervalMs / 1000);
+    await advance(b, intervalMs / 1000);
+    assert.equal((await login(b, undefined, 'wrong')).status, 400);
+    assert.equal((await login(a, undefined, 'wrong')).status, 429);
+  });
+
+  it('attempts from clients the e-mail does not know spend one budget across instances; a known client is known to both', async () => {
+    // The owner logs in through one instance from their usual address before the attack: not known
+    // yet, so that login spent one of the budget.
+    assert.equal((await login(a, '127.0.0.1')).status, 200);
+    const left = DEFAULT_LOGIN_LIMITS.perEmailFromNewClients.burst - 1;
+    const statuses: number[] = [];
+    for (let i = 0; i < left; i++)
+      statuses.push((await login(i % 2 === 0 ? a : b, `127.0.1.${i + 1}`, 'wrong')).status);
+    assert.equal(summarize(statuses), `${left}x400`);
+    for (const instance of [a, b]) {
+      const refused = await login(instance, '127.0.2.1');
+      assert.deepEqual(
+        [refused.status, refused.body],
+        TOO_MANY,
+        'a new client, even with the right password',
+      );
+    }
+    assert.equal((await login(b, '127.0.0.1')).status, 200, 'the owner, through the other instance');
   });
 });

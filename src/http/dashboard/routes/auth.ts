@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Lockcloud } from '../../../app/lockcloud.ts';
+import { KNOWN_CLIENT_MS } from '../../../app/login.ts';
 import { isDomainError } from '../../../domain/errors.ts';
-import { cookieOptions, SESSION_COOKIE, state } from '../context.ts';
+import { cookieOptions, DEVICE_COOKIE, SESSION_COOKIE, state } from '../context.ts';
 import { refusalOf } from '../errors.ts';
 import type { Html } from '../html.ts';
 import { form, HIDDEN, query, safeNext, sendPage } from '../reply.ts';
@@ -77,8 +78,14 @@ export function authRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
   app.post('/login', HIDDEN, async (request, reply) => {
     const f = form(request);
     try {
-      const { token } = await accounts.sessions.logIn(f.email, f.password, request.ip);
+      const { token, device } = await accounts.sessions.logIn(
+        f.email,
+        f.password,
+        request.ip,
+        request.cookies[DEVICE_COOKIE],
+      );
       reply.setCookie(SESSION_COOKIE, token, cookieOptions(request));
+      reply.setCookie(DEVICE_COOKIE, device, cookieOptions(request, KNOWN_CLIENT_MS / 1000));
       return reply.redirect(safeNext(f.next), 303);
     } catch (error) {
       const values = { email: f.email ?? '' };
