@@ -23,6 +23,7 @@ import { aesGcmBox, loadServerKey } from './adapters/webhooks/secret-box.ts';
 import { standardWebhooksSigner } from './adapters/webhooks/signer.ts';
 import { Lockcloud, type StartReport } from './app/lockcloud.ts';
 import type {
+  CodeHasher,
   EventBus,
   Mailer,
   PasswordHasher,
@@ -51,6 +52,8 @@ export interface ServerOverrides {
   /** Tests pass a cheaper password hash; production keeps the default cost. */
   readonly passwords?: PasswordHasher;
   readonly logger?: Logger;
+  /** Tests wrap the code hasher to count the work each form does (test/security/enumeration). */
+  readonly codeHasher?: (made: CodeHasher) => CodeHasher;
 }
 
 export interface LockcloudServer {
@@ -243,7 +246,7 @@ export async function createServer(
       sharedStore: config.databaseUrl !== undefined,
       mailbox,
       mailer: mail.mailer,
-      codeHasher: hmacCodeHasher(serverKey),
+      codeHasher: (overrides.codeHasher ?? ((made) => made))(hmacCodeHasher(serverKey)),
       logger,
       policy: { commandTimeoutMs: config.commandTimeoutMs, lowBatteryThreshold: config.lowBatteryThreshold },
       rateLimits,

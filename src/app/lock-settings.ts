@@ -1,6 +1,7 @@
 import { normalizeEmail } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Lock } from '../domain/lock.ts';
+import type { Budgets } from './accounts/limits.ts';
 import type { LockQueries } from './locks.ts';
 import type { Store } from './ports.ts';
 
@@ -16,6 +17,7 @@ export class LockSettings {
   constructor(
     private readonly store: Pick<Store, 'locks' | 'accounts'>,
     private readonly queries: LockQueries,
+    private readonly budgets: Budgets,
   ) {}
 
   /** The account's own locks with whom each is shared, and the locks others share with it. */
@@ -37,8 +39,16 @@ export class LockSettings {
     return { ...lock, integration: on };
   }
 
-  /** Shares the lock with another live account, found by e-mail. */
-  async share(accountId: string, deviceId: string, email: unknown): Promise<string> {
+  /**
+   * Shares the lock with another live account, found by e-mail. The one form that must tell whether
+   * an address has an account (a live one can take the share), so every attempt spends the
+   * requests budget of the client address and of the owner's account: the form is no way to sort a
+   * list of addresses (docs/security.md).
+   */
+  async share(accountId: string, deviceId: string, email: unknown, clientIp: string): Promise<string> {
+    const { budgets } = this;
+    await budgets.spend(`share-ip:${clientIp}`, budgets.limits.requestsPerIp, 'shares from this address');
+    await budgets.spend(`share-account:${accountId}`, budgets.limits.requestsPerIp, 'shares');
     const lock = await this.queries.getOwned(accountId, deviceId);
     if (typeof email !== 'string' || email.trim() === '')
       throw new DomainError('INVALID_INPUT', 'enter the e-mail address to share with', { field: 'email' });

@@ -154,7 +154,6 @@ export class Lockcloud {
       manualSends: new ManualSends(deps.rateLimits, deps.clock),
     });
     this.locks = new LockQueries(deps.store.locks);
-    this.lockSettings = new LockSettings(deps.store, this.locks);
     this.accounts = new Accounts({
       store: deps.store,
       login: this.login,
@@ -168,6 +167,7 @@ export class Lockcloud {
       limiter: deps.rateLimits,
       limits: deps.accountLimits,
     });
+    this.lockSettings = new LockSettings(deps.store, this.locks, this.accounts.budgets);
     this.reports = new DeviceReports(deps.store.locks, deps.events, deps.clock, deps.logger);
     this.commands = new Commands({
       tasks: deps.store.tasks,

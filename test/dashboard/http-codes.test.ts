@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { advanceClock, OWNER, startServer, type TestServer } from '../support/server.ts';
+import { advanceClock, OTHER, OWNER, startServer, type TestServer } from '../support/server.ts';
 import { FormClient, latestCode, mails } from './support.ts';
 
 const PASSWORD = 'long-enough-password';
@@ -40,24 +40,40 @@ describe('dashboard codes and attempts', () => {
     assert.equal(c.cookie('lc_session'), undefined);
   });
 
-  it('counts wrong codes: 5 attempts, then even the right code is refused', async () => {
+  it('counts wrong codes: 5 attempts, then even the right code is refused; the verify form says one sentence for each', async () => {
     const email = 'guesser@example.com';
     const c = await signUp(t, email);
     const code = await latestCode(t, email, /verification code/);
-    for (let left = 4; left >= 1; left--) {
+    for (let i = 0; i < 5; i++) {
       const res = await c.post('/dashboard/verify', { email, code: wrong(code) });
       assert.equal(res.status, 400);
-      assert.match(res.text, new RegExp(`the code is wrong \\(${left} attempts? left\\)`, 'i'));
+      assert.match(res.text, /This code does not work for this address/);
     }
-    const last = await c.post('/dashboard/verify', { email, code: wrong(code) });
-    assert.match(last.text, /that was the last attempt/);
     const right = await c.post('/dashboard/verify', { email, code });
     assert.equal(right.status, 400);
-    assert.match(right.text, /too many wrong attempts/i);
+    assert.match(right.text, /This code does not work for this address/);
     // A new code starts afresh.
     await c.post('/dashboard/verify/resend', { email });
     const fresh = await latestCode(t, email, /verification code/);
     assert.equal((await c.post('/dashboard/verify', { email, code: fresh })).status, 303);
+  });
+
+  it('API Settings, signed in, say why a code is refused: attempts left, the last one, used up', async () => {
+    const c = new FormClient(t);
+    await c.logIn(OTHER, 'other-password');
+    await c.get('/dashboard/api-settings');
+    await c.post('/dashboard/api-settings/code', {});
+    const code = await latestCode(t, OTHER, /API Settings code/);
+    for (let left = 4; left >= 1; left--) {
+      const res = await c.post('/dashboard/api-settings/confirm', { code: wrong(code) });
+      assert.equal(res.status, 400);
+      assert.match(res.text, new RegExp(`the code is wrong \\(${left} attempts? left\\)`, 'i'));
+    }
+    const last = await c.post('/dashboard/api-settings/confirm', { code: wrong(code) });
+    assert.match(last.text, /that was the last attempt/);
+    const right = await c.post('/dashboard/api-settings/confirm', { code });
+    assert.equal(right.status, 400);
+    assert.match(right.text, /too many wrong attempts/i);
   });
 
   it('refuses a code after its 10 minutes (the sandbox clock moved), and a code used twice', async () => {
@@ -67,7 +83,7 @@ describe('dashboard codes and attempts', () => {
     await advanceClock(t, 601);
     const late = await c.post('/dashboard/verify', { email, code });
     assert.equal(late.status, 400);
-    assert.match(late.text, /the code has expired/i);
+    assert.match(late.text, /This code does not work for this address/);
 
     await c.post('/dashboard/verify/resend', { email });
     assert.equal(
@@ -75,6 +91,11 @@ describe('dashboard codes and attempts', () => {
       303,
     );
     await c.logIn(email, PASSWORD);
+    await c.post('/dashboard/api-settings/code', {});
+    const expiring = await latestCode(t, email, /API Settings code/);
+    await advanceClock(t, 601);
+    const expired = await c.post('/dashboard/api-settings/confirm', { code: expiring });
+    assert.match(expired.text, /the code has expired/i);
     await c.post('/dashboard/api-settings/code', {});
     const apiCode = await latestCode(t, email, /API Settings code/);
     assert.equal((await c.post('/dashboard/api-settings/confirm', { code: apiCode })).status, 200);

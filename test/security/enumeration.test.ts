@@ -1,9 +1,12 @@
 /**
- * Issue 11, point 5: the forms anyone may fill in with any e-mail address (v1 and dashboard login,
- * sign-up, resend, forgot password) must not tell whether the address has an account, by their
- * answer or by the work they do. Work is counted, not timed: each case must hash or verify exactly
- * one password (bench/login-timing.ts measures the times themselves). The answers are compared once
- * the known address's mail budget is spent, where a 429 used to give it away.
+ * Issue 11, point 5 and issue 17, point 2: the dashboard forms anyone may fill in with any e-mail
+ * address (login, sign-up, verify, resend, forgot password, reset) must not tell whether the address
+ * has an account, nor what kind: a known, an unknown, an unverified, a deleted and a password-less
+ * (social login) address get the same status and body, cause the same work, and spend the client
+ * address's budget alike. Work is counted, not timed: each case must hash or verify as many passwords
+ * and compare as many code HMACs (bench/login-timing.ts measures the times themselves). v1 login
+ * must keep telling a password-less account apart (31001, the published contract), with the same
+ * work. The share form, signed in, must tell whether an address can take a share, so it is budgeted.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,17 +14,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { scryptHasher } from '../../src/adapters/system/crypto.ts';
-import type { PasswordHasher } from '../../src/app/ports.ts';
+import { DEFAULT_ACCOUNT_LIMITS } from '../../src/app/accounts/limits.ts';
+import { DEFAULT_LOGIN_LIMITS } from '../../src/app/login.ts';
+import type { CodeHasher, PasswordHasher } from '../../src/app/ports.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createServer, type LockcloudServer } from '../../src/main.ts';
-import { FormClient } from '../dashboard/support.ts';
+import { FormClient, mails } from '../dashboard/support.ts';
 import { freePort } from '../support/mosquitto.ts';
-import { OWNER, standardSeed, startServer, type TestServer } from '../support/server.ts';
+import { LOCK_B, OTHER, OWNER, standardSeed, startServer, type TestServer } from '../support/server.ts';
 
-const KNOWN = 'owner@example.com';
+const KNOWN = OWNER;
 const UNVERIFIED = 'waiting@example.com';
 const DELETED = 'gone@example.com';
+const SOCIAL = 'social@example.com';
 const UNKNOWN = 'nobody@example.com';
+/** Every kind of address a visitor may type. */
+const KINDS = [UNKNOWN, KNOWN, UNVERIFIED, DELETED, SOCIAL] as const;
 
 /** scrypt at a test cost, counting the calls. */
 function countingHasher(): PasswordHasher & { hashes: number; verifies: number } {
@@ -41,33 +49,63 @@ function countingHasher(): PasswordHasher & { hashes: number; verifies: number }
   return counter;
 }
 
-describe('unknown and known e-mail addresses get the same answers and the same work', () => {
+/** The server's code hasher, counting the comparisons of a typed code. */
+const codeChecks = { count: 0 };
+const countingCodes = (made: CodeHasher): CodeHasher => ({
+  ...made,
+  matches: (code, salt, stored) => {
+    codeChecks.count++;
+    return made.matches(code, salt, stored);
+  },
+});
+
+interface Answer {
+  readonly status: number;
+  readonly location: string;
+  readonly retryAfter: string | undefined;
+  readonly body: string;
+}
+
+/** An answer with the address it was about replaced, so answers for different addresses compare. */
+function answerOf(r: { status: number; text: string; res: Response }, email: string): Answer {
+  const strip = (s: string) => s.split(encodeURIComponent(email)).join('EMAIL').split(email).join('EMAIL');
+  return {
+    status: r.status,
+    location: strip(r.res.headers.get('location') ?? ''),
+    retryAfter: r.res.headers.get('retry-after') ?? undefined,
+    body: strip(r.text),
+  };
+}
+
+describe('every kind of e-mail address gets the same answers, the same work and the same budget', () => {
   const dir = mkdtempSync(join(tmpdir(), 'lockcloud-enum-'));
   const passwords = countingHasher();
   let server: LockcloudServer;
   let t: TestServer;
   let ip = 0;
   /** Each request from its own address: the per-address budgets are not what is tested here. */
-  const from = (): Record<string, string> => ({
-    'x-forwarded-for': `10.1.${Math.floor(ip / 250)}.${(ip++ % 250) + 1}`,
-  });
+  const from = (): Record<string, string> => ({ 'x-forwarded-for': fresh() });
+  const fresh = (): string => `10.1.${Math.floor(ip / 250)}.${(ip++ % 250) + 1}`;
 
   before(async () => {
     const seed = standardSeed();
     seed.accounts?.push(
       { email: UNVERIFIED, password: 'waiting-password', verified: false },
       { email: DELETED, password: 'gone-password', verified: true },
+      { email: SOCIAL, password: null, verified: true },
     );
     writeFileSync(join(dir, 'seed.json'), JSON.stringify(seed));
     const argv = ['--port', '0', '--host', '127.0.0.1', '--data', join(dir, 'data'), '--log-level', 'silent'];
     argv.push('--mqtt-port', '0', '--seed', join(dir, 'seed.json'), '--trust-proxy', 'loopback');
-    server = await createServer(loadConfig({}, argv), { passwords });
+    server = await createServer(loadConfig({}, argv), { passwords, codeHasher: countingCodes });
     const url = await server.listen();
-    t = { url } as TestServer;
-    await server.store.accounts.findByEmail(DELETED).then(async (account) => {
-      assert.ok(account);
-      await server.store.accounts.update(account.id, { deletedAt: Date.now() });
+    t = { url, request: (path: string, init?: RequestInit) => fetch(url + path, init) } as TestServer;
+    const gone = await fetch(`${url}/_sim/accounts/${DELETED}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ deleted: true }),
     });
+    assert.equal(gone.status, 200);
   });
   after(async () => {
     await server?.close();
@@ -75,62 +113,133 @@ describe('unknown and known e-mail addresses get the same answers and the same w
   });
 
   const work = async (run: () => Promise<unknown>) => {
-    const before = { hashes: passwords.hashes, verifies: passwords.verifies };
+    const before = { hashes: passwords.hashes, verifies: passwords.verifies, codes: codeChecks.count };
     await run();
-    return { hashes: passwords.hashes - before.hashes, verifies: passwords.verifies - before.verifies };
+    return {
+      hashes: passwords.hashes - before.hashes,
+      verifies: passwords.verifies - before.verifies,
+      codes: codeChecks.count - before.codes,
+    };
   };
 
-  it('v1 login: one password verified whether the address is unknown, known, unverified or deleted', async () => {
+  /** Posts `fields` for every kind of address: one answer and one amount of work for all. */
+  async function sameForEveryKind(
+    path: string,
+    fields: (email: string) => Record<string, string>,
+    expected: { status: number; hashes: number; verifies: number; codes: number },
+  ): Promise<Answer> {
+    const c = new FormClient(t);
+    await c.get('/dashboard/login');
+    const answers = new Map<string, Answer>();
+    for (const email of KINDS) {
+      let answer: Answer | undefined;
+      const done = await work(async () => {
+        answer = answerOf(await c.post(path, fields(email), from()), email);
+      });
+      assert.ok(answer);
+      assert.equal(answer.status, expected.status, `${path} ${email}: ${answer.body.slice(0, 300)}`);
+      assert.deepEqual(
+        done,
+        { hashes: expected.hashes, verifies: expected.verifies, codes: expected.codes },
+        `${path} ${email}`,
+      );
+      answers.set(email, answer);
+    }
+    const first = answers.get(UNKNOWN);
+    for (const [email, answer] of answers) assert.deepEqual(answer, first, `${path}: ${email} vs ${UNKNOWN}`);
+    return first as Answer;
+  }
+
+  it('v1 login: one password verified whatever the address holds; 10002 for all but a password-less account (31001)', async () => {
     const login = (email: string) =>
       fetch(`${t.url}/v1/accounts/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...from() },
         body: JSON.stringify({ email, password: 'not-the-password' }),
       });
-    for (const email of [UNKNOWN, KNOWN, UNVERIFIED, DELETED, UNKNOWN]) {
+    for (const email of [...KINDS, UNKNOWN]) {
       let res: Response | undefined;
       const done = await work(async () => {
         res = await login(email);
       });
-      assert.deepEqual(
-        { status: res?.status, body: await res?.json() },
-        { status: 400, body: { code: 10002, message: 'WrongEmailOrPassword' } },
-      );
-      assert.deepEqual(done, { hashes: 0, verifies: 1 }, email);
+      const expected =
+        email === SOCIAL
+          ? { status: 403, body: { code: 31001, message: 'AccountLocked' } }
+          : { status: 400, body: { code: 10002, message: 'WrongEmailOrPassword' } };
+      assert.deepEqual({ status: res?.status, body: await res?.json() }, expected, email);
+      assert.deepEqual(done, { hashes: 0, verifies: 1, codes: 0 }, email);
     }
   });
 
-  it('dashboard login: the same answer and one password verified for each', async () => {
-    const c = new FormClient(t);
-    await c.get('/dashboard/login');
-    const pages = new Set<string>();
-    for (const email of [UNKNOWN, KNOWN, UNVERIFIED, DELETED]) {
-      let text = '';
-      const done = await work(async () => {
-        const res = await c.post('/dashboard/login', { email, password: 'not-the-password' }, from());
-        assert.equal(res.status, 400);
-        text = res.text;
-      });
-      assert.deepEqual(done, { hashes: 0, verifies: 1 }, email);
-      pages.add(/data-testid="notice">([^<]*)</.exec(text)?.[1] ?? text);
-    }
-    assert.equal(pages.size, 1, [...pages].join(' | '));
+  it('dashboard login: the same answer and one password verified for each, a password-less account too', async () => {
+    const answer = await sameForEveryKind(
+      '/dashboard/login',
+      (email) => ({ email, password: 'not-the-password' }),
+      { status: 400, hashes: 0, verifies: 1, codes: 0 },
+    );
+    assert.match(
+      answer.body,
+      /Wrong e-mail or password\. An account made with a social login has no password yet/,
+    );
   });
 
-  it('sign-up: one password hashed whether the address is new or taken', async () => {
+  it('sign-up: the same redirect and one password hashed for each; what differs happens after the answer', async () => {
+    const answer = await sameForEveryKind(
+      '/dashboard/signup',
+      (email) => ({ email, password: 'a-long-password' }),
+      { status: 303, hashes: 1, verifies: 0, codes: 0 },
+    );
+    assert.equal(answer.location, '/dashboard/verify?ok=signed-up&email=EMAIL');
+  });
+
+  it('resend and forgot password: the same page or redirect for each, no work before the answer', async () => {
+    const resend = await sameForEveryKind('/dashboard/verify/resend', (email) => ({ email }), {
+      status: 200,
+      hashes: 0,
+      verifies: 0,
+      codes: 0,
+    });
+    assert.match(resend.body, /If this address waits for verification, a new code is on its way/);
+    const forgot = await sameForEveryKind('/dashboard/forgot', (email) => ({ email }), {
+      status: 303,
+      hashes: 0,
+      verifies: 0,
+      codes: 0,
+    });
+    assert.equal(forgot.location, '/dashboard/reset?ok=code-sent&email=EMAIL');
+  });
+
+  it('verify and reset: one refusal and one code comparison for each, while the accounts hold live codes', async () => {
+    // Live codes where an account can have one: a sign-up code for the unverified account, reset
+    // codes for every live account (the worst case: only real accounts have something to match).
     const c = new FormClient(t);
-    await c.get('/dashboard/signup');
-    for (const email of ['fresh@example.com', KNOWN, UNVERIFIED]) {
-      const done = await work(async () => {
-        const res = await c.post('/dashboard/signup', { email, password: 'a-long-password' }, from());
-        assert.equal(res.status, 303, email);
-        assert.equal(
-          res.res.headers.get('location'),
-          `/dashboard/verify?ok=signed-up&email=${encodeURIComponent(email)}`,
-        );
-      });
-      assert.deepEqual(done, { hashes: 1, verifies: 0 }, email);
+    await c.get('/dashboard/forgot');
+    for (const email of KINDS) {
+      await c.post('/dashboard/verify/resend', { email }, from());
+      await c.post('/dashboard/forgot', { email }, from());
     }
+    const codes = new Set<string>();
+    for (const email of KINDS)
+      for (const mail of await mails(t, email))
+        for (const m of mail.text.matchAll(/\b\d{6}\b/g)) codes.add(m[0]);
+    assert.ok(codes.size >= 4, `the live accounts got their codes (${codes.size})`);
+    let wrong = 0;
+    while (codes.has(String(wrong).padStart(6, '0'))) wrong++;
+    const code = String(wrong).padStart(6, '0');
+
+    const verify = await sameForEveryKind('/dashboard/verify', (email) => ({ email, code }), {
+      status: 400,
+      hashes: 0,
+      verifies: 0,
+      codes: 1,
+    });
+    assert.match(verify.body, /This code does not work for this address/);
+    const reset = await sameForEveryKind(
+      '/dashboard/reset',
+      (email) => ({ email, code, password: 'a-long-password' }),
+      { status: 400, hashes: 0, verifies: 0, codes: 1 },
+    );
+    assert.match(reset.body, /This code does not work for this address/);
   });
 
   it('forgot password, sign-up and resend answer alike once a known address has had its mails (no 429)', async () => {
@@ -152,12 +261,98 @@ describe('unknown and known e-mail addresses get the same answers and the same w
       return out;
     };
     const unknown = await answers('another-nobody@example.com');
-    assert.deepEqual(await answers(UNVERIFIED), unknown);
-    assert.deepEqual(await answers(KNOWN), unknown);
+    for (const email of [UNVERIFIED, KNOWN, DELETED, SOCIAL])
+      assert.deepEqual(await answers(email), unknown, email);
     assert.ok(unknown.every((a) => !a.startsWith('429')));
     // The budget still holds: the mailbox was not flooded.
-    const mails = (await (await fetch(`${t.url}/_sim/mailbox?to=${UNVERIFIED}`)).json()) as unknown[];
-    assert.ok(mails.length <= 6, `${mails.length} mails to ${UNVERIFIED}`);
+    const sent = await mails(t, UNVERIFIED);
+    assert.ok(sent.length <= 8, `${sent.length} mails to ${UNVERIFIED}`);
+  });
+
+  it("every form spends the client address's budget whatever address it names: the next is refused alike", async () => {
+    const { requestsPerIp, codeTriesPerIp } = DEFAULT_ACCOUNT_LIMITS;
+    const forms: { path: string; burst: number; fields: (email: string) => Record<string, string> }[] = [
+      {
+        path: '/dashboard/login',
+        burst: DEFAULT_LOGIN_LIMITS.perIp.burst,
+        fields: (email) => ({ email, password: 'not-the-password' }),
+      },
+      {
+        path: '/dashboard/signup',
+        burst: requestsPerIp.burst,
+        fields: (email) => ({ email, password: 'x' }),
+      },
+      { path: '/dashboard/forgot', burst: requestsPerIp.burst, fields: (email) => ({ email }) },
+      // A code that is not 6 digits: refused by its shape, after the address's budget is spent.
+      { path: '/dashboard/verify', burst: codeTriesPerIp.burst, fields: (email) => ({ email, code: 'x' }) },
+      {
+        path: '/dashboard/reset',
+        burst: codeTriesPerIp.burst,
+        fields: (email) => ({ email, code: 'x', password: 'a-long-password' }),
+      },
+    ];
+    for (const { path, burst, fields } of forms) {
+      const c = new FormClient(t);
+      await c.get('/dashboard/login');
+      const address = { 'x-forwarded-for': fresh() };
+      const statuses: number[] = [];
+      for (let i = 0; i < burst; i++)
+        statuses.push((await c.post(path, fields(KINDS[i % 5] ?? UNKNOWN), address)).status);
+      assert.ok(!statuses.includes(429), `${path}: ${statuses.join(' ')}`);
+      const refused = [];
+      for (const email of KINDS) refused.push(answerOf(await c.post(path, fields(email), address), email));
+      for (const answer of refused) {
+        assert.equal(answer.status, 429, `${path}: ${answer.body.slice(0, 200)}`);
+        assert.match(answer.body, /Too many attempts\. Try again in/);
+        assert.ok(Number(answer.retryAfter) >= 1);
+        assert.deepEqual({ ...answer, retryAfter: '' }, { ...refused[0], retryAfter: '' }, path);
+      }
+    }
+    // Resend shares sign-up's budget: spent by the sign-ups above, from another address alike.
+    const c = new FormClient(t);
+    await c.get('/dashboard/verify');
+    const address = { 'x-forwarded-for': fresh() };
+    for (let i = 0; i < requestsPerIp.burst; i++)
+      await c.post('/dashboard/verify/resend', { email: KINDS[i % 5] ?? UNKNOWN }, address);
+    for (const email of KINDS)
+      assert.equal((await c.post('/dashboard/verify/resend', { email }, address)).status, 429, email);
+  });
+});
+
+describe('the share form: it must tell whether an address can take a share, so it is budgeted', () => {
+  let t: TestServer;
+  before(async () => {
+    const seed = standardSeed();
+    seed.accounts?.push(
+      { email: UNVERIFIED, password: 'waiting-password', verified: false },
+      { email: DELETED, password: 'gone-password', verified: true },
+      { email: SOCIAL, password: null, verified: true },
+    );
+    t = await startServer({ seed, flags: ['--trust-proxy', 'loopback'] });
+    await t.request(`/_sim/accounts/${DELETED}`, { method: 'POST', json: { deleted: true } });
+  });
+  after(() => t.close());
+
+  it('answers alike for unknown, unverified and deleted addresses; shares with a live one; then 429 for the address', async () => {
+    const c = new FormClient(t);
+    await c.logIn(OWNER, 'owner-password');
+    const address = { 'x-forwarded-for': '10.9.0.1' };
+    const share = async (email: string) =>
+      answerOf(await c.post(`/dashboard/locks/${LOCK_B}/share`, { email }, address), email);
+    const refusals = [await share(UNKNOWN), await share(UNVERIFIED), await share(DELETED)];
+    for (const r of refusals) {
+      assert.equal(r.status, 400);
+      assert.match(r.body, /No lockcloud account can be shared with at EMAIL/);
+      assert.deepEqual(r, refusals[0]);
+    }
+    assert.equal((await share(SOCIAL)).status, 200, 'a password-less account can take a share');
+    assert.equal((await share(OTHER)).status, 200);
+    const statuses: number[] = [];
+    for (let i = 0; i < DEFAULT_ACCOUNT_LIMITS.requestsPerIp.burst; i++)
+      statuses.push((await share(`someone-${i}@example.com`)).status);
+    const refused = await share(UNKNOWN);
+    assert.equal(refused.status, 429, statuses.join(' '));
+    assert.ok(Number(refused.retryAfter) >= 1);
   });
 });
 
@@ -168,15 +363,20 @@ describe('with a mail server that refuses every connection', () => {
   });
   after(() => t.close());
 
-  it('forgot password and resend answer a known address as an unknown one: the mail fails after the answer', async () => {
+  it('forgot password, resend and sign-up answer a known address as an unknown one: the mail fails after the answer', async () => {
     const c = new FormClient(t);
     await c.get('/dashboard/forgot');
-    const answer = async (path: string, email: string) => {
-      const res = await c.post(path, { email });
+    const answer = async (path: string, email: string, fields: Record<string, string> = {}) => {
+      const res = await c.post(path, { email, ...fields });
       return `${res.status} ${res.res.headers.get('location')?.replace(encodeURIComponent(email), 'EMAIL')}`;
     };
     assert.equal(await answer('/dashboard/forgot', OWNER), await answer('/dashboard/forgot', UNKNOWN));
     assert.equal(await answer('/dashboard/forgot', OWNER), '303 /dashboard/reset?ok=code-sent&email=EMAIL');
+    const signUp = { password: 'a-long-password' };
+    assert.equal(
+      await answer('/dashboard/signup', OWNER, signUp),
+      await answer('/dashboard/signup', UNKNOWN, signUp),
+    );
     const resend = async (email: string) => (await c.post('/dashboard/verify/resend', { email })).status;
     await c.post('/dashboard/signup', { email: 'pending@example.com', password: 'a-long-password' });
     assert.equal(await resend('pending@example.com'), await resend(UNKNOWN));

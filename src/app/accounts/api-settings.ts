@@ -29,12 +29,8 @@ export class ApiSettings {
   }
 
   async confirmCode(me: SignedIn, code: unknown, clientIp: string): Promise<void> {
-    await this.deps.codes.consume(
-      me.account.id,
-      'api-settings',
-      typeof code === 'string' ? code : '',
-      clientIp,
-    );
+    await this.deps.codes.spendTryFrom(clientIp);
+    await this.deps.codes.consume(me.account.email, me.account, 'api-settings', code);
     await this.deps.sessions.unlockApiSettings(me.session);
   }
 

@@ -3,12 +3,15 @@ import { DomainError, isDomainError } from '../../domain/errors.ts';
 import {
   CODE_LIFETIME_MS,
   CODE_MAX_ATTEMPTS,
+  type CodeProblem,
   type CodePurpose,
   codeProblem,
   isCodeShape,
   normalizeCode,
+  type OneTimeCode,
 } from '../../domain/one-time-code.ts';
-import type { Clock, CodeHasher, CodeStore, Logger, Mailer, RandomSource } from '../ports.ts';
+import type { Clock, CodeHasher, CodeStore, Mailer, RandomSource } from '../ports.ts';
+import type { AfterAnswer } from './after-answer.ts';
 import type { Budgets } from './limits.ts';
 
 export interface CodeDeps {
@@ -18,7 +21,7 @@ export interface CodeDeps {
   readonly random: RandomSource;
   readonly clock: Clock;
   readonly budgets: Budgets;
-  readonly logger: Logger;
+  readonly afterAnswer: AfterAnswer;
 }
 
 const MAILS: Record<CodePurpose, { subject: string; intro: string }> = {
@@ -40,9 +43,6 @@ const bad = (message: string) => new DomainError('INVALID_INPUT', message, { fie
 
 /** Mails codes and checks them: one live code per account and purpose, 10 minutes, 5 attempts. */
 export class OneTimeCodes {
-  /** Code mails still being sent after their answer (sendAfterAnswer). */
-  private readonly sending = new Set<Promise<void>>();
-
   constructor(private readonly deps: CodeDeps) {}
 
   async send(account: Pick<Account, 'id' | 'email'>, purpose: CodePurpose): Promise<void> {
@@ -87,50 +87,72 @@ export class OneTimeCodes {
    * code is written and mailed after the answer, so the answer takes as long either way. Waiting for
    * it made a known address measurably slower (0.9 ms with the in-memory mailer, bench/login-timing;
    * an SMTP round trip with a real one), and a failing mail server answered an error to known
-   * addresses only. Failures are logged; the person asks again.
+   * addresses only.
    */
   sendAfterAnswer(account: Pick<Account, 'id' | 'email'>, purpose: CodePurpose): void {
-    // On a timer, not a bare promise nor setImmediate: SQLite writes synchronously, and a send begun
-    // in this turn of the event loop (or the next check phase) still held the answer back: a known
-    // address stayed 0.2-0.5 ms slower (bench/login-timing). A 0 ms timer runs once it is out.
-    const sending = new Promise<void>((resolve) => setTimeout(resolve, 0))
-      .then(() => this.sendUnlessThrottled(account, purpose))
-      .catch((error: unknown) => {
-        this.deps.logger.error({ err: error, purpose }, 'a code mail could not be sent');
-      })
-      .finally(() => this.sending.delete(sending));
-    this.sending.add(sending);
+    this.deps.afterAnswer.run(`a ${purpose} code mail`, () => this.sendUnlessThrottled(account, purpose));
   }
 
-  /** Resolves once the mails of every answer given so far are sent (the sandbox's mailbox waits for it). */
-  async sent(): Promise<void> {
-    await Promise.all([...this.sending]);
+  /** Every code form spends this first, whatever it holds: the client address's budget of code checks. */
+  spendTryFrom(clientIp: string): Promise<void> {
+    const { budgets } = this.deps;
+    return budgets.spend(`code-try-ip:${clientIp}`, budgets.limits.codeTriesPerIp, 'code attempts');
   }
 
   /**
-   * Checks a code and uses it up; INVALID_INPUT (field `code`) saying why otherwise. The attempt is
-   * counted before the comparison, so a guesser never gets a sixth try at the same code.
+   * Checks a code typed for `email` against the live code of `account` for `purpose`, and uses it
+   * up; INVALID_INPUT (field `code`) saying why otherwise, or `refusal` for every why when given (the
+   * forms anyone may fill in with any address). `account` is undefined where no code may be checked
+   * (no account, a deleted one, a verified one on the verify form): the work is then the same as for
+   * a real code, one budget, one lookup, one attempt counted (on a row or on none), one HMAC.
+   *
+   * The code's own attempt is counted before the comparison, so a guesser never gets a sixth try at
+   * one code.
    */
-  async consume(accountId: string, purpose: CodePurpose, input: string, clientIp: string): Promise<void> {
-    const { codes, hasher, clock, budgets } = this.deps;
-    await budgets.spend(`code-try-ip:${clientIp}`, budgets.limits.codeTriesPerIp, 'code attempts');
-    const typed = normalizeCode(input);
+  async consume(
+    email: string,
+    account: Pick<Account, 'id'> | undefined,
+    purpose: CodePurpose,
+    input: unknown,
+    refusal?: string,
+  ): Promise<void> {
+    const { codes, hasher, clock } = this.deps;
+    const typed = normalizeCode(typeof input === 'string' ? input : '');
     if (!isCodeShape(typed)) throw bad('the code is the 6 digits from the mail');
-    const code = await codes.find(accountId, purpose);
-    if (!code) throw bad('no code was requested, or it was already used: request a new one');
-    const problem = codeProblem(code, clock.now());
-    if (problem === 'USED') throw bad('this code was already used: request a new one');
-    if (problem === 'EXPIRED') throw bad('the code has expired (codes last 10 minutes): request a new one');
-    if (problem === 'EXHAUSTED' || !(await codes.countAttempt(code.id, CODE_MAX_ATTEMPTS)))
-      throw bad('too many wrong attempts for this code: request a new one');
-    if (!hasher.matches(typed, code.id, code.hash)) {
-      const left = CODE_MAX_ATTEMPTS - code.attempts - 1;
-      throw bad(
-        left > 0
-          ? `the code is wrong (${left} attempt${left === 1 ? '' : 's'} left)`
-          : 'the code is wrong, and that was the last attempt: request a new one',
-      );
+    const code = await codes.find(account?.id ?? NOBODY, purpose);
+    const problem: Why | undefined = code ? codeProblem(code, clock.now()) : 'MISSING';
+    const live = problem === undefined ? code : undefined;
+    const counted = await codes.countAttempt(live?.id ?? NOBODY, CODE_MAX_ATTEMPTS);
+    const matches = hasher.matches(typed, code?.id ?? NOBODY, code?.hash ?? DECOY_HASH);
+    const why = problem ?? (!counted ? 'EXHAUSTED' : matches ? undefined : 'WRONG');
+    if (why !== undefined || !live) throw bad(refusal ?? explain(why ?? 'MISSING', code));
+    if (!(await codes.use(live.id, clock.now()))) throw bad(refusal ?? explain('USED', code));
+  }
+}
+
+type Why = CodeProblem | 'MISSING' | 'WRONG';
+
+/** An id no account and no code has: an address with nothing to check is looked up all the same. */
+const NOBODY = '00000000-0000-0000-0000-000000000000';
+/** What a typed code is compared with when there is no code: the same HMAC work as a real comparison. */
+const DECOY_HASH = '0'.repeat(64);
+
+/** Why a code was refused, for the person who owns the account (API Settings, signed in). */
+function explain(why: Why, code: OneTimeCode | undefined): string {
+  switch (why) {
+    case 'MISSING':
+      return 'no code was requested, or it was already used: request a new one';
+    case 'USED':
+      return 'this code was already used: request a new one';
+    case 'EXPIRED':
+      return 'the code has expired (codes last 10 minutes): request a new one';
+    case 'EXHAUSTED':
+      return 'too many wrong attempts for this code: request a new one';
+    case 'WRONG': {
+      const left = CODE_MAX_ATTEMPTS - (code?.attempts ?? 0) - 1;
+      return left > 0
+        ? `the code is wrong (${left} attempt${left === 1 ? '' : 's'} left)`
+        : 'the code is wrong, and that was the last attempt: request a new one';
     }
-    if (!(await codes.use(code.id, clock.now()))) throw bad('this code was already used: request a new one');
   }
 }

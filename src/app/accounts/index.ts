@@ -17,6 +17,7 @@ import type {
   Store,
 } from '../ports.ts';
 import { AccountSettings } from './account-settings.ts';
+import { AfterAnswer } from './after-answer.ts';
 import { ApiSettings } from './api-settings.ts';
 import { OneTimeCodes } from './codes.ts';
 import { type AccountLimits, Budgets, DEFAULT_ACCOUNT_LIMITS } from './limits.ts';
@@ -48,11 +49,16 @@ export class Accounts {
   readonly passwordReset: PasswordReset;
   readonly settings: AccountSettings;
   readonly apiSettings: ApiSettings;
-  private readonly codes: OneTimeCodes;
+  /** The dashboard's budgets (also the lock share form's, app/lock-settings.ts). */
+  readonly budgets: Budgets;
+  private readonly afterAnswer: AfterAnswer;
 
   constructor(private readonly deps: AccountDeps) {
     const { store, login, passwords, secrets, random, clock, mailer } = deps;
     const budgets = new Budgets(deps.limiter, clock, deps.limits ?? DEFAULT_ACCOUNT_LIMITS);
+    this.budgets = budgets;
+    const afterAnswer = new AfterAnswer(deps.logger);
+    this.afterAnswer = afterAnswer;
     const codes = new OneTimeCodes({
       codes: store.codes,
       hasher: deps.codeHasher,
@@ -60,11 +66,19 @@ export class Accounts {
       random,
       clock,
       budgets,
-      logger: deps.logger,
+      afterAnswer,
     });
-    this.codes = codes;
     this.sessions = new Sessions({ sessions: store.sessions, login, secrets, random, clock });
-    this.signUp = new SignUp({ accounts: store.accounts, passwords, random, clock, codes, mailer, budgets });
+    this.signUp = new SignUp({
+      accounts: store.accounts,
+      passwords,
+      random,
+      clock,
+      codes,
+      mailer,
+      budgets,
+      afterAnswer,
+    });
     this.passwordReset = new PasswordReset({
       accounts: store.accounts,
       passwords,
@@ -84,9 +98,9 @@ export class Accounts {
     });
   }
 
-  /** Resolves once every code mail promised by an earlier answer is sent (forgot password, resend). */
+  /** Resolves once the work promised by earlier answers is done (sign-up, forgot password, resend). */
   mailsSent(): Promise<void> {
-    return this.codes.sent();
+    return this.afterAnswer.settled();
   }
 
   /** What the account use cases forget once it has expired (HourlyPurges). */

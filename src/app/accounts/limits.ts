@@ -11,7 +11,7 @@ export interface AccountLimits {
   readonly codeSendsPerAccount: RatePolicy;
   /** Code checks from one client address, on top of each code's own 5 attempts. */
   readonly codeTriesPerIp: RatePolicy;
-  /** Sign-ups and password-reset requests from one client address. */
+  /** Sign-ups, password-reset requests and lock shares from one client address. */
   readonly requestsPerIp: RatePolicy;
 }
 

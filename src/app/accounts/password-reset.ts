@@ -15,6 +15,10 @@ export interface PasswordResetDeps {
   readonly budgets: Budgets;
 }
 
+/** The reset form's one refusal for a code that does not work, whatever the address holds (VERIFY_REFUSAL). */
+export const RESET_REFUSAL =
+  'this code does not work for this address: check it, or request a new one (a code lasts 10 minutes and allows 5 tries)';
+
 /**
  * "Forgot password", which is also how an account made by social login sets its first password: a
  * code mailed to the address, then a new password. The request answers alike for any address.
@@ -33,18 +37,19 @@ export class PasswordReset {
 
   /**
    * Sets the new password: earlier v1 tokens answer 20003 and every dashboard session ends. The code
-   * came through the mailbox, so the address is verified too.
+   * came through the mailbox, so the address is verified too. An address without a live account is
+   * checked against no code, with the same work and the same refusal (OneTimeCodes.consume).
    */
   async reset(email: unknown, code: unknown, password: unknown, clientIp: string): Promise<void> {
+    const { accounts, passwords, clock, codes } = this.deps;
+    await codes.spendTryFrom(clientIp);
     const normalized = requireEmail(email);
     const plain = requireNewPassword(password);
-    const account = await this.deps.accounts.findByEmail(normalized);
-    if (!account || account.deletedAt !== null)
-      throw new DomainError('INVALID_INPUT', 'no code was requested, or it was already used', {
-        field: 'code',
-      });
-    await this.deps.codes.consume(account.id, 'reset', typeof code === 'string' ? code : '', clientIp);
-    const { accounts, passwords, clock } = this.deps;
+    const found = await accounts.findByEmail(normalized);
+    const account = found && found.deletedAt === null ? found : undefined;
+    await codes.consume(normalized, account, 'reset', code, RESET_REFUSAL);
+    // consume() refuses where there is no account (no code to match): this is never reached.
+    if (!account) throw new DomainError('INVALID_INPUT', RESET_REFUSAL, { field: 'code' });
     await changePassword({ accounts, passwords, clock }, account, plain);
     if (!account.verified) await accounts.update(account.id, { verified: true });
     await this.deps.sessions.endAll(account.id);

@@ -2,6 +2,7 @@ import { type Account, isEmail, normalizeEmail } from '../../domain/account.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { passwordProblem } from '../../domain/one-time-code.ts';
 import type { AccountStore, Clock, Mailer, PasswordHasher, RandomSource } from '../ports.ts';
+import type { AfterAnswer } from './after-answer.ts';
 import type { OneTimeCodes } from './codes.ts';
 import type { Budgets } from './limits.ts';
 
@@ -13,7 +14,16 @@ export interface SignUpDeps {
   readonly codes: OneTimeCodes;
   readonly mailer: Mailer;
   readonly budgets: Budgets;
+  readonly afterAnswer: AfterAnswer;
 }
+
+/**
+ * The verify form's one refusal for a code that does not work, whatever the address holds (no
+ * account, a deleted, verified or password-less one, no code, a used, expired or exhausted one):
+ * telling them apart told who has an account (docs/security.md).
+ */
+export const VERIFY_REFUSAL =
+  'this code does not work for this address: check it, or request a new one (a code lasts 10 minutes and allows 5 tries); an address already verified can log in';
 
 /** Checks an e-mail field; INVALID_INPUT naming it. */
 export function requireEmail(email: unknown): string {
@@ -40,19 +50,52 @@ export function requireNewPassword(password: unknown, field = 'password'): strin
 export class SignUp {
   constructor(private readonly deps: SignUpDeps) {}
 
+  /**
+   * Answers once the password is hashed; the account is written and the mail sent after the answer.
+   * The hash is most of a sign-up's time and every address gets it; what differs by address (a new
+   * account's insert, which mail, none for a deleted account's address) is done where no answer waits
+   * for it, so neither the answer nor its time tells who has an account (docs/security.md).
+   */
   async signUp(email: unknown, password: unknown, clientIp: string): Promise<string> {
-    const { accounts, passwords, random, clock, codes, budgets } = this.deps;
+    const { passwords, budgets } = this.deps;
     await budgets.spend(`signup-ip:${clientIp}`, budgets.limits.requestsPerIp, 'sign-ups from this address');
     const normalized = requireEmail(email);
     const plain = requireNewPassword(password);
-    // Hashed before the address is looked up, taken or not: the hash is most of a sign-up's time, and
-    // a taken address answering that much sooner would tell who has an account (docs/security.md).
     const passwordHash = await passwords.hash(plain);
+    this.deps.afterAnswer.run('a sign-up', () => this.create(normalized, passwordHash));
+    return normalized;
+  }
+
+  /**
+   * Proves the mailbox: the account is verified and may log in. Only an unverified account has a
+   * sign-up code to check; any other address is checked against none, with the same work and the
+   * same refusal (OneTimeCodes.consume).
+   */
+  async verify(email: unknown, code: unknown, clientIp: string): Promise<void> {
+    const { accounts, codes } = this.deps;
+    await codes.spendTryFrom(clientIp);
+    const normalized = requireEmail(email);
+    const account = await accounts.findByEmail(normalized);
+    const waiting = account && account.deletedAt === null && !account.verified ? account : undefined;
+    await codes.consume(normalized, waiting, 'signup', code, VERIFY_REFUSAL);
+    // consume() refuses where no account waits (no code to match): this is never reached.
+    if (!waiting) throw new DomainError('INVALID_INPUT', VERIFY_REFUSAL, { field: 'code' });
+    await accounts.update(waiting.id, { verified: true });
+  }
+
+  /** Sends a new verification code to an unverified account; says nothing about other addresses. */
+  async resend(email: unknown, clientIp: string): Promise<void> {
+    const { budgets } = this.deps;
+    await budgets.spend(`signup-ip:${clientIp}`, budgets.limits.requestsPerIp, 'requests from this address');
+    const account = await this.deps.accounts.findByEmail(requireEmail(email));
+    if (account && !account.verified && account.deletedAt === null)
+      this.deps.codes.sendAfterAnswer(account, 'signup');
+  }
+
+  private async create(normalized: string, passwordHash: string): Promise<void> {
+    const { accounts, random, clock, codes } = this.deps;
     const existing = await accounts.findByEmail(normalized);
-    if (existing) {
-      await this.tellExisting(existing);
-      return normalized;
-    }
+    if (existing) return this.tellExisting(existing);
     const account: Account = {
       id: random.uuid(),
       email: normalized,
@@ -66,33 +109,10 @@ export class SignUp {
       await accounts.insert(account);
     } catch (error) {
       // Another request took the address since the check: that one's mail is on its way.
-      if (await accounts.findByEmail(normalized)) return normalized;
+      if (await accounts.findByEmail(normalized)) return;
       throw error;
     }
     await codes.send(account, 'signup');
-    return normalized;
-  }
-
-  /** Proves the mailbox: the account is verified and may log in. */
-  async verify(email: unknown, code: unknown, clientIp: string): Promise<void> {
-    const normalized = requireEmail(email);
-    const account = await this.deps.accounts.findByEmail(normalized);
-    if (account?.verified === true && account.deletedAt === null) return;
-    if (!account || account.deletedAt !== null)
-      throw new DomainError('INVALID_INPUT', 'no code was requested, or it was already used', {
-        field: 'code',
-      });
-    await this.deps.codes.consume(account.id, 'signup', typeof code === 'string' ? code : '', clientIp);
-    await this.deps.accounts.update(account.id, { verified: true });
-  }
-
-  /** Sends a new verification code to an unverified account; says nothing about other addresses. */
-  async resend(email: unknown, clientIp: string): Promise<void> {
-    const { budgets } = this.deps;
-    await budgets.spend(`signup-ip:${clientIp}`, budgets.limits.requestsPerIp, 'requests from this address');
-    const account = await this.deps.accounts.findByEmail(requireEmail(email));
-    if (account && !account.verified && account.deletedAt === null)
-      this.deps.codes.sendAfterAnswer(account, 'signup');
   }
 
   private async tellExisting(account: Account): Promise<void> {

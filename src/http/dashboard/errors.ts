@@ -37,7 +37,7 @@ export const DASHBOARD_ERRORS = [
     status: 403,
     error: 'FORBIDDEN',
     cause:
-      'the CSRF token is missing or wrong, the Origin is another site, or API Settings are not unlocked; on the login form, an e-mail not verified yet or an account without a password',
+      'the CSRF token is missing or wrong, the Origin is another site, or API Settings are not unlocked; on the login form, an e-mail not verified yet (once the password matched)',
   },
   { status: 404, error: 'NOT_FOUND', cause: 'no such route, or a lock or task the account does not own' },
   { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
@@ -122,7 +122,13 @@ const BY_CODE: Record<DomainErrorCode, Refuse> = {
   INVALID_COMMAND: badParams,
   MISSING_FIELD: saying(400, 'BAD_PARAMS', 'Enter your e-mail address and password.'),
   INVALID_EMAIL: saying(400, 'BAD_PARAMS', 'That is not an e-mail address.'),
-  WRONG_CREDENTIALS: saying(400, 'BAD_PARAMS', 'Wrong e-mail or password.'),
+  // Also the answer for an account without a password: the login form does not tell it apart
+  // (app/accounts/sessions.ts), so it says what such an account needs.
+  WRONG_CREDENTIALS: saying(
+    400,
+    'BAD_PARAMS',
+    'Wrong e-mail or password. An account made with a social login has no password yet: set one with "Forgot password".',
+  ),
   EMAIL_NOT_VERIFIED: saying(
     403,
     'FORBIDDEN',

@@ -93,6 +93,7 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
     } catch (error) {
       if (!isDomainError(error)) throw error;
       const r = refusalOf(error);
+      if (r.retryAfterSeconds !== undefined) reply.header('retry-after', String(r.retryAfterSeconds));
       if (shareField && r.status === 400)
         return renderPage(
           request,
@@ -156,6 +157,7 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
           me(request).account.id,
           deviceId(request),
           form(request).email,
+          request.ip,
         );
         return `Shared with ${email}.`;
       },
