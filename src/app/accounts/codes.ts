@@ -106,8 +106,9 @@ export class OneTimeCodes {
    * (no account, a deleted one, a verified one on the verify form): the work is then the same as for
    * a real code, one budget, one lookup, one attempt counted (on a row or on none), one HMAC.
    *
-   * The code's own attempt is counted before the comparison, so a guesser never gets a sixth try at
-   * one code.
+   * The e-mail's budget for this purpose is spent before anything is read, across all its codes and
+   * from every address: it is what bounds the chance of guessing (docs/security.md). The code's own
+   * attempt is counted before the comparison, so a guesser never gets a sixth try at one code.
    */
   async consume(
     email: string,
@@ -116,9 +117,14 @@ export class OneTimeCodes {
     input: unknown,
     refusal?: string,
   ): Promise<void> {
-    const { codes, hasher, clock } = this.deps;
+    const { codes, hasher, clock, budgets } = this.deps;
     const typed = normalizeCode(typeof input === 'string' ? input : '');
     if (!isCodeShape(typed)) throw bad('the code is the 6 digits from the mail');
+    await budgets.spend(
+      `code-tries:${purpose}:${email}`,
+      budgets.limits.codeTriesPerEmail,
+      'code attempts for this address',
+    );
     const code = await codes.find(account?.id ?? NOBODY, purpose);
     const problem: Why | undefined = code ? codeProblem(code, clock.now()) : 'MISSING';
     const live = problem === undefined ? code : undefined;

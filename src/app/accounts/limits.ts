@@ -11,6 +11,11 @@ export interface AccountLimits {
   readonly codeSendsPerAccount: RatePolicy;
   /** Code checks from one client address, on top of each code's own 5 attempts. */
   readonly codeTriesPerIp: RatePolicy;
+  /**
+   * Code checks for one e-mail address and purpose, across all its codes and from every address:
+   * what bounds the chance of guessing a code (docs/security.md, "Guessing a mailed code").
+   */
+  readonly codeTriesPerEmail: RatePolicy;
   /** Sign-ups, password-reset requests and lock shares from one client address. */
   readonly requestsPerIp: RatePolicy;
 }
@@ -18,6 +23,7 @@ export interface AccountLimits {
 export const DEFAULT_ACCOUNT_LIMITS: AccountLimits = {
   codeSendsPerAccount: { burst: 5, intervalMs: 60_000 },
   codeTriesPerIp: { burst: 20, intervalMs: 10_000 },
+  codeTriesPerEmail: { burst: 10, intervalMs: 48 * 60 * 60 * 1000 },
   requestsPerIp: { burst: 10, intervalMs: 60_000 },
 };
 

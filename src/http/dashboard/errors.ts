@@ -45,7 +45,7 @@ export const DASHBOARD_ERRORS = [
     status: 429,
     error: 'THROTTLED',
     cause:
-      'too many attempts (login, codes, sign-up), or too many commands to one lock; `Retry-After` says when to retry',
+      'too many attempts: logins, sign-ups, resends, password-reset requests and lock shares from the address; failed logins on the e-mail; code checks from the address, or for one e-mail address and purpose (10, then one every 48 hours, whatever the address holds); or too many commands to one lock; the message and `Retry-After` say when to try again',
   },
   { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
   {
@@ -94,10 +94,17 @@ const tooMany =
     return {
       status: 429,
       error: 'THROTTLED',
-      message: `${what} Try again in ${wait} s.`,
+      message: `${what} Try again in ${inWords(wait)}.`,
       retryAfterSeconds: wait,
     };
   };
+
+/** A wait as a person reads it: seconds up to two minutes, then minutes, then hours (code attempts wait days). */
+function inWords(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 2 * 3600) return `${Math.ceil(seconds / 60)} min`;
+  return `${Math.ceil(seconds / 3600)} h`;
+}
 const busy: Refuse = (error) => {
   const wait = error.details.retryAfterSeconds;
   const message =

@@ -105,7 +105,7 @@ export const V1_ERRORS = [
     code: 42900,
     message: 'TooManyRequests',
     cause:
-      "login: too many attempts for the e-mail or from the client address; control: the lock's command budget is spent (per account and lock, shared with v3 and the dashboard); Retry-After says when to try again",
+      "login: too many attempts from the client address, too many failed ones for the e-mail from that address, or too many for the e-mail from clients that have not logged in to it; control: the lock's command budget is spent (per account and lock, shared with v3 and the dashboard); Retry-After says when to try again",
   },
   {
     status: 500,
