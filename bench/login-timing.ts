@@ -1,14 +1,16 @@
 /**
- * Issue 11, point 5: can the time of a login tell whether an e-mail address has an account? Against
- * `npm start` (a process of its own, the production password-hash cost: scrypt N=2^17, r=8, p=1),
- * one request at a time, the cases interleaved in a fresh random order every round: v1 login with an
- * unknown address, a known one with a wrong password, an unverified and a deleted account (each a
- * wrong password: all four answer 400 10002); the dashboard's login with an unknown and a known
- * address; sign-up with a new and a taken address; forgot-password with an unknown and a known one.
- * Each case is compared with its known-address counterpart by a Mann–Whitney U test and a bootstrap
- * 95% interval of the difference of medians. The login limits would refuse most of these attempts
- * (10 per address a minute): the server runs with --no-rate-limit, which takes the same limiter call
- * out of every case alike.
+ * Issue 11, point 5 and issue 17, point 2: can the time of a form that takes an e-mail address tell
+ * whether the address has an account, or what kind? Against `npm start` (a process of its own, the
+ * production password-hash cost: scrypt N=2^17, r=8, p=1), one request at a time, the cases
+ * interleaved in a fresh random order every round: v1 login with an unknown address, a known one
+ * with a wrong password, an unverified and a deleted account (each a wrong password: all four answer
+ * 400 10002); the dashboard's login with an unknown, a known and a password-less (social) address;
+ * sign-up with a new, a taken and a deleted account's address; forgot-password and resend with an
+ * unknown and a known one; verify and reset with a wrong code for an account that holds a live code
+ * (asked for just before, untimed) and for an unknown, a verified or a deleted address. Each case is
+ * compared with its known-address counterpart by a Mann–Whitney U test and a bootstrap 95% interval of
+ * the difference of medians. The limits would refuse most of these attempts: the server runs with
+ * --no-rate-limit, which takes the same limiter calls out of every case alike.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,7 +26,10 @@ const ALPHA = 0.01;
 const KNOWN = 'known@example.com';
 const UNVERIFIED = 'unverified@example.com';
 const DELETED = 'deleted@example.com';
+const SOCIAL = 'social@example.com';
 const PASSWORD = 'the-right-password-0123';
+/** A code for the verify and reset cases: wrong unless the mailed one happens to be it (1 in 10^6). */
+const CODE = '000000';
 
 const dir = tempDir();
 const seedFile = join(dir, 'seed.json');
@@ -35,6 +40,7 @@ writeFileSync(
       { email: KNOWN, password: PASSWORD, verified: true },
       { email: UNVERIFIED, password: PASSWORD, verified: false },
       { email: DELETED, password: PASSWORD, verified: true },
+      { email: SOCIAL, password: null, verified: true },
     ],
   }),
 );
@@ -78,6 +84,36 @@ const form = (path: string, expect: number, fields: Record<string, string>) => (
     body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
   });
 
+/**
+ * Asks for a fresh code for `email` (untimed) and waits until it is mailed: the sandbox's mailbox
+ * answers once every mail promised so far is sent. It is read for an address that never gets mail,
+ * the same small answer in every case: the accounts' own mailboxes grow to hundreds of mails by the
+ * end, and reading one would give their cases more work just before the timed request.
+ */
+async function liveCode(path: '/forgot' | '/verify/resend', email: string): Promise<void> {
+  await fetch(`${url}/dashboard${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+    body: new URLSearchParams({ _csrf: csrf, email }).toString(),
+  }).then((res) => res.arrayBuffer());
+  await fetch(`${url}/_sim/mailbox?to=nobody-mails-here%40example.com`).then((res) => res.arrayBuffer());
+}
+const resetForm = (email: string) => ({ email, code: CODE, password: 'a-new-long-password' });
+/** Asks for a code for the address (untimed, `ask`), then times a wrong code for it (`check`). */
+const afterAsking =
+  (
+    ask: '/forgot' | '/verify/resend',
+    address: () => string,
+    check: '/verify' | '/reset',
+    fields: (email: string) => Record<string, string>,
+  ) =>
+  async (): Promise<number> => {
+    const email = address();
+    await liveCode(ask, email);
+    return form(check, 400, fields(email))();
+  };
+
 interface Case {
   readonly label: string;
   readonly run: () => Promise<number>;
@@ -117,6 +153,12 @@ const cases: Case[] = [
     samples: [],
   },
   {
+    label: 'dashboard login, password-less (social) account',
+    run: form('/login', 400, { email: SOCIAL, password: 'a-wrong-password' }),
+    versus: 'dashboard login, known address, wrong password',
+    samples: [],
+  },
+  {
     label: 'sign-up, taken address',
     run: form('/signup', 303, { email: KNOWN, password: 'a-long-password' }),
     samples: [],
@@ -127,11 +169,75 @@ const cases: Case[] = [
     versus: 'sign-up, taken address',
     samples: [],
   },
+  {
+    label: "sign-up, a deleted account's address",
+    run: form('/signup', 303, { email: DELETED, password: 'a-long-password' }),
+    versus: 'sign-up, taken address',
+    samples: [],
+  },
   { label: 'forgot password, known address', run: form('/forgot', 303, { email: KNOWN }), samples: [] },
   {
     label: 'forgot password, unknown address',
     run: () => form('/forgot', 303, { email: unknown() })(),
     versus: 'forgot password, known address',
+    samples: [],
+  },
+  {
+    label: 'resend, unverified account',
+    run: form('/verify/resend', 200, { email: UNVERIFIED }),
+    samples: [],
+  },
+  {
+    label: 'resend, unknown address',
+    run: () => form('/verify/resend', 200, { email: unknown() })(),
+    versus: 'resend, unverified account',
+    samples: [],
+  },
+  // Every verify and reset case first asks for a code for its address (untimed), as an attacker
+  // making a code live would: only the real accounts get one, and every case has touched its
+  // address's rows just before, so none is timed with warmer caches than another.
+  {
+    label: 'verify, unverified account holding a live code, wrong code',
+    run: afterAsking(
+      '/verify/resend',
+      () => UNVERIFIED,
+      '/verify',
+      (email) => ({ email, code: CODE }),
+    ),
+    samples: [],
+  },
+  {
+    label: 'verify, unknown address',
+    run: afterAsking('/verify/resend', unknown, '/verify', (email) => ({ email, code: CODE })),
+    versus: 'verify, unverified account holding a live code, wrong code',
+    samples: [],
+  },
+  {
+    label: 'verify, verified account',
+    run: afterAsking(
+      '/verify/resend',
+      () => KNOWN,
+      '/verify',
+      (email) => ({ email, code: CODE }),
+    ),
+    versus: 'verify, unverified account holding a live code, wrong code',
+    samples: [],
+  },
+  {
+    label: 'reset, account holding a live code, wrong code',
+    run: afterAsking('/forgot', () => KNOWN, '/reset', resetForm),
+    samples: [],
+  },
+  {
+    label: 'reset, unknown address',
+    run: afterAsking('/forgot', unknown, '/reset', resetForm),
+    versus: 'reset, account holding a live code, wrong code',
+    samples: [],
+  },
+  {
+    label: 'reset, deleted account',
+    run: afterAsking('/forgot', () => DELETED, '/reset', resetForm),
+    versus: 'reset, account holding a live code, wrong code',
     samples: [],
   },
 ];
@@ -182,7 +288,7 @@ const rows = cases.map((c) => {
 
 report({
   name: 'login-timing',
-  title: `Login timing: unknown vs known e-mail (${ROUNDS} interleaved rounds, one request at a time)`,
+  title: `Login and account-form timing: unknown vs known e-mail (${ROUNDS} interleaved rounds, one request at a time)`,
   columns: [
     'case',
     'n',

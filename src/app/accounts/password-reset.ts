@@ -5,6 +5,7 @@ import type { OneTimeCodes } from './codes.ts';
 import type { Budgets } from './limits.ts';
 import type { Sessions } from './sessions.ts';
 import { requireEmail, requireNewPassword } from './sign-up.ts';
+import { refuseSteadily } from './steady-refusal.ts';
 
 export interface PasswordResetDeps {
   readonly accounts: AccountStore;
@@ -38,18 +39,22 @@ export class PasswordReset {
   /**
    * Sets the new password: earlier v1 tokens answer 20003 and every dashboard session ends. The code
    * came through the mailbox, so the address is verified too. An address without a live account is
-   * checked against no code, with the same work and the same refusal (OneTimeCodes.consume).
+   * checked against no code, with the same work and the same refusal (OneTimeCodes.consume), given
+   * at the same time after the form arrived (steady-refusal.ts).
    */
   async reset(email: unknown, code: unknown, password: unknown, clientIp: string): Promise<void> {
     const { accounts, passwords, clock, codes } = this.deps;
     await codes.spendTryFrom(clientIp);
     const normalized = requireEmail(email);
     const plain = requireNewPassword(password);
-    const found = await accounts.findByEmail(normalized);
-    const account = found && found.deletedAt === null ? found : undefined;
-    await codes.consume(normalized, account, 'reset', code, RESET_REFUSAL);
-    // consume() refuses where there is no account (no code to match): this is never reached.
-    if (!account) throw new DomainError('INVALID_INPUT', RESET_REFUSAL, { field: 'code' });
+    const account = await refuseSteadily(clock, async () => {
+      const found = await accounts.findByEmail(normalized);
+      const live = found && found.deletedAt === null ? found : undefined;
+      await codes.consume(normalized, live, 'reset', code, RESET_REFUSAL);
+      // consume() refuses where there is no account (no code to match): this is never reached.
+      if (!live) throw new DomainError('INVALID_INPUT', RESET_REFUSAL, { field: 'code' });
+      return live;
+    });
     await changePassword({ accounts, passwords, clock }, account, plain);
     if (!account.verified) await accounts.update(account.id, { verified: true });
     await this.deps.sessions.endAll(account.id);

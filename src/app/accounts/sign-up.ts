@@ -5,6 +5,7 @@ import type { AccountStore, Clock, Mailer, PasswordHasher, RandomSource } from '
 import type { AfterAnswer } from './after-answer.ts';
 import type { OneTimeCodes } from './codes.ts';
 import type { Budgets } from './limits.ts';
+import { refuseSteadily } from './steady-refusal.ts';
 
 export interface SignUpDeps {
   readonly accounts: AccountStore;
@@ -69,17 +70,21 @@ export class SignUp {
   /**
    * Proves the mailbox: the account is verified and may log in. Only an unverified account has a
    * sign-up code to check; any other address is checked against none, with the same work and the
-   * same refusal (OneTimeCodes.consume).
+   * same refusal (OneTimeCodes.consume), given at the same time after the form arrived
+   * (steady-refusal.ts).
    */
   async verify(email: unknown, code: unknown, clientIp: string): Promise<void> {
-    const { accounts, codes } = this.deps;
+    const { accounts, codes, clock } = this.deps;
     await codes.spendTryFrom(clientIp);
     const normalized = requireEmail(email);
-    const account = await accounts.findByEmail(normalized);
-    const waiting = account && account.deletedAt === null && !account.verified ? account : undefined;
-    await codes.consume(normalized, waiting, 'signup', code, VERIFY_REFUSAL);
-    // consume() refuses where no account waits (no code to match): this is never reached.
-    if (!waiting) throw new DomainError('INVALID_INPUT', VERIFY_REFUSAL, { field: 'code' });
+    const waiting = await refuseSteadily(clock, async () => {
+      const account = await accounts.findByEmail(normalized);
+      const unverified = account && account.deletedAt === null && !account.verified ? account : undefined;
+      await codes.consume(normalized, unverified, 'signup', code, VERIFY_REFUSAL);
+      // consume() refuses where no account waits (no code to match): this is never reached.
+      if (!unverified) throw new DomainError('INVALID_INPUT', VERIFY_REFUSAL, { field: 'code' });
+      return unverified;
+    });
     await accounts.update(waiting.id, { verified: true });
   }
 
