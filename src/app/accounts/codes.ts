@@ -41,6 +41,13 @@ const MAILS: Record<CodePurpose, { subject: string; intro: string }> = {
 
 const bad = (message: string) => new DomainError('INVALID_INPUT', message, { field: 'code' });
 
+/** What was typed, if it is a code's shape (6 digits, spaces and dashes aside); INVALID_INPUT if not. */
+export function requireCodeShape(input: unknown): string {
+  const typed = normalizeCode(typeof input === 'string' ? input : '');
+  if (!isCodeShape(typed)) throw bad('the code is the 6 digits from the mail');
+  return typed;
+}
+
 /** Mails codes and checks them: one live code per account and purpose, 10 minutes, 5 attempts. */
 export class OneTimeCodes {
   constructor(private readonly deps: CodeDeps) {}
@@ -118,8 +125,7 @@ export class OneTimeCodes {
     refusal?: string,
   ): Promise<void> {
     const { codes, hasher, clock, budgets } = this.deps;
-    const typed = normalizeCode(typeof input === 'string' ? input : '');
-    if (!isCodeShape(typed)) throw bad('the code is the 6 digits from the mail');
+    const typed = requireCodeShape(input);
     await budgets.spend(
       `code-tries:${purpose}:${email}`,
       budgets.limits.codeTriesPerEmail,

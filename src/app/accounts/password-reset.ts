@@ -1,7 +1,7 @@
 import { DomainError } from '../../domain/errors.ts';
 import { changePassword } from '../account-changes.ts';
 import type { AccountStore, Clock, PasswordHasher } from '../ports.ts';
-import type { OneTimeCodes } from './codes.ts';
+import { type OneTimeCodes, requireCodeShape } from './codes.ts';
 import type { Budgets } from './limits.ts';
 import type { Sessions } from './sessions.ts';
 import { requireEmail, requireNewPassword } from './sign-up.ts';
@@ -47,6 +47,8 @@ export class PasswordReset {
     await codes.spendTryFrom(clientIp);
     const normalized = requireEmail(email);
     const plain = requireNewPassword(password);
+    // What was typed is refused at once: it says nothing about the address.
+    requireCodeShape(code);
     const account = await refuseSteadily(clock, async () => {
       const found = await accounts.findByEmail(normalized);
       const live = found && found.deletedAt === null ? found : undefined;

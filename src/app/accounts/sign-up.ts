@@ -3,7 +3,7 @@ import { DomainError } from '../../domain/errors.ts';
 import { passwordProblem } from '../../domain/one-time-code.ts';
 import type { AccountStore, Clock, Mailer, PasswordHasher, RandomSource } from '../ports.ts';
 import type { AfterAnswer } from './after-answer.ts';
-import type { OneTimeCodes } from './codes.ts';
+import { type OneTimeCodes, requireCodeShape } from './codes.ts';
 import type { Budgets } from './limits.ts';
 import { refuseSteadily } from './steady-refusal.ts';
 
@@ -77,6 +77,8 @@ export class SignUp {
     const { accounts, codes, clock } = this.deps;
     await codes.spendTryFrom(clientIp);
     const normalized = requireEmail(email);
+    // What was typed is refused at once: it says nothing about the address.
+    requireCodeShape(code);
     const waiting = await refuseSteadily(clock, async () => {
       const account = await accounts.findByEmail(normalized);
       const unverified = account && account.deletedAt === null && !account.verified ? account : undefined;
