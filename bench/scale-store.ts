@@ -10,8 +10,12 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import type { AccountsTable, ApiKeysTable, LocksTable } from '../src/adapters/stores/sql/tables.ts';
+import {
+  BetterSqlite3,
+  type SqliteConnection,
+  type SqliteStatement,
+} from '../src/adapters/stores/sqlite/better-sqlite3.ts';
 import { SQLITE_FILE_NAME } from '../src/adapters/stores/sqlite/open.ts';
 import { SEED_CREATED_AT } from '../src/app/seed/load.ts';
 import { startInProcess } from './lib/in-process.ts';
@@ -47,8 +51,8 @@ async function baseStore(name: string): Promise<string> {
 }
 
 /** Inserts a row whose keys are the columns; one prepared statement per table. */
-function inserter(db: BetterSqlite3.Database): (table: string, row: object) => void {
-  const statements = new Map<string, BetterSqlite3.Statement>();
+function inserter(db: SqliteConnection): (table: string, row: object) => void {
+  const statements = new Map<string, SqliteStatement>();
   return (table, row) => {
     let insert = statements.get(table);
     if (!insert) {

@@ -17,10 +17,11 @@
 #    cannot be asked, the newest release of that major in the cache.
 # 2. The dependencies, installed by `npm ci` under that Node from the clone's package.json and
 #    package-lock.json into a directory of their own, cached by Node version and lockfile hash: the
-#    clone's node_modules (the machine's Node) is never touched. better-sqlite3 is built there for
-#    that Node: the machines' npm configuration says nodedir=/usr (Node 20's headers), so
-#    npm_config_nodedir names the headers that came with that Node, or the module would be built
-#    for the wrong ABI.
+#    clone's node_modules (the machine's Node) is never touched. better-sqlite3 12 is built there
+#    for that Node, as npm does for a user (the code loads 13 on 22 and later, which ships its
+#    binaries, and 12 on 20: src/adapters/stores/sqlite/better-sqlite3.ts): the machines' npm
+#    configuration says nodedir=/usr (Node 20's headers), so npm_config_nodedir names the headers
+#    that came with that Node, or the module would be built for the wrong ABI.
 # 3. A copy of the working tree (tracked and untracked files git does not ignore, without
 #    node_modules) in a temporary directory, whose node_modules is a link to (2); there,
 #    `node scripts/run-tests.mjs --tier unit` then `--tier integration` with that Node first in PATH.
@@ -137,7 +138,7 @@ install_modules() {
       cd "$dir"
       export PATH="$nodedir/bin:$PATH" npm_config_nodedir="$nodedir"
       npm ci --no-audit --no-fund
-      # Loads the native module: built for another Node, it throws here (ERR_DLOPEN_FAILED).
+      # Loads the module npm built: built for another Node, it throws here (ERR_DLOPEN_FAILED).
       node -e 'new (require("better-sqlite3"))(":memory:").prepare("select 1").get()'
     )
     touch "$dir/.complete"

@@ -6,7 +6,7 @@
  * rows a request changed.
  */
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { BetterSqlite3, type SqliteConnection } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import { FormClient, latestCode } from '../dashboard/support.ts';
 import { login } from '../http/v1/helpers.ts';
@@ -108,7 +108,7 @@ export interface Holdings {
 export interface World {
   readonly t: TestServer;
   readonly receiver: Receiver;
-  readonly db: BetterSqlite3.Database;
+  readonly db: SqliteConnection;
   readonly of: Record<Actor, Holdings>;
   close(): Promise<void>;
 }
@@ -211,13 +211,13 @@ const QUERIES: readonly string[] = [
      FROM sim_devices d JOIN locks l USING (device_id)`,
 ];
 
-const lastReading = new WeakMap<BetterSqlite3.Database, { version: number; partitions: Partitions }>();
+const lastReading = new WeakMap<SqliteConnection, { version: number; partitions: Partitions }>();
 
 /**
  * Reads the partitions, or answers the last reading when the server has written nothing since
  * (SQLite's data_version moves with every commit of another connection).
  */
-export function partitions(db: BetterSqlite3.Database): Partitions {
+export function partitions(db: SqliteConnection): Partitions {
   const version = db.pragma('data_version', { simple: true }) as number;
   const last = lastReading.get(db);
   if (last?.version === version) return last.partitions;
@@ -226,7 +226,7 @@ export function partitions(db: BetterSqlite3.Database): Partitions {
   return read;
 }
 
-function readPartitions(db: BetterSqlite3.Database): Partitions {
+function readPartitions(db: SqliteConnection): Partitions {
   const out: Partitions = new Map();
   for (const sql of QUERIES) {
     for (const r of db.prepare(sql).raw().all() as [string, string, string | null, string][]) {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import BetterSqlite3 from 'better-sqlite3';
+import { BetterSqlite3 } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import { advanceClock, OTHER, OWNER, startServer, type TestServer } from '../support/server.ts';
 import { FormClient, latestCode, mails } from './support.ts';
 

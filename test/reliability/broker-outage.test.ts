@@ -21,7 +21,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import BetterSqlite3 from 'better-sqlite3';
+import { BetterSqlite3 } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import { SQLITE_FILE_NAME } from '../../src/adapters/stores/sqlite/open.ts';
 import { control, login, V1 } from '../http/v1/helpers.ts';
 import {

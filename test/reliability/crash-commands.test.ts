@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import BetterSqlite3 from 'better-sqlite3';
+import { BetterSqlite3 } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import { SQLITE_FILE_NAME } from '../../src/adapters/stores/sqlite/open.ts';
 import { runAdmin } from '../support/admin-cli.ts';
 import { eventually } from '../support/eventually.ts';

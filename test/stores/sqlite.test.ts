@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, Kysely, type LogEvent, SqliteDialect } from 'kysely';
 import { SqlStore } from '../../src/adapters/stores/sql/store.ts';
 import type { Database } from '../../src/adapters/stores/sql/tables.ts';
+import { BetterSqlite3 } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import {
   openCachedSqliteStore,
   openSqliteStore,

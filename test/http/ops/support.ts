@@ -5,7 +5,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { BetterSqlite3 } from '../../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import { SQLITE_FILE_NAME } from '../../../src/adapters/stores/sqlite/open.ts';
 import { eventually } from '../../support/eventually.ts';
 import { httpMessage, rawRequest } from '../../support/raw-http.ts';

@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, type SqliteDatabase, SqliteDialect, type SqliteStatement } from 'kysely';
 import type { Store } from '../../../app/ports.ts';
 import { withReadCache } from '../read-cache.ts';
 import { migrateToLatest } from '../sql/migrate.ts';
 import { SqlStore } from '../sql/store.ts';
 import type { Database } from '../sql/tables.ts';
+import { BetterSqlite3, type SqliteConnection } from './better-sqlite3.ts';
 
 const STATEMENT_CACHE_SIZE = 256;
 
@@ -14,7 +14,7 @@ const STATEMENT_CACHE_SIZE = 256;
  * Kysely prepares every query anew; preparing is most of the cost of a point read on SQLite, and our
  * queries are a small fixed set, so prepared statements are kept by their SQL text.
  */
-function withStatementCache(db: BetterSqlite3.Database): SqliteDatabase {
+function withStatementCache(db: SqliteConnection): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   return {
     close: () => db.close(),
@@ -85,7 +85,7 @@ export async function migrateSqlite(dataDir: string): Promise<string[]> {
   }
 }
 
-function sqliteKysely(dataDir: string): { db: Kysely<Database>; raw: BetterSqlite3.Database } {
+function sqliteKysely(dataDir: string): { db: Kysely<Database>; raw: SqliteConnection } {
   mkdirSync(dataDir, { recursive: true });
   const raw = new BetterSqlite3(join(dataDir, SQLITE_FILE_NAME));
   try {
