@@ -89,8 +89,9 @@ resolve() {
     fi
   fi
   # The registry did not answer: the newest release of that spec already in the cache.
-  found=$(cd "$cache" && ls -d "node-$spec" "node-$spec".* 2>/dev/null | sed 's/^node-//' | sort -t. -k1,1n -k2,2n -k3,3n | tail -n 1)
-  if [ -n "$found" ] && [ -f "$cache/node-$found/.complete" ]; then
+  found=$(cd "$cache" && ls -d "node-$spec/.complete" "node-$spec".*/.complete 2>/dev/null |
+    sed 's|^node-||; s|/.complete$||' | sort -t. -k1,1n -k2,2n -k3,3n | tail -n 1)
+  if [ -n "$found" ]; then
     echo "other-nodes: the registry did not answer for $package@$spec; using the cached $found" >&2
     echo "$found"
     return
