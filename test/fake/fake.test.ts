@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { BetterSqlite3 as Database } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import {
   type LockcloudSeed,
   type RunningLockcloud,
