@@ -5,7 +5,8 @@
 #
 #   bash scripts/test-setup.sh integration   the machine's Redis (127.0.0.1:6379), Mosquitto
 #                                            (127.0.0.1:1883) and PostgreSQL (127.0.0.1:5432, trust)
-#   bash scripts/test-setup.sh system        the same, and Debian's Chromium at /usr/bin/chromium
+#   bash scripts/test-setup.sh system        the same, Debian's Chromium at /usr/bin/chromium, and
+#                                            buildah and mmdebstrap (the container image's test)
 #
 # Each test uses its own key prefix, topic prefix or database on these servers and cleans up. A
 # server named by LOCKCLOUD_TEST_REDIS_URL or LOCKCLOUD_TEST_PG_URL is not started here.
@@ -63,4 +64,16 @@ if [ "$tier" = system ] && [ ! -x /usr/bin/chromium ]; then
   echo "== installing chromium (apt-get)"
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+fi
+
+# buildah and mmdebstrap for the container image's test (test/image): the image is built with buildah
+# (chroot isolation, no container engine) on a base that mmdebstrap makes from Debian's packages
+# (scripts/image/build-base.sh). Where they cannot be installed the test says so and is skipped,
+# except in CI, where it fails.
+if [ "$tier" = system ] && { ! command -v buildah >/dev/null || ! command -v mmdebstrap >/dev/null; }; then
+  echo "== installing buildah and mmdebstrap (apt-get)"
+  if ! { as_root apt-get update -qq &&
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq buildah mmdebstrap; }; then
+    echo "test-setup: could not install buildah and mmdebstrap: test/image will not run" >&2
+  fi
 fi

@@ -29,6 +29,8 @@ export const TIER_OF: Readonly<Record<string, Tier>> = {
   'test/rate-limit/rate-limits.test.ts': 'unit',
   'test/rate-limit/rate-limits-doc.test.ts': 'unit',
   'test/sdk/package.test.ts': 'unit',
+  // compose.yaml read and checked, nothing run.
+  'test/image/compose-file.test.ts': 'unit',
   'test/sdk/types.test.ts': 'unit',
 
   'test/authz/': 'integration',
@@ -45,6 +47,8 @@ export const TIER_OF: Readonly<Record<string, Tier>> = {
   'test/cluster/': 'system',
   // startLockcloud in the test's process, and a child process that must exit by itself after close().
   'test/fake/': 'system',
+  // buildah building the container image and running it.
+  'test/image/': 'system',
   // npm pack and install, lockcloud's bin as a process.
   'test/package/': 'system',
   'test/process/': 'system',
