@@ -206,3 +206,34 @@ export function processOf(running: Running, command: readonly string[]): number 
     return args.length === command.length && args.slice(1).every((a, i) => a === command[i + 1]);
   });
 }
+
+/**
+ * Stops what `running` runs as `docker stop` does: SIGTERM to the container's process (buildah run
+ * would SIGKILL it), SIGKILL to everything after `graceMs`. How it ended.
+ */
+export async function stopRunning(
+  running: Running,
+  command: readonly string[],
+  graceMs = 10_000,
+): Promise<Finished> {
+  if (running.child.exitCode === null && running.child.signalCode === null) {
+    const pid = processOf(running, command);
+    if (pid !== undefined) process.kill(pid, 'SIGTERM');
+    else running.child.kill('SIGKILL');
+  }
+  const deadline = setTimeout(() => {
+    for (const pid of descendants(running.child.pid ?? -1)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    running.child.kill('SIGKILL');
+  }, graceMs);
+  try {
+    return await running.exited;
+  } finally {
+    clearTimeout(deadline);
+  }
+}
