@@ -8,7 +8,8 @@
 # The name holds a hash of the base and of every file of the build context (the paths
 # .dockerignore lets in): when an image of these exact inputs is in buildah's storage, nothing is
 # built. Otherwise buildah builds with its layer cache (--layers), so a change of the sources alone
-# reuses the dependencies' layers, and the images of other inputs are removed afterwards.
+# reuses the dependencies' layers, and the images of other inputs are removed afterwards (the build
+# stage is kept, named, as the cache).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -56,13 +57,18 @@ fi
 
 echo "build: $image from $base" >&2
 started=$SECONDS
-buildah bud --isolation chroot --format docker --layers --pull=never \
-  "${build_args[@]}" "${mounts[@]}" \
-  -f Containerfile -t "$image" . >&2
+bud=(buildah bud --isolation chroot --format docker --layers --pull=never "${build_args[@]}" "${mounts[@]}" -f Containerfile)
+# The build stage first, under a name of its own: its layers (the toolchain, the dependencies with
+# better-sqlite3 compiled) are the cache of the next build, and a named image's layers survive the
+# pruning below, which takes every unnamed one.
+stage="localhost/lockcloud:ci-node$NODE_MAJOR-build"
+"${bud[@]}" --target build -t "$stage" . >&2
+"${bud[@]}" -t "$image" . >&2
 echo "build: $image built in $((SECONDS - started)) s" >&2
 
-# One image of this Node line is enough: the others' layers (not the cache of this one) go.
+# One image of this Node line is enough: the others go, with the layers only they used.
 for other in $(buildah images --format '{{.Name}}:{{.Tag}}' | grep -E "^localhost/lockcloud:ci-node$NODE_MAJOR-" || true); do
-  [ "$other" = "$image" ] || buildah rmi "$other" >/dev/null 2>&1 || true
+  [ "$other" = "$image" ] || [ "$other" = "$stage" ] || buildah rmi "$other" >/dev/null 2>&1 || true
 done
+buildah rmi --prune >/dev/null 2>&1 || true
 echo "$image"
