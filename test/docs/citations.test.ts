@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 
 const ROOT = '.';
 const SKIP = new Set(['node_modules', '.git', 'data', 'dist', 'coverage']);
-const TEXT = new Set(['.ts', '.mjs', '.js', '.md', '.json', '.sh', '.css', '.html', '.yml', '']);
+const TEXT = new Set(['.ts', '.mjs', '.js', '.md', '.json', '.sh', '.css', '.html', '.yml', '.yaml', '']);
 
 /** Every text file of the repository, `/`-separated and relative to it. */
 function files(dir = ROOT): string[] {
