@@ -14,6 +14,9 @@ const run = promisify(execFile);
 
 /** Why the image cannot be tested on this machine, or undefined when it can. */
 export function buildahMissing(): string | undefined {
+  // mmdebstrap --mode=root and buildah's storage in /var/lib/containers want root (CI's user).
+  if (process.getuid?.() !== 0)
+    return 'the image is built as root (mmdebstrap, buildah), and this is not root';
   const probe = spawnSync('buildah', ['--version'], { encoding: 'utf8' });
   if (probe.error === undefined && probe.status === 0) return undefined;
   return 'buildah is not installed (scripts/test-setup.sh system installs it with apt-get, as root)';
