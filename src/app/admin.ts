@@ -2,7 +2,7 @@
  * What an operator does to accounts and locks from the admin CLI, over the ports only, so it runs
  * against whatever store the server uses, from a second process while the server runs.
  */
-import { type Account, isEmail, normalizeEmail } from '../domain/account.ts';
+import { type Account, isEmail, normalizeEmail, passwordProblem } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { IpBlock } from '../domain/rate-limit.ts';
 import type { WebhookConfig } from '../domain/webhook.ts';
@@ -51,9 +51,13 @@ function summary(account: Account, locksOwned: number): AccountSummary {
   };
 }
 
+/** The dashboard's rule (src/domain/account.ts): an account made here can log in there too. */
 function checkPassword(password: string): void {
   if (password === '')
     throw new DomainError('INVALID_INPUT', 'the password must not be empty', { field: 'password' });
+  const problem = passwordProblem(password);
+  if (problem !== undefined)
+    throw new DomainError('INVALID_INPUT', `the password ${problem}`, { field: 'password' });
 }
 
 export class Admin {

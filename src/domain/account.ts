@@ -21,3 +21,19 @@ export interface Account {
   readonly passwordChangedAt: number | null;
   readonly createdAt: number;
 }
+
+/**
+ * The rule for a password an account is given in operation: at sign-up, a reset or a change in the
+ * dashboard, and by `lockcloud admin create-account` and `set-password` (docs/decisions.md). Seeds
+ * and the sandbox's account changes are test fixtures and keep their own looser bounds; logging in
+ * checks only that a password was sent, so an older, shorter password still works.
+ */
+export const MIN_PASSWORD_LENGTH = 8;
+export const MAX_PASSWORD_LENGTH = 200;
+
+/** Why `password` breaks the rule (to follow "the password "), or undefined when it keeps it. */
+export function passwordProblem(password: string): string | undefined {
+  if (password.length < MIN_PASSWORD_LENGTH) return `must be at least ${MIN_PASSWORD_LENGTH} characters`;
+  if (password.length > MAX_PASSWORD_LENGTH) return `must be at most ${MAX_PASSWORD_LENGTH} characters`;
+  return undefined;
+}

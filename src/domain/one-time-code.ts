@@ -38,13 +38,3 @@ export function normalizeCode(input: string): string {
 export function isCodeShape(value: string): boolean {
   return new RegExp(`^\\d{${CODE_DIGITS}}$`).test(value);
 }
-
-/** Minimum password length for passwords set through the dashboard (the APIs only need one). */
-export const MIN_PASSWORD_LENGTH = 8;
-export const MAX_PASSWORD_LENGTH = 200;
-
-export function passwordProblem(password: string): string | undefined {
-  if (password.length < MIN_PASSWORD_LENGTH) return `must be at least ${MIN_PASSWORD_LENGTH} characters`;
-  if (password.length > MAX_PASSWORD_LENGTH) return `must be at most ${MAX_PASSWORD_LENGTH} characters`;
-  return undefined;
-}

@@ -160,10 +160,10 @@ describe('lockcloud admin (a separate process on a data directory)', () => {
     const owner = 'owner@example.com';
     const store = await openSqliteStore(dir);
     const admin = new Admin({ store, passwords, clock: new AdjustableClock(), random: cryptoRandom });
-    const ownerId = (await admin.createAccount(owner, { password: 'pw', verified: true })).id;
+    const ownerId = (await admin.createAccount(owner, { password: 'owner-password', verified: true })).id;
     await admin.createAccount('gone@example.com', { password: null, verified: true });
     await admin.deleteAccount('gone@example.com');
-    await admin.createAccount('guest@example.com', { password: 'pw', verified: true });
+    await admin.createAccount('guest@example.com', { password: 'guest-password', verified: true });
     await store.locks.insert({
       deviceId: LOCK_A,
       serial: 'S',
@@ -180,18 +180,32 @@ describe('lockcloud admin (a separate process on a data directory)', () => {
     });
     await store.close();
 
-    const [duplicate, notEmail, emptyPassword, emptyStdin, unknown, deleted, noLock, toOwner, toGone] =
-      await Promise.all([
-        cli(['create-account', 'OWNER@example.com', '--password', 'pw', ...data]),
-        cli(['create-account', 'not-an-email', '--password', 'pw', ...data]),
-        cli(['create-account', 'new@example.com', '--password', '', ...data]),
-        cli(['set-password', owner, ...data], { input: '' }),
-        cli(['verify', 'nobody@example.com', ...data]),
-        cli(['set-password', 'gone@example.com', '--password', 'pw', ...data]),
-        cli(['share', LOCK_B, owner, ...data]),
-        cli(['share', LOCK_A, owner, ...data]),
-        cli(['share', LOCK_A, 'gone@example.com', ...data]),
-      ]);
+    const [
+      duplicate,
+      notEmail,
+      emptyPassword,
+      emptyStdin,
+      shortPassword,
+      shortStdin,
+      unknown,
+      deleted,
+      noLock,
+      toOwner,
+      toGone,
+    ] = await Promise.all([
+      cli(['create-account', 'OWNER@example.com', '--password', 'a-password', ...data]),
+      cli(['create-account', 'not-an-email', '--password', 'a-password', ...data]),
+      cli(['create-account', 'new@example.com', '--password', '', ...data]),
+      cli(['set-password', owner, ...data], { input: '' }),
+      // The dashboard's rule (issue 20): a one-character password is refused here as it is there.
+      cli(['create-account', 'new@example.com', '--password', 'P', ...data]),
+      cli(['set-password', owner, ...data], { input: 'seven77\n' }),
+      cli(['verify', 'nobody@example.com', ...data]),
+      cli(['set-password', 'gone@example.com', '--password', 'a-password', ...data]),
+      cli(['share', LOCK_B, owner, ...data]),
+      cli(['share', LOCK_A, owner, ...data]),
+      cli(['share', LOCK_A, 'gone@example.com', ...data]),
+    ]);
     refused(
       duplicate,
       1,
@@ -200,6 +214,8 @@ describe('lockcloud admin (a separate process on a data directory)', () => {
     refused(notEmail, 1, /"not-an-email" is not an e-mail address/);
     refused(emptyPassword, 1, /the password must not be empty/);
     refused(emptyStdin, 1, /the password must not be empty/);
+    refused(shortPassword, 1, /^lockcloud admin: the password must be at least 8 characters\n$/);
+    refused(shortStdin, 1, /^lockcloud admin: the password must be at least 8 characters\n$/);
     refused(unknown, 1, /no account has the e-mail nobody@example\.com/);
     refused(deleted, 1, /the account gone@example\.com is deleted/);
     refused(noLock, 1, new RegExp(`no lock has the device id ${LOCK_B}`));
@@ -261,16 +277,19 @@ describe('lockcloud admin next to a running server on the same data directory', 
       const serverPasswords = cheapPasswords;
       const data = ['--data', dataDir];
 
-      ok(await cli(['create-account', 'late@example.com', '--password', 'one', ...data]), /created/);
+      ok(await cli(['create-account', 'late@example.com', '--password', 'password-one', ...data]), /created/);
       const created = await store.accounts.findByEmail('late@example.com');
       assert.ok(created?.passwordHash);
-      assert.equal(await serverPasswords.verify('one', created.passwordHash), true);
+      assert.equal(await serverPasswords.verify('password-one', created.passwordHash), true);
 
-      ok(await cli(['set-password', 'late@example.com', ...data], { input: 'two\n' }), /password set/);
+      ok(
+        await cli(['set-password', 'late@example.com', ...data], { input: 'password-two\n' }),
+        /password set/,
+      );
       const changed = await store.accounts.findByEmail('late@example.com');
       assert.ok(changed?.passwordHash && changed.passwordChangedAt !== null);
-      assert.equal(await serverPasswords.verify('two', changed.passwordHash), true);
-      assert.equal(await serverPasswords.verify('one', changed.passwordHash), false);
+      assert.equal(await serverPasswords.verify('password-two', changed.passwordHash), true);
+      assert.equal(await serverPasswords.verify('password-one', changed.passwordHash), false);
 
       ok(await cli(['share', LOCK_B, OTHER, ...data]), /shared lock/);
       refused(await cli(['share', LOCK_A, OWNER, ...data]), 1, /owns lock/);

@@ -100,7 +100,7 @@ describe('lockcloud admin webhook, set-webhook, remove-webhook', () => {
     data = ['--data', dir];
     const store = await openSqliteStore(dir);
     const admin = new Admin({ store, passwords, clock: new AdjustableClock(), random: cryptoRandom });
-    await admin.createAccount(ann, { password: 'pw', verified: true });
+    await admin.createAccount(ann, { password: 'ann-password', verified: true });
     await admin.createAccount('gone@example.com', { password: null, verified: true });
     await admin.deleteAccount('gone@example.com');
     await store.close();
@@ -258,7 +258,7 @@ describe('lockcloud admin webhook, set-webhook, remove-webhook', () => {
     try {
       const store = await openSqliteStore(other);
       const admin = new Admin({ store, passwords, clock: new AdjustableClock(), random: cryptoRandom });
-      await admin.createAccount(ann, { password: 'pw', verified: true });
+      await admin.createAccount(ann, { password: 'ann-password', verified: true });
       await store.close();
       const key = randomBytes(32);
       const run = await cli(['set-webhook', ann, 'https://hooks.example.com/', '--data', other], {

@@ -1,6 +1,5 @@
-import { type Account, isEmail, normalizeEmail } from '../../domain/account.ts';
+import { type Account, isEmail, normalizeEmail, passwordProblem } from '../../domain/account.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { passwordProblem } from '../../domain/one-time-code.ts';
 import type { AccountStore, Clock, Mailer, PasswordHasher, RandomSource } from '../ports.ts';
 import type { AfterAnswer } from './after-answer.ts';
 import { type OneTimeCodes, requireCodeShape } from './codes.ts';

@@ -63,7 +63,10 @@ describe('Admin (use cases)', () => {
 
   describe('createAccount', () => {
     it('stores a normalized e-mail and a verifiable password hash, never the password', async () => {
-      const created = await admin.createAccount('  Ann@Example.COM ', { password: 'pw-1', verified: true });
+      const created = await admin.createAccount('  Ann@Example.COM ', {
+        password: 'password-1',
+        verified: true,
+      });
       assert.deepEqual(created, {
         id: 'acc-1',
         email: 'ann@example.com',
@@ -76,7 +79,7 @@ describe('Admin (use cases)', () => {
       const stored = await store.accounts.findByEmail('ann@example.com');
       assert.ok(stored?.passwordHash);
       assert.match(stored.passwordHash, /^scrypt\$/);
-      assert.equal(await passwords.verify('pw-1', stored.passwordHash), true);
+      assert.equal(await passwords.verify('password-1', stored.passwordHash), true);
       assert.equal(stored.passwordChangedAt, null);
       assert.equal(stored.verified, true);
     });
@@ -90,21 +93,21 @@ describe('Admin (use cases)', () => {
 
     it('refuses what is not an e-mail address, naming it', async () => {
       await assert.rejects(
-        admin.createAccount('not-an-email', { password: 'pw', verified: true }),
+        admin.createAccount('not-an-email', { password: 'password-0', verified: true }),
         refusal('INVALID_INPUT', /"not-an-email" is not an e-mail address/),
       );
       assert.deepEqual(await store.accounts.list(), []);
     });
 
     it('refuses an e-mail that exists in any case, and the address of a deleted account', async () => {
-      await admin.createAccount('ann@example.com', { password: 'pw', verified: true });
+      await admin.createAccount('ann@example.com', { password: 'password-0', verified: true });
       await assert.rejects(
         admin.createAccount('ANN@example.com', { password: null, verified: true }),
         refusal('CONFLICT', /account with the e-mail ann@example\.com already exists$/),
       );
       await admin.deleteAccount('ann@example.com');
       await assert.rejects(
-        admin.createAccount('ann@example.com', { password: 'pw', verified: true }),
+        admin.createAccount('ann@example.com', { password: 'password-0', verified: true }),
         refusal('CONFLICT', /already exists \(deleted/),
       );
     });
@@ -115,40 +118,59 @@ describe('Admin (use cases)', () => {
         refusal('INVALID_INPUT', /password must not be empty/),
       );
     });
+
+    it("holds a password to the dashboard's rule: 8 to 200 characters", async () => {
+      for (const [password, rule] of [
+        ['x', /the password must be at least 8 characters/],
+        ['seven77', /at least 8/],
+        ['y'.repeat(201), /the password must be at most 200 characters/],
+      ] as const)
+        await assert.rejects(
+          admin.createAccount('ann@example.com', { password, verified: true }),
+          refusal('INVALID_INPUT', rule),
+        );
+      assert.deepEqual(await store.accounts.list(), []);
+      await admin.createAccount('ann@example.com', { password: 'eight888', verified: true });
+      await admin.createAccount('bob@example.com', { password: 'z'.repeat(200), verified: true });
+    });
   });
 
   describe('setPassword', () => {
     it('replaces the hash and records the change time, so earlier tokens expire', async () => {
-      await admin.createAccount('ann@example.com', { password: 'old', verified: true });
+      await admin.createAccount('ann@example.com', { password: 'old-password', verified: true });
       clock.advance(60_000);
-      await admin.setPassword('Ann@example.com', 'new');
+      await admin.setPassword('Ann@example.com', 'new-password');
       const stored = await store.accounts.findByEmail('ann@example.com');
       assert.ok(stored?.passwordHash);
-      assert.equal(await passwords.verify('new', stored.passwordHash), true);
-      assert.equal(await passwords.verify('old', stored.passwordHash), false);
+      assert.equal(await passwords.verify('new-password', stored.passwordHash), true);
+      assert.equal(await passwords.verify('old-password', stored.passwordHash), false);
       assert.equal(stored.passwordChangedAt, 5_060_000);
     });
 
     it('gives a social-login account a password', async () => {
       await admin.createAccount('bob@example.com', { password: null, verified: true });
-      await admin.setPassword('bob@example.com', 'pw');
+      await admin.setPassword('bob@example.com', 'password-0');
       const stored = await store.accounts.findByEmail('bob@example.com');
-      assert.equal(await passwords.verify('pw', stored?.passwordHash ?? ''), true);
+      assert.equal(await passwords.verify('password-0', stored?.passwordHash ?? ''), true);
     });
 
     it('refuses an unknown or deleted account and an empty password', async () => {
       await assert.rejects(
-        admin.setPassword('nobody@example.com', 'pw'),
+        admin.setPassword('nobody@example.com', 'password-0'),
         refusal('ACCOUNT_NOT_FOUND', /no account has the e-mail nobody@example\.com/),
       );
-      await admin.createAccount('ann@example.com', { password: 'pw', verified: true });
+      await admin.createAccount('ann@example.com', { password: 'password-0', verified: true });
       await assert.rejects(
         admin.setPassword('ann@example.com', ''),
         refusal('INVALID_INPUT', /must not be empty/),
       );
+      await assert.rejects(
+        admin.setPassword('ann@example.com', 'short'),
+        refusal('INVALID_INPUT', /the password must be at least 8 characters/),
+      );
       await admin.deleteAccount('ann@example.com');
       await assert.rejects(
-        admin.setPassword('ann@example.com', 'pw2'),
+        admin.setPassword('ann@example.com', 'password-2'),
         refusal('ACCOUNT_NOT_FOUND', /ann@example\.com is deleted/),
       );
     });
@@ -156,7 +178,7 @@ describe('Admin (use cases)', () => {
 
   describe('verify', () => {
     it('marks the address verified once; a second time is reported as no change', async () => {
-      await admin.createAccount('ann@example.com', { password: 'pw', verified: false });
+      await admin.createAccount('ann@example.com', { password: 'password-0', verified: false });
       assert.equal(await admin.verify('ann@example.com'), true);
       assert.equal((await store.accounts.findByEmail('ann@example.com'))?.verified, true);
       assert.equal(await admin.verify('ann@example.com'), false);
@@ -166,7 +188,7 @@ describe('Admin (use cases)', () => {
 
   describe('deleteAccount', () => {
     it('sets deletedAt once, after which its API keys are refused', async () => {
-      const { id } = await admin.createAccount('ann@example.com', { password: 'pw', verified: true });
+      const { id } = await admin.createAccount('ann@example.com', { password: 'password-0', verified: true });
       await store.apiKeys.insert({
         id: 'k1',
         accountId: id,
@@ -193,7 +215,10 @@ describe('Admin (use cases)', () => {
     const shares = async () => (await store.snapshot()).lock_shares;
 
     it('shares an existing lock with another account (whatever the case of the id), twice harmlessly', async () => {
-      const owner = await admin.createAccount('owner@example.com', { password: 'pw', verified: true });
+      const owner = await admin.createAccount('owner@example.com', {
+        password: 'password-0',
+        verified: true,
+      });
       const guest = await admin.createAccount('guest@example.com', { password: null, verified: true });
       await store.locks.insert(lock(DEVICE, owner.id));
       await admin.shareLock(DEVICE.toUpperCase(), 'Guest@example.com');
@@ -202,8 +227,11 @@ describe('Admin (use cases)', () => {
     });
 
     it('refuses an unknown lock, an unknown or deleted account, and the owner', async () => {
-      const owner = await admin.createAccount('owner@example.com', { password: 'pw', verified: true });
-      await admin.createAccount('gone@example.com', { password: 'pw', verified: true });
+      const owner = await admin.createAccount('owner@example.com', {
+        password: 'password-0',
+        verified: true,
+      });
+      await admin.createAccount('gone@example.com', { password: 'password-0', verified: true });
       await admin.deleteAccount('gone@example.com');
       await store.locks.insert(lock(DEVICE, owner.id));
       await assert.rejects(
@@ -228,9 +256,9 @@ describe('Admin (use cases)', () => {
 
   describe('listAccounts', () => {
     it('lists every account by e-mail with its state and the number of locks it owns, without hashes', async () => {
-      const zed = await admin.createAccount('zed@example.com', { password: 'pw', verified: true });
+      const zed = await admin.createAccount('zed@example.com', { password: 'password-0', verified: true });
       await admin.createAccount('amy@example.com', { password: null, verified: false });
-      await admin.createAccount('max@example.com', { password: 'pw', verified: true });
+      await admin.createAccount('max@example.com', { password: 'password-0', verified: true });
       await store.locks.insert(lock(DEVICE, zed.id));
       await store.locks.insert(lock('00000000-0000-4000-8000-00000000000b', zed.id));
       clock.advance(1);
