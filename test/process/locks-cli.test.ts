@@ -117,16 +117,13 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
     ]);
   });
 
-  it('status: locked, battery, responsive; --json with the device id', async () => {
+  it("status: locked, battery, responsive; --json is the API's answer, as the README says", async () => {
     const [text, json] = await Promise.all([cli(['status', LOCK_B]), cli(['status', LOCK_B, '--json'])]);
     ok(text, /^locked +no\nbattery +55%\nresponsive +yes\n$/);
     ok(json, /^\{/);
-    assert.deepEqual(JSON.parse(json.stdout), {
-      device_id: LOCK_B,
-      locked: false,
-      battery: 55,
-      responsive: true,
-    });
+    const api = await (await getLock(t, LOCK_B)).json();
+    assert.deepEqual(api, { locked: false, battery: 55, responsive: true });
+    assert.deepEqual(JSON.parse(json.stdout), api);
   });
 
   it('unlock, lock and sync wait for the task; the new state is visible after', async () => {

@@ -19,7 +19,8 @@ export async function list(cmd: Program): Promise<void> {
 export async function status(id: string, cmd: Program): Promise<void> {
   const ctx = context(cmd);
   const s = await call(ctx, (signal) => ctx.client.getLock(id, { signal }));
-  if (ctx.json) out(JSON.stringify({ device_id: id, ...s }, null, 2));
+  // The API's answer as it came, like `list --json`: the README promises exactly that (issue 20).
+  if (ctx.json) out(JSON.stringify(s, null, 2));
   else
     out(
       table([
