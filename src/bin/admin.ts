@@ -144,6 +144,10 @@ function program(): Command {
   const root = new Command('lockcloud admin')
     .description('Administer the accounts and locks of a lockcloud data directory (also while it serves).')
     .option('--data <dir>', 'the data directory (env LOCKCLOUD_DATA; default ./data)')
+    .addHelpText(
+      'afterAll',
+      '\nExit codes:\n  0  done\n  1  refused: the reason on stderr (an unknown or deleted account, an e-mail already\n     taken, a password outside the rule, ...)\n  2  usage or configuration error: an unknown command or option, a missing argument, no data\n     directory\n',
+    )
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .allowExcessArguments(false);

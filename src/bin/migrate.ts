@@ -63,6 +63,10 @@ export async function migrate(argv: readonly string[]): Promise<number> {
     .description("Bring the store's schema to the latest version, and name the migrations applied.")
     .option('--data <dir>', 'the data directory of the SQLite store (env LOCKCLOUD_DATA; default ./data)')
     .option('--database-url <url>', 'a PostgreSQL database instead (env DATABASE_URL)')
+    .addHelpText(
+      'after',
+      '\nExit codes:\n  0  migrated, or already up to date\n  1  the migration failed, or the database is unreachable (the reason on stderr)\n  2  usage or configuration error\n',
+    )
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .allowExcessArguments(false)

@@ -111,6 +111,10 @@ function program(run: (options: SimOptions) => Promise<void>): Command {
       ),
     )
     .addOption(new Option('--log-level <level>', 'pino level').default('info'))
+    .addHelpText(
+      'after',
+      "\nExit codes:\n  0  stopped by SIGINT or SIGTERM\n  1  the broker refused an access point's credentials\n  2  usage error: an unknown option, a bad value, a devices file that cannot be read\n",
+    )
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .allowExcessArguments(false)

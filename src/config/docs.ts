@@ -58,5 +58,14 @@ export function settingsHelp(): string {
     lines.push(`${' '.repeat(width)}env ${s.envShown ?? s.env}; default ${plain(defaultOf(s))}`);
   }
   lines.push(`${'  -h, --help'.padEnd(width)}this help`);
+  // docs/deploy.md, "When the start fails".
+  lines.push(
+    '',
+    'Exit codes:',
+    '  0  stopped by SIGINT or SIGTERM, everything closed',
+    '  1  an unexpected failure (the reason and its stack on stderr), or closing failed at shutdown',
+    '  2  a start-up condition, told in one line: a bad setting or seed, a store, Redis or broker that',
+    '     cannot be reached, a port already taken, ...',
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -127,6 +127,34 @@ describe('the lockcloud command: its top level', () => {
     for (const flag of ['-h', 'help']) assert.deepEqual(await run([flag]), first);
   });
 
+  it("each command's --help lists its exit codes too (a subcommand's as well)", async () => {
+    // Issue 20: `lockcloud --help` listed them, `lockcloud locks --help` did not.
+    const codes: Record<string, readonly number[]> = {
+      serve: [0, 1, 2],
+      sim: [0, 1, 2],
+      admin: [0, 1, 2],
+      migrate: [0, 1, 2],
+      locks: [0, 1, 2, 3, 4, 5],
+    };
+    const runs = await Promise.all(
+      [...COMMANDS.map((c) => [c]), ['locks', 'unlock'], ['admin', 'set-password']].map(async (args) => ({
+        args,
+        result: await run([...args, '--help']),
+      })),
+    );
+    for (const { args, result } of runs) {
+      const what = args.join(' ');
+      assert.equal(result.code, 0, `${what}: ${result.stderr}`);
+      const section = result.stdout.slice(result.stdout.indexOf('\nExit codes:\n'));
+      assert.ok(
+        section.length > 0 && result.stdout.includes('\nExit codes:\n'),
+        `${what} --help: ${result.stdout}`,
+      );
+      for (const code of codes[args[0] ?? ''] ?? [])
+        assert.match(section, new RegExp(`^  ${code}  \\S`, 'm'), `${what}: exit ${code}`);
+    }
+  });
+
   it('help COMMAND is COMMAND --help', async () => {
     for (const command of ['migrate', 'locks']) {
       const viaHelp = await run(['help', command]);

@@ -9,6 +9,19 @@ import { NAME, note } from './output.ts';
 /** The exit codes, as documented in README.md "## Command-line client". */
 export const EXIT = { ok: 0, failed: 1, usage: 2, auth: 3, refused: 4, unreachable: 5 } as const;
 
+/** The exit codes as `lockcloud locks --help` (and each of its commands' --help) lists them. */
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0  done (the lock confirmed the command)
+  1  the command ran but failed: the task ended unsuccessful (the reason on stderr, e.g. JAMMED),
+     or was still running after --timeout
+  2  usage error: an unknown command or option, a missing argument, no API key, a bad URL
+  3  authentication refused (401: the key is unknown or deleted)
+  4  refused by the API before running, the code on stderr: BAD_PARAMS, CLOUD_INTEGRATION_NOT_ENABLED,
+     LOW_BATTERY, DEVICE_IS_BUSY, THROTTLED, ACCESS_DENY
+  5  the server is unreachable, gave no answer within --request-timeout, or answered 5xx
+`;
+
 export class UsageError extends Error {
   override name = 'UsageError';
 }

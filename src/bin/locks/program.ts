@@ -2,7 +2,7 @@
 import { InvalidArgumentError, Option, Command as Program } from 'commander';
 import { command, list, status } from './commands.ts';
 import { DEFAULT_URL } from './context.ts';
-import { EXIT, exitCodeOf } from './exit-codes.ts';
+import { EXIT, EXIT_CODES_HELP, exitCodeOf } from './exit-codes.ts';
 import { NAME } from './output.ts';
 import { watch } from './watch.ts';
 
@@ -33,6 +33,7 @@ function program(): Program {
         .argParser(seconds('--request-timeout', 0.1))
         .default(30),
     )
+    .addHelpText('afterAll', EXIT_CODES_HELP)
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .allowExcessArguments(false);
