@@ -46,7 +46,8 @@ export interface WaitOptions extends CallOptions {
  * A client of the v3 API and of the extension API (`client.webhook`). Methods resolve to the
  * documented response bodies and reject with one error class per documented error (see errors.ts),
  * or {@link ConnectionError} when no answer came ({@link RequestTimeoutError} after `timeoutMs`);
- * with `retry` on, refusals that carry a wait (`DEVICE_IS_BUSY n`, `THROTTLED`) are retried after it.
+ * with `retry` on, a busy lock (`DEVICE_IS_BUSY n`) is tried again until it is free, within n seconds,
+ * and `THROTTLED` after the wait it carries.
  *
  * @example
  * const client = new LockcloudClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: 'lck_…', retry: true });

@@ -29,6 +29,7 @@ interface Run {
 interface Running {
   readonly done: Promise<Run>;
   stdout(): string;
+  stderr(): string;
   kill(signal: NodeJS.Signals): void;
 }
 
@@ -55,7 +56,7 @@ function start(
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
-  return { done, stdout: () => stdout, kill: (signal) => child.kill(signal) };
+  return { done, stdout: () => stdout, stderr: () => stderr, kill: (signal) => child.kill(signal) };
 }
 
 let t: TestServer;
@@ -324,6 +325,48 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
       );
     } finally {
       await simLockOk(t, LOCK_B, { latency_ms: 0 });
+    }
+  });
+});
+
+describe('lockcloud locks --retry on a busy lock (a 600 s command timeout: DEVICE_IS_BUSY 600)', () => {
+  before(async () => {
+    t = await startServer({ flags: ['--command-timeout-ms', '600000'] });
+  });
+  after(() => t.close());
+
+  it('tries again as soon as the lock is free, saying so once, and succeeds long before n', async () => {
+    // An unlock that takes 300 s on the sandbox clock holds the lock; only moving the clock ends it.
+    await simLockOk(t, LOCK_A, { latency_ms: 300_000 });
+    const sent = await t.request(`/public/lock/${LOCK_A}`, {
+      method: 'POST',
+      key: OWNER_KEY,
+      json: { command: 'unlock' },
+    });
+    assert.equal(sent.status, 200, await sent.clone().text());
+    const running = start(['lock', LOCK_A, '--retry'], {
+      env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY },
+    });
+    // A deadline for the whole run, not a measure of it: issue 20's CLI slept the full n.
+    const watchdog = setTimeout(() => running.kill('SIGKILL'), 60_000);
+    try {
+      await eventually(
+        'the CLI to meet the busy lock',
+        () => running.stderr().includes('DEVICE_IS_BUSY'),
+        20_000,
+      );
+      await simLockOk(t, LOCK_A, { latency_ms: 0 });
+      await advanceClock(t, 300); // the unlock ends: the lock is free
+      const run = await running.done;
+      assert.equal(run.code, 0, `exit code (null: the watchdog killed it); stderr: ${run.stderr}`);
+      assert.match(run.stdout, new RegExp(`^locked ${LOCK_A} \\(task [0-9a-f-]+\\)\\n$`));
+      assert.equal(
+        run.stderr,
+        'lockcloud locks: DEVICE_IS_BUSY 600: trying again as soon as the lock is free (for up to 30 s)\n',
+      );
+      assert.equal((await lockState(LOCK_A)).locked, true);
+    } finally {
+      clearTimeout(watchdog);
     }
   });
 });

@@ -1,6 +1,7 @@
 /**
- * Opt-in retry through the sandbox: DEVICE_IS_BUSY n (a slow lock, a 1 s command timeout so n is 1),
- * THROTTLED (a --rate-limits file of one request at once, one a second), and v1 50001 and 42900.
+ * Opt-in retry through the sandbox: DEVICE_IS_BUSY n and v1 50001 (a slow lock whose running command
+ * has a 600 s deadline, so n is 600, freed by moving the sandbox clock), THROTTLED (a --rate-limits
+ * file of one request at once, one a second), and v1 42900.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,74 +17,125 @@ import {
   TooManyRequestsError,
   WrongEmailOrPasswordError,
 } from '../../sdk/src/index.ts';
-import { LOCK_A, LOCK_B, OWNER, simLockOk, startServer, type TestServer } from '../support/server.ts';
+import { BUSY_MAX_INTERVAL_MS } from '../../sdk/src/retry.ts';
+import {
+  advanceClock,
+  LOCK_A,
+  LOCK_B,
+  OWNER,
+  simLockOk,
+  startServer,
+  type TestServer,
+} from '../support/server.ts';
 import { client } from './helpers.ts';
+
+/** A lock's command takes this long on the sandbox clock: it ends when a test moves the clock. */
+const SLOW_MS = 300_000;
+/** The command timeout: a running command's deadline is this far, so a busy answer says n = 600. */
+const TIMEOUT_S = 600;
+/**
+ * Cuts a retrying call short: a retry that waited the whole n (600 s) would meet it. A deadline,
+ * not a measure: the freed lock takes the command within a couple of seconds.
+ */
+const WATCHDOG_MS = 60_000;
 
 describe('sdk: retry on DEVICE_IS_BUSY n and v1 LockBusy', () => {
   let t: TestServer;
   before(async () => {
-    t = await startServer({ flags: ['--no-rate-limit', '--command-timeout-ms', '1000'] });
+    t = await startServer({ flags: ['--no-rate-limit', '--command-timeout-ms', String(TIMEOUT_S * 1000)] });
   });
   after(() => t.close());
 
-  it('without retry a busy lock rejects at once; with it, the command is sent again after n seconds', async () => {
-    await simLockOk(t, LOCK_A, { latency_ms: 300 });
-    const plain = client(t);
-    const first = await plain.unlock(LOCK_A);
-    const busy = await plain.lock(LOCK_A).catch((e: unknown) => e);
-    assert.ok(busy instanceof DeviceBusyError && busy.waitSeconds === 1, String(busy));
-    await plain.waitForTask(first.task_id);
+  /** The lock busy with a slow unlock; `free()` lets that unlock end (its latency passes on the clock). */
+  async function busyLock(deviceId: string): Promise<{ taskId: string; free: () => Promise<void> }> {
+    await simLockOk(t, deviceId, { latency_ms: SLOW_MS });
+    const { task_id } = await client(t).unlock(deviceId);
+    return {
+      taskId: task_id,
+      free: async () => {
+        await simLockOk(t, deviceId, { latency_ms: 0 }); // the next command is quick
+        await advanceClock(t, SLOW_MS / 1000);
+      },
+    };
+  }
 
-    await plain.unlock(LOCK_A); // busy again for 300 ms: the retry's wait (1 s) outlasts it
+  it('without retry a busy lock rejects at once; with it, the command goes once the lock is free, long before n', async () => {
+    const { taskId, free } = await busyLock(LOCK_A);
+    const plain = client(t);
+    const busy = await plain.lock(LOCK_A).catch((e: unknown) => e);
+    assert.ok(busy instanceof DeviceBusyError && busy.waitSeconds === TIMEOUT_S, String(busy));
+
+    // Issue 20: the retry waited the whole n although the lock was free long before. Here the lock
+    // is freed after the first busy answer; the retry must find that out, not sleep 600 s.
     const retries: RetryInfo[] = [];
-    const retrying = client(t, { retry: { onRetry: (info) => retries.push(info) } });
-    const started = performance.now();
-    const { task_id } = await retrying.lock(LOCK_A);
-    const elapsed = performance.now() - started;
-    assert.ok(elapsed >= 950 && elapsed < 2000, `${elapsed} ms`);
-    assert.equal(retries.length, 1);
+    let freeing: Promise<void> | undefined;
+    const retrying = client(t, {
+      retry: {
+        maxTotalWaitMs: 2 * TIMEOUT_S * 1000,
+        onRetry: (info) => {
+          retries.push(info);
+          freeing ??= free();
+        },
+      },
+    });
+    const { task_id } = await retrying.lock(LOCK_A, { signal: AbortSignal.timeout(WATCHDOG_MS) });
+    await freeing;
+    assert.ok(retries.length >= 1);
     assert.equal(retries[0]?.attempt, 2);
-    assert.equal(retries[0]?.waitMs, 1000);
-    assert.ok(retries[0]?.error instanceof DeviceBusyError);
+    for (const r of retries) {
+      assert.ok(r.error instanceof DeviceBusyError, String(r.error));
+      assert.ok(r.waitMs > 0 && r.waitMs <= BUSY_MAX_INTERVAL_MS, `a wait of ${r.waitMs} ms`);
+    }
+    assert.deepEqual(await plain.actionResult(taskId), { status: 'terminated', successful: true });
     await retrying.waitForTask(task_id);
     assert.equal((await plain.getLock(LOCK_A)).locked, true);
   });
 
-  it('a wait that would pass maxTotalWaitMs, or no attempts left, is not made', async () => {
-    await simLockOk(t, LOCK_A, { latency_ms: 300 });
-    const c = client(t, { retry: { maxTotalWaitMs: 500 } });
-    const { task_id } = await c.unlock(LOCK_A);
-    const started = performance.now();
-    await assert.rejects(c.lock(LOCK_A), DeviceBusyError);
-    await assert.rejects(client(t, { retry: { maxAttempts: 1 } }).lock(LOCK_A), DeviceBusyError);
-    assert.ok(performance.now() - started < 300);
-    await c.waitForTask(task_id);
+  it('no attempts left, or no wait allowed: the busy answer comes back at once', async () => {
+    const { free } = await busyLock(LOCK_A);
+    const retries: RetryInfo[] = [];
+    const onRetry = (info: RetryInfo) => retries.push(info);
+    await assert.rejects(client(t, { retry: { maxAttempts: 1, onRetry } }).lock(LOCK_A), DeviceBusyError);
+    await assert.rejects(client(t, { retry: { maxTotalWaitMs: 0, onRetry } }).lock(LOCK_A), DeviceBusyError);
+    assert.deepEqual(retries, []);
+    await free();
   });
 
   it('a plain DEVICE_IS_BUSY (the app holds the lock: no wait known) is not retried', async () => {
     await simLockOk(t, LOCK_B, { app_open: true });
-    const started = performance.now();
-    await assert.rejects(client(t, { retry: true }).lock(LOCK_B), DeviceBusyError);
-    assert.ok(performance.now() - started < 300);
+    const retries: RetryInfo[] = [];
+    const c = client(t, { retry: { onRetry: (info) => retries.push(info) } });
+    const busy = await c.lock(LOCK_B).catch((e: unknown) => e);
+    assert.ok(busy instanceof DeviceBusyError && busy.waitSeconds === undefined, String(busy));
+    assert.deepEqual(retries, []);
     await simLockOk(t, LOCK_B, { app_open: false });
   });
 
-  it('v1: a control while a v3 task runs is LockBusy with Retry-After, retried when asked', async () => {
-    await simLockOk(t, LOCK_B, { latency_ms: 300 });
-    const v3 = client(t);
-    const first = await v3.unlock(LOCK_B);
+  it('v1: a control while a v3 task runs is LockBusy with Retry-After, retried once the lock is free', async () => {
+    const first = await busyLock(LOCK_B);
     const v1 = await LockcloudV1Client.login(t.url, OWNER, 'owner-password');
     const busy = await v1.control(LOCK_B, 'lock').catch((e: unknown) => e);
     assert.ok(busy instanceof LockBusyError, String(busy));
     assert.equal(busy.code, 50001);
-    assert.equal(busy.retryAfterSeconds, 1);
+    assert.equal(busy.retryAfterSeconds, TIMEOUT_S);
 
-    await v3.waitForTask(first.task_id);
-    await v3.unlock(LOCK_B); // busy again for 300 ms
-    const retrying = new LockcloudV1Client({ baseUrl: t.url, token: v1.token, retry: true });
-    const started = performance.now();
-    await retrying.control(LOCK_B, 'lock');
-    assert.ok(performance.now() - started >= 950);
+    const retries: RetryInfo[] = [];
+    let freeing: Promise<void> | undefined;
+    const retrying = new LockcloudV1Client({
+      baseUrl: t.url,
+      token: v1.token,
+      retry: {
+        maxTotalWaitMs: 2 * TIMEOUT_S * 1000,
+        onRetry: (info) => {
+          retries.push(info);
+          freeing ??= first.free();
+        },
+      },
+    });
+    await retrying.control(LOCK_B, 'lock', { signal: AbortSignal.timeout(WATCHDOG_MS) });
+    await freeing;
+    assert.ok(retries.length >= 1 && retries.every((r) => r.error instanceof LockBusyError));
+    assert.ok(retries.every((r) => r.waitMs <= BUSY_MAX_INTERVAL_MS));
     assert.equal((await retrying.getLock(LOCK_B)).is_unlocked, false);
   });
 });

@@ -5,6 +5,7 @@
 import type { Command as Program } from 'commander';
 import {
   ConnectionError,
+  DeviceBusyError,
   LockcloudClient,
   RequestTimeoutError,
   type RetryInfo,
@@ -45,10 +46,7 @@ export function context(cmd: Program, options: { alwaysRetry?: boolean } = {}): 
     throw new UsageError('no API key: pass --key KEY or set LOCKCLOUD_API_KEY');
   const retry =
     opts.retry === true || options.alwaysRetry === true
-      ? {
-          onRetry: (info: RetryInfo) =>
-            note(`${String(info.error.code)}: trying again in ${Math.ceil(info.waitMs / 1000)} s`),
-        }
+      ? { maxTotalWaitMs: RETRY_WITHIN_MS, onRetry: retryNotes() }
       : false;
   return {
     // The SDK's own timeout too: it bounds each poll of waitForTask, which runs outside `call`.
@@ -56,6 +54,29 @@ export function context(cmd: Program, options: { alwaysRetry?: boolean } = {}): 
     url: url.replace(/\/+$/, ''),
     json: opts.json === true,
     requestTimeoutMs: opts.requestTimeout * 1000,
+  };
+}
+
+/** How long --retry may wait in all (README.md, "Command-line client"). */
+export const RETRY_WITHIN_MS = 30_000;
+
+/**
+ * One note per wait the user would notice: a busy lock is tried again every moment until it is free
+ * (the SDK's retry), which is said once, not at every try.
+ */
+function retryNotes(): (info: RetryInfo) => void {
+  let busyNoted = false;
+  return (info) => {
+    if (info.error instanceof DeviceBusyError) {
+      if (busyNoted) return;
+      busyNoted = true;
+      const n = info.error.waitSeconds ?? 0;
+      const most = Math.min(n, RETRY_WITHIN_MS / 1000);
+      note(`DEVICE_IS_BUSY ${n}: trying again as soon as the lock is free (for up to ${most} s)`);
+      return;
+    }
+    busyNoted = false;
+    note(`${String(info.error.code)}: trying again in ${Math.ceil(info.waitMs / 1000)} s`);
   };
 }
 

@@ -27,7 +27,10 @@ function program(): Program {
     .option('--url <url>', `the server's base URL (env LOCKCLOUD_URL; default ${DEFAULT_URL})`)
     .option('--key <key>', 'the API key (env LOCKCLOUD_API_KEY)')
     .option('--json', 'machine-readable output on stdout')
-    .option('--retry', 'wait out DEVICE_IS_BUSY n and THROTTLED as the server asks (within 30 s)')
+    .option(
+      '--retry',
+      'on DEVICE_IS_BUSY n, try again as soon as the lock is free (n s at most); on THROTTLED, after the wait the server asks (within 30 s in all)',
+    )
     .addOption(
       new Option('--request-timeout <seconds>', 'give up on a request that gets no answer')
         .argParser(seconds('--request-timeout', 0.1))
