@@ -67,6 +67,7 @@ export const TIER_OF: Readonly<Record<string, Tier>> = {
   'test/devices/mosquitto-passwd.test.ts': 'system',
   // `lockcloud sim` as a process.
   'test/devices/sim-process.test.ts': 'system',
+  'test/devices/sim-backoff.test.ts': 'system',
   // A lockcloud process killed mid-delivery.
   'test/http/webhooks/crash.test.ts': 'system',
   // Redis servers of its own, killed and restarted.

@@ -135,8 +135,18 @@ function members(options: SimOptions): FleetMember[] {
 async function run(options: SimOptions): Promise<void> {
   const logger = pino({ level: options.logLevel });
   const random = options.randomSeed === undefined ? Math.random : seededRandom(options.randomSeed);
+  const broker = redactSecret(options.mqttUrl);
   const fleet = new Fleet({
     url: options.mqttUrl,
+    // One readable line per round of failed attempts (and when they are back), never a stack.
+    onLinkTrouble: ({ accessPoints, reason, retryInMs }) => {
+      const which = `${accessPoints} access point${accessPoints === 1 ? '' : 's'}`;
+      process.stderr.write(
+        reason === undefined || retryInMs === undefined
+          ? `lockcloud sim: ${which} connected to ${broker} again\n`
+          : `lockcloud sim: ${which} cannot connect to ${broker}: ${reason}; trying again in ${retryInMs / 1000} s\n`,
+      );
+    },
     topics: new Topics(options.mqttPrefix),
     clock: new AdjustableClock(),
     logger,
@@ -153,7 +163,7 @@ async function run(options: SimOptions): Promise<void> {
   await fleet.start();
   const stopBehaviour = runBehaviour(fleet, options, random);
   process.stdout.write(
-    `lockcloud sim: ${fleet.size} access points with ${locks} locks connected to ${redactSecret(options.mqttUrl)} in ${Date.now() - started} ms\n`,
+    `lockcloud sim: ${fleet.size} access points with ${locks} locks connected to ${broker} in ${Date.now() - started} ms\n`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

@@ -7,6 +7,7 @@ import { apUsername, type Topics } from '../device-protocol/topics.ts';
 import type { DeviceState, SimChange, SimLockState } from '../device-protocol/v1.ts';
 import { BASE_VERSION } from '../device-protocol/versions.ts';
 import type { SimDeviceState } from '../domain/sim-device.ts';
+import { linkReason, reconnectDelayMs } from './link-trouble.ts';
 import { carryOut } from './lock-rules.ts';
 
 export interface AccessPointOptions {
@@ -35,6 +36,15 @@ export interface AccessPointOptions {
   readonly inFlight?: DeviceTraffic;
   /** Keeps a lock's simulated state after each change (the server's own simulator persists it). */
   readonly onChange?: (state: SimDeviceState) => Promise<void>;
+  /**
+   * Told when the connection is lost or refused, with the wait before the next attempt, and when it
+   * is up again; the fleet gathers these into a line per reason (link-trouble.ts). Without it, each
+   * failure is logged on its own, in one line.
+   */
+  readonly link?: {
+    failed(apId: string, reason: string, retryInMs: number): void;
+    connected(apId: string): void;
+  };
 }
 
 const FIRMWARE = 'lockcloud-sim/1';
@@ -54,6 +64,8 @@ export class SimulatedAccessPoint {
   private readonly epoch = randomUUID();
   private readonly answered = new Set<string>();
   private readonly timers = new Set<Cancel>();
+  /** The next connection attempt after a failure (a real-time wait: the broker's, not the sandbox's). */
+  private reconnectTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly id: string,
@@ -76,16 +88,21 @@ export class SimulatedAccessPoint {
     return this.locks.get(deviceId);
   }
 
-  /** Connects (and keeps reconnecting); resolves at the first successful connection. */
+  /**
+   * Connects, and after a lost or refused connection tries again after a growing wait (1 s,
+   * doubling up to 30 s, reset by a success); resolves at the first successful connection, rejects
+   * if the broker refuses the credentials at the first attempt.
+   */
   start(): Promise<void> {
-    const { topics, keepaliveSeconds = 5 } = this.options;
+    const { topics, keepaliveSeconds = 5, logger } = this.options;
     const client = connect(this.options.url, {
       clientId: `${this.options.clientIdPrefix ?? ''}${apUsername(this.id)}`,
       username: apUsername(this.id),
       password: this.secret,
       clean: true,
       keepalive: keepaliveSeconds,
-      reconnectPeriod: 1000,
+      // Reconnections are ours (below): mqtt.js would try every period, for ever, at the same pace.
+      reconnectPeriod: 0,
       connectTimeout: 5000,
       will: {
         topic: topics.status(this.id),
@@ -95,15 +112,40 @@ export class SimulatedAccessPoint {
       },
     });
     this.client = client;
+    let failures = 0;
+    let lastError: Error | undefined;
     client.on('connect', () => {
+      failures = 0;
+      lastError = undefined;
+      this.options.link?.connected(this.id);
       (client.stream as Socket).setNoDelay?.(true);
+      // A clean session forgets the subscription: made again on each connection, before the
+      // announcement, so the broker has it before the cloud can answer.
+      client.subscribe(topics.apFilters(this.id), { qos: 1 });
       this.announce();
     });
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
-    client.on('error', (error) =>
-      this.options.logger.warn({ apId: this.id, err: error }, 'access point link error'),
-    );
-    client.subscribe(topics.apFilters(this.id), { qos: 1 });
+    client.on('error', (error) => {
+      lastError = error;
+      // A failed attempt is told once it has closed, with the wait; an error on a live link now.
+      if (client.connected)
+        logger.warn({ apId: this.id, reason: linkReason(error) }, 'access point link error');
+    });
+    client.on('close', () => {
+      // Stopped or lost power: nothing to reconnect.
+      if (this.client !== client) return;
+      failures++;
+      const waitMs = reconnectDelayMs(failures);
+      const reason = linkReason(lastError);
+      lastError = undefined;
+      if (this.options.link) this.options.link.failed(this.id, reason, waitMs);
+      else logger.warn({ apId: this.id, reason, retryInMs: waitMs }, 'access point cannot reach the broker');
+      clearTimeout(this.reconnectTimer);
+      this.reconnectTimer = setTimeout(() => {
+        this.reconnectTimer = undefined;
+        if (this.client === client) client.reconnect();
+      }, waitMs);
+    });
     return new Promise((resolve, reject) => {
       const onConnect = (): void => {
         client.off('error', onError);
@@ -113,6 +155,9 @@ export class SimulatedAccessPoint {
         // Refused credentials do not get better by retrying.
         if (/Not authorized|Bad username/i.test(error.message)) {
           client.off('connect', onConnect);
+          client.off('error', onError);
+          this.client = undefined;
+          clearTimeout(this.reconnectTimer);
           client.end(true);
           reject(error);
         }
@@ -127,6 +172,7 @@ export class SimulatedAccessPoint {
     this.cancelTimers();
     const client = this.client;
     this.client = undefined;
+    clearTimeout(this.reconnectTimer);
     if (!client) return;
     if (client.connected) {
       await this.publishAsync(
@@ -144,8 +190,8 @@ export class SimulatedAccessPoint {
     this.cancelTimers();
     const client = this.client;
     this.client = undefined;
+    clearTimeout(this.reconnectTimer);
     if (!client) return;
-    client.options.reconnectPeriod = 0;
     client.stream.destroy();
     client.end(true);
   }

@@ -1,5 +1,6 @@
 import type { SimDeviceState } from '../domain/sim-device.ts';
 import { type AccessPointOptions, SimulatedAccessPoint } from './access-point.ts';
+import { LinkTrouble, type LinkTroubleSummary } from './link-trouble.ts';
 
 export interface FleetMember {
   readonly id: string;
@@ -7,11 +8,37 @@ export interface FleetMember {
   readonly locks: readonly SimDeviceState[];
 }
 
+export interface FleetOptions extends Omit<AccessPointOptions, 'link'> {
+  /**
+   * Told, a line's worth at a time, when access points cannot reach the broker and when they are
+   * back (link-trouble.ts); by default a warning in the log, without a stack.
+   */
+  readonly onLinkTrouble?: (summary: LinkTroubleSummary) => void;
+}
+
 /** Many simulated access points on one broker: started a batch at a time, stopped together. */
 export class Fleet {
   private readonly members = new Map<string, SimulatedAccessPoint>();
+  private readonly trouble: LinkTrouble;
+  private readonly options: AccessPointOptions;
 
-  constructor(private readonly options: AccessPointOptions) {}
+  constructor(options: FleetOptions) {
+    const { onLinkTrouble, ...rest } = options;
+    this.trouble = new LinkTrouble(
+      onLinkTrouble ??
+        ((summary) =>
+          summary.reason === undefined
+            ? options.logger.info(
+                { ...summary, broker: options.url },
+                'simulated access points connected again',
+              )
+            : options.logger.warn(
+                { ...summary, broker: options.url },
+                'simulated access points cannot reach the broker',
+              )),
+    );
+    this.options = { ...rest, link: this.trouble };
+  }
 
   get size(): number {
     return this.members.size;
@@ -37,9 +64,12 @@ export class Fleet {
     return ap;
   }
 
-  /** Connects every access point, `concurrency` at a time (a thousand CONNECTs at once is a storm). */
-  async start(concurrency = 50): Promise<void> {
-    const queue = [...this.members.values()];
+  /**
+   * Connects these access points (by default every one), `concurrency` at a time (a thousand
+   * CONNECTs at once is a storm).
+   */
+  async start(which: readonly SimulatedAccessPoint[] = this.accessPoints(), concurrency = 50): Promise<void> {
+    const queue = [...which];
     const worker = async (): Promise<void> => {
       for (let ap = queue.shift(); ap !== undefined; ap = queue.shift()) await ap.start();
     };
@@ -48,6 +78,7 @@ export class Fleet {
 
   async stop(): Promise<void> {
     await Promise.all([...this.members.values()].map((ap) => ap.stop()));
+    this.trouble.stop();
   }
 
   /** Every access point takes its locks' states from `states` (the sandbox's reset). */

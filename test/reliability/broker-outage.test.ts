@@ -2,7 +2,7 @@
  * The device broker away for 30 s (issue 11, point 3), with the server running throughout.
  * test/devices/broker-restart.test.ts covers a short restart; this one holds the broker away for a
  * real 30 s, long past every reconnect period and keepalive of the gateway (0.5 s, 10 s) and of the
- * access points (1 s, 5 s), since those are real-time timers of mqtt.js and cannot be moved by the
+ * access points (1 s doubling to 30 s, 5 s), since those are real-time timers and cannot be moved by the
  * server's clock. So each case takes about 30 s of real time: the three run side by side
  * (RELIABILITY_OUTAGE_SECONDS shortens or lengthens them).
  *
