@@ -60,6 +60,7 @@ export interface LockcloudServer {
   readonly lockcloud: Lockcloud;
   readonly http: FastifyInstance;
   readonly clock: AdjustableClock;
+  /** What the start found or made; the demo once listen() has made it (sandbox, empty store). */
   readonly report: StartReport;
   readonly devices: DeviceLink;
   /**
@@ -75,8 +76,9 @@ export interface LockcloudServer {
   readonly metricsUrl: string | undefined;
   /**
    * Listens on the configured host and port (0: any free port), and for metrics on their own port
-   * when configured; resolves to the base URL. If either cannot listen (StartupError), everything
-   * is closed as by close().
+   * when configured; then, in the sandbox over an empty store, makes the demo (its credentials in
+   * `report`); resolves to the base URL. If either cannot listen (StartupError), everything is
+   * closed as by close(), and the store is left as the start found it.
    */
   listen(): Promise<string>;
   /**
@@ -88,6 +90,19 @@ export interface LockcloudServer {
 
 export class StartupError extends Error {
   override name = 'StartupError';
+}
+
+/**
+ * A port that cannot be listened on, in one line: a taken port (a second lockcloud, or another
+ * program) names the flag that picks another, since the default is the likeliest to be taken.
+ */
+function cannotListen(what: string, flag: string, error: unknown): StartupError {
+  const { code, message } = error as NodeJS.ErrnoException;
+  const hint =
+    code === 'EADDRINUSE'
+      ? `; another program (another lockcloud?) has the port: give another with ${flag} N, or ${flag} 0 for any free one`
+      : '';
+  return new StartupError(`${what}: ${message}${hint}`, { cause: error });
 }
 
 export function readSeedFile(path: string): Seed {
@@ -223,7 +238,7 @@ export async function createServer(
       secretBox,
       metrics,
     }).catch((error: unknown) => {
-      throw new StartupError(`cannot start the device link: ${(error as Error).message}`, { cause: error });
+      throw cannotListen('cannot start the device link', '--mqtt-port', error);
     });
     // The simulated devices, then the embedded broker; after the gateway (pushed next) closes: the
     // devices switching off with the server must not end the tasks they were carrying (those end
@@ -260,7 +275,7 @@ export async function createServer(
     });
     // Before starting: a start that fails halfway stops the timers it had started.
     closers.push('application', () => lockcloud.stop());
-    const report = await lockcloud.start({ seed, demo: sandbox, sandbox, refuseDemoData: !sandbox });
+    let report = await lockcloud.start({ seed, sandbox, refuseDemoData: !sandbox });
     if (report.kind === 'existing' && report.seedIgnored) {
       logger.warn(
         { dataDir: config.dataDir },
@@ -303,7 +318,9 @@ export async function createServer(
       lockcloud,
       http,
       clock,
-      report,
+      get report() {
+        return report;
+      },
       devices,
       store,
       events: bus.events,
@@ -316,9 +333,7 @@ export async function createServer(
         starting(async () => {
           const { host, port } = config;
           await http.listen({ port, host }).catch((error: unknown) => {
-            throw new StartupError(`cannot listen on ${host}:${port}: ${(error as Error).message}`, {
-              cause: error,
-            });
+            throw cannotListen(`cannot listen on ${host}:${port}`, '--port', error);
           });
           if (config.metricsPort !== undefined) {
             const { metricsHost, metricsPort } = config;
@@ -328,11 +343,23 @@ export async function createServer(
               metrics,
               onError: (error) => logger.error({ err: error }, 'metrics scrape failed'),
             }).catch((error: unknown) => {
-              throw new StartupError(
-                `cannot serve metrics on ${metricsHost}:${metricsPort}: ${(error as Error).message}`,
-                { cause: error },
+              throw cannotListen(
+                `cannot serve metrics on ${metricsHost}:${metricsPort}`,
+                '--metrics-port',
+                error,
               );
             });
+          }
+          // Only now that the server listens: a start that cannot leaves no demo whose one-time
+          // credentials nobody saw (issue 20). Its devices join the simulator before the answer.
+          if (sandbox && report.kind === 'empty') {
+            const demo = await lockcloud.createDemo();
+            await devices.simulator.start().catch((error: unknown) => {
+              throw new StartupError(`cannot start the simulated devices: ${(error as Error).message}`, {
+                cause: error,
+              });
+            });
+            report = { kind: 'demo', demo };
           }
           const address = http.server.address();
           const bound = typeof address === 'object' && address !== null ? address.port : port;

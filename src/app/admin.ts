@@ -7,12 +7,23 @@ import { DomainError } from '../domain/errors.ts';
 import type { IpBlock } from '../domain/rate-limit.ts';
 import type { WebhookConfig } from '../domain/webhook.ts';
 import { changePassword, markDeleted } from './account-changes.ts';
-import type { Clock, PasswordHasher, RandomSource, SecretBox, Store, WebhookSigner } from './ports.ts';
+import { renewDemoCredentials } from './demo.ts';
+import type {
+  Clock,
+  PasswordHasher,
+  RandomSource,
+  SecretBox,
+  SecretHasher,
+  Store,
+  WebhookSigner,
+} from './ports.ts';
 import { removeWebhook, saveWebhook, type WebhookInput, webhookConfig } from './webhooks/settings.ts';
 
 export interface AdminDeps {
   readonly store: Store;
   readonly passwords: PasswordHasher;
+  /** Hashes an API key (the demo's new one). */
+  readonly secrets: SecretHasher;
   readonly clock: Clock;
   readonly random: RandomSource;
   /**
@@ -160,6 +171,14 @@ export class Admin {
     if (!webhookSecrets) throw new Error('setting a webhook needs the server key (webhookSecrets)');
     const secret = await saveWebhook({ webhooks: store.webhooks, clock, ...webhookSecrets }, config);
     return { config, secret };
+  }
+
+  /**
+   * A new password and one more API key for the sandbox's demo account, answered this once
+   * (demo.ts): its first ones were printed once, at the start that made it.
+   */
+  renewDemo(): Promise<{ email: string; password: string; apiKey: string }> {
+    return renewDemoCredentials(this.deps);
   }
 
   /** Removes the account's webhook and its secret, as DELETE /ext/webhook does; false when it had none. */

@@ -77,14 +77,16 @@ export interface LockcloudDeps {
 export interface StartOptions {
   /** A validated seed to load into an empty store. */
   readonly seed?: Seed;
-  /** Create the demo account when the store is empty and no seed is given. */
-  readonly demo: boolean;
   /** Keep a snapshot of the initial data so the sandbox can reset to it. */
   readonly sandbox: boolean;
   /** Production: a store holding the demo is not started at all (nothing in it is touched). */
   readonly refuseDemoData: boolean;
 }
 
+/**
+ * What start() found or made. `empty`: nothing, and no seed; the sandbox then makes the demo with
+ * createDemo() once the server listens. `demo` is what createDemo() made.
+ */
 export type StartReport =
   | { readonly kind: 'seeded' }
   | { readonly kind: 'demo'; readonly demo: Demo }
@@ -214,7 +216,7 @@ export class Lockcloud {
     ]);
   }
 
-  /** Fills an empty store (seed or demo), ends tasks a crash left running, and starts the timers. */
+  /** Fills an empty store with the seed, ends tasks a crash left running, and starts the timers. */
   async start(options: StartOptions): Promise<StartReport> {
     const { store } = this.deps;
     let report: StartReport;
@@ -222,16 +224,15 @@ export class Lockcloud {
       const demoData = (await store.getMeta(DEMO_META_KEY)) === 'true';
       if (demoData && options.refuseDemoData) return { kind: 'refused-demo-data' };
       report = { kind: 'existing', seedIgnored: options.seed !== undefined, demoData };
-    } else if (options.seed) {
-      await this.load(options.seed, SEED_CREATED_AT);
-      report = { kind: 'seeded' };
-    } else if (options.demo) {
-      const demo = demoSeed(this.deps.random);
-      await this.load(demo.seed, this.deps.clock.now());
-      await store.setMeta(DEMO_META_KEY, 'true');
-      report = { kind: 'demo', demo };
     } else {
-      report = { kind: 'empty' };
+      // A demo cut short before its account was stored left only its mark: nothing of it is here.
+      if ((await store.getMeta(DEMO_META_KEY)) === 'true') await store.setMeta(DEMO_META_KEY, 'false');
+      if (options.seed) {
+        await this.load(options.seed, SEED_CREATED_AT);
+        report = { kind: 'seeded' };
+      } else {
+        report = { kind: 'empty' };
+      }
     }
     if (options.sandbox && report.kind !== 'existing') await this.sandbox.saveSnapshot();
     const ended = await this.commands.recover();
@@ -242,6 +243,24 @@ export class Lockcloud {
     await this.rateLimits?.start();
     await this.dispatcher.start();
     return report;
+  }
+
+  /**
+   * Fills the empty store with the demo: one account, two simulated locks, fresh credentials that
+   * the answer carries this once (they are stored only hashed), and takes the sandbox's snapshot
+   * again so a reset returns to it. The server makes it once it listens (main.ts): a start that
+   * cannot listen must not leave behind an account whose credentials nobody saw (issue 20).
+   */
+  async createDemo(): Promise<Demo> {
+    const { store } = this.deps;
+    if (!(await store.isEmpty())) throw new Error('the demo is made in an empty store only');
+    const demo = demoSeed(this.deps.random);
+    // Marked first: should the start end while it loads, the next one still knows the demo is there
+    // and says how to get new credentials for it.
+    await store.setMeta(DEMO_META_KEY, 'true');
+    await this.load(demo.seed, this.deps.clock.now());
+    await this.sandbox.saveSnapshot();
+    return demo;
   }
 
   /**

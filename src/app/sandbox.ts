@@ -3,6 +3,7 @@ import { DomainError } from '../domain/errors.ts';
 import type { TaskFailure } from '../domain/task.ts';
 import { changePassword, markDeleted } from './account-changes.ts';
 import type { Commands } from './commands.ts';
+import { restoreRenewedDemoCredentials } from './demo.ts';
 import type {
   Clock,
   ClockControl,
@@ -112,6 +113,8 @@ export class Sandbox {
     try {
       clockControl.reset();
       await store.restore(snapshot);
+      // The demo's first credentials were shown once; new ones made since (admin) must outlast it.
+      await restoreRenewedDemoCredentials(store);
       // Buckets filled on the moved clock would otherwise outlast the reset.
       await this.deps.rateLimits?.clear();
       await simulator.reload();

@@ -4,13 +4,14 @@
  * the server reads accounts from the store on every request, so changes apply at once).
  *
  * Exit codes: 0 done, 1 refused (the reason on stderr), 2 a usage or configuration error.
- * Passwords and hashes are never printed.
+ * Passwords given to it and hashes are never printed; what it makes itself (the demo's new
+ * credentials, a webhook's signing secret, an access point's) is printed that once.
  */
 import { statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError, Option } from 'commander';
 import { AdjustableClock } from '../adapters/system/clock.ts';
-import { cryptoRandom, scryptHasher } from '../adapters/system/crypto.ts';
+import { cryptoRandom, scryptHasher, sha256Hasher } from '../adapters/system/crypto.ts';
 import { aesGcmBox, loadServerKey } from '../adapters/webhooks/secret-box.ts';
 import { standardWebhooksSigner } from '../adapters/webhooks/signer.ts';
 import { type AccountSummary, Admin } from '../app/admin.ts';
@@ -63,6 +64,7 @@ async function withAdmin<T>(
       new Admin({
         store,
         passwords: scryptHasher(),
+        secrets: sha256Hasher,
         clock: new AdjustableClock(),
         random: cryptoRandom,
         ...(webhookSecrets === undefined ? {} : { webhookSecrets }),
@@ -182,6 +184,19 @@ function program(): Command {
       const password = await passwordFrom(opts.password);
       await withAdmin(cmd, (admin) => admin.setPassword(email, password));
       say(`password set for ${normalizeEmail(email)}; tokens issued before now have expired`);
+    });
+
+  root
+    .command('demo-credentials')
+    .description(
+      "a new password and API key for the sandbox's demo account, printed this once (its first ones were printed only at the start that made it)",
+    )
+    .action(async (_opts: unknown, cmd: Command) => {
+      const demo = await withAdmin(cmd, (admin) => admin.renewDemo());
+      say('new credentials for the demo account (shown this once, stored only hashed):');
+      say(`  login:    ${demo.email} / ${demo.password}`);
+      say(`  API key:  ${demo.apiKey}`);
+      say('its earlier password no longer works; its earlier API keys still do');
     });
 
   root

@@ -3,11 +3,26 @@
  * (and, on the first start of the sandbox, the demo credentials, which are never shown again).
  * `--help` lists the settings (from src/config/settings.ts).
  */
+import { DEMO_EMAIL } from '../app/demo.ts';
 import { SeedError } from '../app/seed/validate.ts';
 import { ConfigError, describeConfig, loadConfig, secretInputs } from '../config/config.ts';
 import { settingsHelp } from '../config/docs.ts';
 import { secretScrubber } from '../config/redact.ts';
 import { createServer, StartupError } from '../main.ts';
+
+/**
+ * How the person who started this server runs the admin CLI: through npm in a clone (`npm start`
+ * runs bin/lockcloud.js, and `lockcloud` is no command there), else the package's command.
+ */
+function adminCommand(): string {
+  const fromNpm = process.env.npm_lifecycle_event === 'start' && process.env.npm_package_name === 'lockcloud';
+  return fromNpm ? 'npm run admin --' : 'lockcloud admin';
+}
+
+/** A path as a shell reads it back: quoted only when it must be. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
 
 /** How long a failed start may take to let go of what it still holds before it is cut off. */
 const FAILED_START_EXIT_MS = 5_000;
@@ -43,19 +58,33 @@ export async function serve(argv: readonly string[]): Promise<void> {
       { config: describeConfig(config), baseUrl, metricsUrl: server.metricsUrl ?? null },
       'lockcloud started',
     );
+    const { brokerUrl, broker } = server.devices;
     const lines = [
       ``,
       `lockcloud is listening on ${baseUrl}  (${config.mode} mode)`,
       `  API docs: ${baseUrl}/docs`,
+      // Where access points and `lockcloud sim` connect: with --mqtt-port 0 nowhere else but the log.
+      `  devices:  ${brokerUrl}  (${broker === undefined ? 'the external MQTT broker' : 'the embedded MQTT broker'})`,
     ];
     if (server.metricsUrl !== undefined) lines.push(`  metrics:  ${server.metricsUrl}`);
-    if (server.report.kind === 'demo') {
-      const { demo } = server.report;
+    const { report } = server;
+    if (report.kind === 'demo') {
+      const { demo } = report;
       lines.push(
         `  Demo account created (shown once, stored only hashed):`,
         `    login:    ${demo.email} / ${demo.password}`,
         `    API key:  ${demo.apiKey}`,
         `  Try:  curl -H "Authorization: ${demo.apiKey}" ${baseUrl}/public/locks`,
+      );
+    } else if (report.kind === 'existing' && report.demoData) {
+      // Its credentials were printed once, at the start that made it: say how to get new ones.
+      const where =
+        config.databaseUrl === undefined
+          ? `--data ${shellWord(config.dataDir)}`
+          : '(with this DATABASE_URL set)';
+      lines.push(
+        `  Demo account: ${DEMO_EMAIL} (its password and API key were shown at its first start only)`,
+        `    new ones: ${adminCommand()} demo-credentials ${where}`,
       );
     }
     process.stdout.write(`${lines.join('\n')}\n\n`);

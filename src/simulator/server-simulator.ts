@@ -48,11 +48,14 @@ export class ServerSimulator implements Simulator {
 
   constructor(private readonly options: ServerSimulatorOptions) {}
 
-  /** Starts the simulated access points kept in the store, and waits until the cloud has heard them. */
+  /**
+   * Starts the simulated access points kept in the store that do not run yet (at the server's start,
+   * and again once the demo is made), and waits until the cloud has heard them.
+   */
   async start(): Promise<void> {
     if (!this.options.runDevices) return;
     const { store, secretBox, traffic } = this.options;
-    const fleet = new Fleet({
+    this.fleet ??= new Fleet({
       url: this.options.url,
       topics: this.options.topics,
       clock: this.options.clock,
@@ -62,17 +65,21 @@ export class ServerSimulator implements Simulator {
       inFlight: traffic,
       onChange: (state) => store.save(state),
     });
+    const fleet = this.fleet;
     const states = await store.list();
+    const added = [];
     for (const ap of await store.listAccessPoints()) {
+      if (fleet.get(ap.id)) continue;
       traffic.track(ap.id);
-      fleet.add({
-        id: ap.id,
-        secret: secretBox.open(ap.sealedSecret),
-        locks: states.filter((s) => s.apId === ap.id),
-      });
+      added.push(
+        fleet.add({
+          id: ap.id,
+          secret: secretBox.open(ap.sealedSecret),
+          locks: states.filter((s) => s.apId === ap.id),
+        }),
+      );
     }
-    this.fleet = fleet;
-    await fleet.start();
+    await fleet.start(added);
     await traffic.idle(SETTLE_MS);
   }
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openSqliteStore } from '../../src/adapters/stores/sqlite/open.ts';
 import { AdjustableClock } from '../../src/adapters/system/clock.ts';
-import { cryptoRandom, scryptHasher } from '../../src/adapters/system/crypto.ts';
+import { cryptoRandom, scryptHasher, sha256Hasher } from '../../src/adapters/system/crypto.ts';
 import { Admin } from '../../src/app/admin.ts';
 import {
   cheapPasswords,
@@ -159,7 +159,13 @@ describe('lockcloud admin (a separate process on a data directory)', () => {
     // The set-up goes straight to the store: each run of the CLI costs a process start.
     const owner = 'owner@example.com';
     const store = await openSqliteStore(dir);
-    const admin = new Admin({ store, passwords, clock: new AdjustableClock(), random: cryptoRandom });
+    const admin = new Admin({
+      store,
+      passwords,
+      secrets: sha256Hasher,
+      clock: new AdjustableClock(),
+      random: cryptoRandom,
+    });
     const ownerId = (await admin.createAccount(owner, { password: 'owner-password', verified: true })).id;
     await admin.createAccount('gone@example.com', { password: null, verified: true });
     await admin.deleteAccount('gone@example.com');
@@ -192,6 +198,7 @@ describe('lockcloud admin (a separate process on a data directory)', () => {
       noLock,
       toOwner,
       toGone,
+      noDemo,
     ] = await Promise.all([
       cli(['create-account', 'OWNER@example.com', '--password', 'a-password', ...data]),
       cli(['create-account', 'not-an-email', '--password', 'a-password', ...data]),
@@ -205,6 +212,7 @@ describe('lockcloud admin (a separate process on a data directory)', () => {
       cli(['share', LOCK_B, owner, ...data]),
       cli(['share', LOCK_A, owner, ...data]),
       cli(['share', LOCK_A, 'gone@example.com', ...data]),
+      cli(['demo-credentials', ...data]),
     ]);
     refused(
       duplicate,
@@ -222,6 +230,7 @@ describe('lockcloud admin (a separate process on a data directory)', () => {
     refused(toOwner, 1, /owner@example\.com owns lock/);
 
     refused(toGone, 1, /gone@example\.com is deleted/);
+    refused(noDemo, 1, /^lockcloud admin: this data holds no sandbox demo/);
     ok(
       await cli(['share', LOCK_A.toUpperCase(), 'Guest@example.com', ...data]),
       new RegExp(`^shared lock ${LOCK_A} with guest@example\\.com\\n$`),

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openSqliteStore, SQLITE_FILE_NAME } from '../../src/adapters/stores/sqlite/open.ts';
 import { AdjustableClock } from '../../src/adapters/system/clock.ts';
-import { cryptoRandom, scryptHasher } from '../../src/adapters/system/crypto.ts';
+import { cryptoRandom, scryptHasher, sha256Hasher } from '../../src/adapters/system/crypto.ts';
 import { aesGcmBox, loadServerKey, SERVER_KEY_FILE } from '../../src/adapters/webhooks/secret-box.ts';
 import { Admin } from '../../src/app/admin.ts';
 import { eventually } from '../support/eventually.ts';
@@ -99,7 +99,13 @@ describe('lockcloud admin webhook, set-webhook, remove-webhook', () => {
     dir = mkdtempSync(join(tmpdir(), 'lockcloud-admin-webhook-'));
     data = ['--data', dir];
     const store = await openSqliteStore(dir);
-    const admin = new Admin({ store, passwords, clock: new AdjustableClock(), random: cryptoRandom });
+    const admin = new Admin({
+      store,
+      passwords,
+      secrets: sha256Hasher,
+      clock: new AdjustableClock(),
+      random: cryptoRandom,
+    });
     await admin.createAccount(ann, { password: 'ann-password', verified: true });
     await admin.createAccount('gone@example.com', { password: null, verified: true });
     await admin.deleteAccount('gone@example.com');
@@ -257,7 +263,13 @@ describe('lockcloud admin webhook, set-webhook, remove-webhook', () => {
     const other = mkdtempSync(join(tmpdir(), 'lockcloud-admin-webhook-env-'));
     try {
       const store = await openSqliteStore(other);
-      const admin = new Admin({ store, passwords, clock: new AdjustableClock(), random: cryptoRandom });
+      const admin = new Admin({
+        store,
+        passwords,
+        secrets: sha256Hasher,
+        clock: new AdjustableClock(),
+        random: cryptoRandom,
+      });
       await admin.createAccount(ann, { password: 'ann-password', verified: true });
       await store.close();
       const key = randomBytes(32);

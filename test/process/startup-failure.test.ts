@@ -327,6 +327,7 @@ const STEPS: readonly Step[] = [
       const demo = await createServer(loadConfig({}, [...a.flags, ...silentFlags]), {
         passwords: cheapPasswords,
       });
+      await demo.listen(); // the demo is made once the server listens
       await demo.close();
       return {
         flags: ['--production', ...redis(a)],

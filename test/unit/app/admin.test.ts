@@ -54,7 +54,13 @@ describe('Admin (use cases)', () => {
     store = await openSqliteStore(dir);
     clock = new ManualClock(5_000_000);
     let n = 0;
-    admin = new Admin({ store, passwords, clock, random: { uuid: () => `acc-${++n}`, secret: () => 'x' } });
+    admin = new Admin({
+      store,
+      passwords,
+      secrets: sha256Hasher,
+      clock,
+      random: { uuid: () => `acc-${++n}`, secret: () => 'x' },
+    });
   });
   afterEach(async () => {
     await store.close();
