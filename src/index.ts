@@ -198,6 +198,30 @@ export interface SandboxLockState {
   fail_next: SandboxFailure | null;
 }
 
+/** A simulated lock to add to an account; what is left out is as a seed's lock has it. */
+export interface SandboxNewLock {
+  /** The e-mail of the account it joins (a live account). */
+  owner: string;
+  /** 1 to 128 characters; default `Lock <serial>`. */
+  nickname?: string | undefined;
+  /** Default true. */
+  locked?: boolean | undefined;
+  /** 0 to 100, default 100. */
+  battery?: number | undefined;
+  /** How long it takes to carry out a command, 0 to 600 000 ms, default 0. */
+  latency_ms?: number | undefined;
+}
+
+/** The added lock: its simulated state, and what the cloud lists of it. */
+export interface SandboxAddedLock extends SandboxLockState {
+  serial: string;
+  nickname: string;
+  /** The owner's e-mail, in lower case. */
+  owner: string;
+  /** The simulated access point it is paired with. */
+  access_point_id: string;
+}
+
 /** The server's clock. */
 export interface SandboxClock {
   /** ISO 8601 UTC. */
@@ -236,6 +260,11 @@ export interface SandboxControls {
   setLock(deviceId: string, change: SandboxLockChange): Promise<SandboxLockState>;
   /** The next command to this lock fails this way (a task ending unsuccessful with this error). */
   failNext(deviceId: string, failure: SandboxFailure): Promise<SandboxLockState>;
+  /**
+   * Adds a simulated lock to an account, paired with its simulated access point; it is listed and
+   * takes commands once this resolves. A reset removes it.
+   */
+  addLock(lock: SandboxNewLock): Promise<SandboxAddedLock>;
   /** Reads the server's clock. */
   getClock(): Promise<SandboxClock>;
   /**
@@ -330,6 +359,7 @@ function controls(http: LockcloudServer['http'], closed: () => boolean): Sandbox
   return {
     setLock: (deviceId, change) => call('POST', `/_sim/locks/${path(deviceId)}`, change),
     failNext: (deviceId, failure) => call('POST', `/_sim/locks/${path(deviceId)}`, { fail_next: failure }),
+    addLock: (lock) => call('POST', '/_sim/locks', lock),
     getClock: () => call('GET', '/_sim/clock'),
     advanceClock: (seconds) => call('POST', '/_sim/clock', { advance_seconds: seconds }),
     changeAccount: (email, change) => call('POST', `/_sim/accounts/${path(email)}`, change),

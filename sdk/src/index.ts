@@ -94,11 +94,13 @@ export type {
 export type {
   SandboxAccountChange,
   SandboxAccountChanged,
+  SandboxAddedLock,
   SandboxClock,
   SandboxFailure,
   SandboxLockChange,
   SandboxLockState,
   SandboxMail,
+  SandboxNewLock,
 } from './types-sandbox.js';
 export { LockcloudV1Client, type LockcloudV1ClientOptions } from './v1.js';
 export {

@@ -8,10 +8,12 @@ import { type CallOptions, type ClientOptions, Http, segment } from './http.js';
 import type {
   SandboxAccountChange,
   SandboxAccountChanged,
+  SandboxAddedLock,
   SandboxClock,
   SandboxLockChange,
   SandboxLockState,
   SandboxMail,
+  SandboxNewLock,
 } from './types-sandbox.js';
 
 /**
@@ -85,6 +87,20 @@ export class LockcloudSandboxClient {
       json: change,
       signal: options?.signal,
     });
+  }
+
+  /**
+   * `POST /_sim/locks`: adds a simulated lock to an account, run by the server's own simulator and
+   * paired with the account's simulated access point; it is listed and takes commands as soon as
+   * this resolves. A restart keeps it, a reset removes it. `NotFoundError` for an unknown or
+   * deleted account; `BadParamsError` for a bad field, or a server run with `--no-simulator`.
+   *
+   * @example
+   * const { device_id } = await sandbox.addLock({ owner: 'ann@example.com', nickname: 'Shed' });
+   * await client.unlock(device_id);
+   */
+  addLock(lock: SandboxNewLock, options?: CallOptions): Promise<SandboxAddedLock> {
+    return this.#http.request({ method: 'POST', path: '/_sim/locks', json: lock, signal: options?.signal });
   }
 
   /**

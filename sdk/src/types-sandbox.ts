@@ -57,6 +57,42 @@ export interface SandboxLockState {
 }
 
 /**
+ * The body of `POST /_sim/locks`: a simulated lock to add to an account; what is left out is as a
+ * seed's lock has it (unlocked `false`, battery 100, latency 0, nickname `Lock <serial>`).
+ *
+ * @example
+ * const lock: SandboxNewLock = { owner: 'ann@example.com', nickname: 'Shed', battery: 80 };
+ */
+export interface SandboxNewLock {
+  /** The e-mail of the account it joins (a live account). */
+  owner: string;
+  /** 1 to 128 characters. */
+  nickname?: string | undefined;
+  /** Default true. */
+  locked?: boolean | undefined;
+  /** 0 to 100, default 100. */
+  battery?: number | undefined;
+  /** How long it takes to carry out a command, 0 to 600 000 ms, default 0. */
+  latency_ms?: number | undefined;
+}
+
+/**
+ * `POST /_sim/locks`: the added lock, its simulated state as {@link SandboxLockState} and what the
+ * cloud lists of it.
+ *
+ * @example
+ * const { device_id, access_point_id }: SandboxAddedLock = await sandbox.addLock({ owner: 'ann@example.com' });
+ */
+export interface SandboxAddedLock extends SandboxLockState {
+  serial: string;
+  nickname: string;
+  /** The owner's e-mail, in lower case. */
+  owner: string;
+  /** The simulated access point it is paired with. */
+  access_point_id: string;
+}
+
+/**
  * `GET` and `POST /_sim/clock`: the server's clock.
  *
  * @example

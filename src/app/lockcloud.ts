@@ -205,6 +205,10 @@ export class Lockcloud {
       mailbox: deps.mailbox,
       rateLimits: this.rateLimits,
       dispatcher: this.dispatcher,
+      random: deps.random,
+      secrets: deps.secrets,
+      secretBox: deps.secretBox,
+      brokerPasswords: deps.brokerPasswords,
     });
     this.purges = new HourlyPurges(deps.clock, deps.logger, [
       { what: 'ended tasks', run: (now) => this.commands.purge(now) },

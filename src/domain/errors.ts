@@ -37,7 +37,7 @@ export const DOMAIN_ERROR_CODES = [
   'BLOCKED',
   // The lock's command budget is spent (per account and lock, over every surface); the wait is known.
   'TOO_MANY_COMMANDS',
-  // A webhook operation while no webhook is set.
+  // A webhook operation while no webhook is set; a simulated lock to add where no simulator runs.
   'NOT_CONFIGURED',
 ] as const;
 

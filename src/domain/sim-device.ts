@@ -1,4 +1,5 @@
 /** The simulated devices the server runs itself, as the store keeps them between restarts. */
+import { DomainError } from './errors.ts';
 import type { TaskFailure } from './task.ts';
 
 /**
@@ -24,4 +25,46 @@ export interface SimDeviceState {
 export interface SimAccessPoint {
   readonly id: string;
   readonly sealedSecret: string;
+}
+
+/** What the owner may choose of a simulated lock added to the sandbox; the rest is as a seed's. */
+export interface NewSimLock {
+  readonly nickname?: string;
+  readonly locked?: boolean;
+  readonly battery?: number;
+  readonly latencyMs?: number;
+}
+
+export const MAX_NICKNAME_LENGTH = 128;
+export const MAX_LATENCY_MS = 600_000;
+/** Locks one simulated access point carries before the sandbox adds another for the account. */
+export const SIM_LOCKS_PER_ACCESS_POINT = 50;
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * The chosen values checked, as a seed's lock is (docs/sandbox.md): a nickname of 1 to 128
+ * characters without control characters (blank: none chosen), a battery of 0 to 100, a latency of
+ * 0 to 600 000 ms. INVALID_INPUT names the field.
+ */
+export function checkNewSimLock(input: NewSimLock): NewSimLock {
+  const nickname = input.nickname?.trim();
+  if (nickname !== undefined && (nickname.length > MAX_NICKNAME_LENGTH || CONTROL.test(nickname)))
+    throw new DomainError(
+      'INVALID_INPUT',
+      `nickname: at most ${MAX_NICKNAME_LENGTH} characters, without control characters`,
+      { field: 'nickname' },
+    );
+  const { battery, latencyMs } = input;
+  if (battery !== undefined && (!Number.isInteger(battery) || battery < 0 || battery > 100))
+    throw new DomainError('INVALID_INPUT', 'battery: a whole number from 0 to 100', { field: 'battery' });
+  if (
+    latencyMs !== undefined &&
+    (!Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > MAX_LATENCY_MS)
+  )
+    throw new DomainError('INVALID_INPUT', `latency_ms: a whole number from 0 to ${MAX_LATENCY_MS}`, {
+      field: 'latency_ms',
+    });
+  return { ...input, nickname: nickname === '' ? undefined : nickname };
 }

@@ -196,6 +196,15 @@ export class SimulatedAccessPoint {
     client.end(true);
   }
 
+  /** A lock newly paired with this access point (the sandbox adds one): announced at once. */
+  addLock(state: SimDeviceState): void {
+    this.locks.set(state.deviceId, state);
+    // Not connected: the announcement at the connection names it.
+    if (!this.connected) return;
+    this.publishLocks();
+    if (state.accessPoint) this.publishState(state);
+  }
+
   /** Takes these states instead (the sandbox's reset) and tells the cloud. */
   reload(locks: readonly SimDeviceState[]): void {
     this.cancelTimers();

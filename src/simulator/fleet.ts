@@ -81,6 +81,14 @@ export class Fleet {
     this.trouble.stop();
   }
 
+  /** Stops and forgets the access points not named (a sandbox reset to before they were added). */
+  async keepOnly(ids: ReadonlySet<string>): Promise<SimulatedAccessPoint[]> {
+    const gone = [...this.members.values()].filter((ap) => !ids.has(ap.id));
+    for (const ap of gone) this.members.delete(ap.id);
+    await Promise.all(gone.map((ap) => ap.stop()));
+    return gone;
+  }
+
   /** Every access point takes its locks' states from `states` (the sandbox's reset). */
   reload(states: readonly SimDeviceState[]): void {
     for (const ap of this.members.values()) ap.reload(states.filter((s) => s.apId === ap.id));

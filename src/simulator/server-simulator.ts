@@ -9,6 +9,8 @@ import type {
   Simulator,
 } from '../app/ports.ts';
 import type { Topics } from '../device-protocol/topics.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { SimDeviceState } from '../domain/sim-device.ts';
 import { Fleet } from './fleet.ts';
 
 /** Sends a sandbox change to the simulated device that has the lock, and waits for its answer. */
@@ -83,16 +85,40 @@ export class ServerSimulator implements Simulator {
     await traffic.idle(SETTLE_MS);
   }
 
+  get runsDevices(): boolean {
+    return this.options.runDevices;
+  }
+
   change(deviceId: string, apId: string, change: SimulatedLockChange): Promise<SimulatedLockState> {
     return this.options.relay(apId, deviceId, change);
   }
 
+  async pair(state: SimDeviceState): Promise<void> {
+    const fleet = this.fleet;
+    if (!fleet) throw new Error('the simulated devices do not run here');
+    const running = fleet.get(state.apId);
+    if (running) running.addLock(state);
+    else
+      await this.start().catch((error: unknown) => {
+        // An external broker knows only the access points of its last `lockcloud admin mqtt-acl`.
+        throw new DomainError(
+          'NOT_CONFIGURED',
+          `the broker refused the new simulated access point ${state.apId}: ${(error as Error).message} (an external broker needs lockcloud admin mqtt-acl and a reload first)`,
+        );
+      });
+    await this.options.traffic.idle(SETTLE_MS);
+  }
+
   async reload(): Promise<void> {
     if (!this.fleet) return;
+    const { store, traffic } = this.options;
     // A command on its way to a device must arrive (and be forgotten by the reload), not land after it.
-    await this.options.traffic.idle(SETTLE_MS);
-    this.fleet.reload(await this.options.store.list());
-    await this.options.traffic.idle(SETTLE_MS);
+    await traffic.idle(SETTLE_MS);
+    // Access points added since the snapshot (a simulated lock added to the sandbox) are gone with it.
+    const kept = new Set((await store.listAccessPoints()).map((ap) => ap.id));
+    for (const ap of await this.fleet.keepOnly(kept)) traffic.untrack(ap.id);
+    this.fleet.reload(await store.list());
+    await traffic.idle(SETTLE_MS);
   }
 
   async stop(): Promise<void> {

@@ -304,6 +304,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', route: '/dashboard/api-settings', surface: 'dash-page', target: 'none', own: page(200) },
   { method: 'GET', route: '/dashboard/account', surface: 'dash-page', target: 'none', own: page(200) },
   lockPage('command', () => ({ command: 'unlock' }), { moves: true }),
+
   lockPage('integration', () => ({ enabled: '' }), {
     restore: (ctx) => dashPost(ctx, `/dashboard/locks/${ctx.target}/integration`, { enabled: 'on' }),
   }),
@@ -375,6 +376,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   // ---- the sandbox.
   ...(
     [
+      ['POST', '/_sim/locks'],
       ['POST', '/_sim/locks/:device_id'],
       ['GET', '/_sim/clock'],
       ['POST', '/_sim/clock'],

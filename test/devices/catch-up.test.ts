@@ -43,6 +43,7 @@ function handledCounter(): { count: number; traffic: DeviceTraffic } {
     count: 0,
     traffic: {
       track: () => undefined,
+      untrack: () => undefined,
       begin: () => undefined,
       end: () => {
         counter.count++;

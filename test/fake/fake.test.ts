@@ -172,6 +172,30 @@ describe('startLockcloud: a lockcloud sandbox in the test process', () => {
     });
   });
 
+  it('the controls: addLock, a simulated lock of the account, listed and moved at once; reset removes it', async () => {
+    await withFake({ seed: SEED }, async (lockcloud) => {
+      const added = await lockcloud.sandbox.addLock({ owner: ANN, nickname: 'Shed', locked: false });
+      assert.deepEqual(
+        { owner: added.owner, nickname: added.nickname, locked: added.locked, battery: added.battery },
+        { owner: ANN, nickname: 'Shed', locked: false, battery: 100 },
+      );
+      const listed = await call(lockcloud, 'GET', '/public/locks');
+      assert.ok(
+        (listed.body as { device_id: string }[]).some((l) => l.device_id === added.device_id),
+        JSON.stringify(listed.body),
+      );
+      assert.deepEqual(await outcome(lockcloud, await send(lockcloud, added.device_id, 'lock')), SUCCEEDED);
+      await assert.rejects(lockcloud.sandbox.addLock({ owner: 'nobody@example.com' }), {
+        name: 'SandboxError',
+        status: 404,
+        error: 'NOT_FOUND',
+      });
+      await lockcloud.sandbox.reset();
+      const after = await call(lockcloud, 'GET', '/public/locks');
+      assert.ok(!(after.body as { device_id: string }[]).some((l) => l.device_id === added.device_id));
+    });
+  });
+
   it('the controls: failNext, setLock, advanceClock, changeAccount, mailbox and reset', async () => {
     await withFake({ seed: SEED }, async (lockcloud) => {
       const { sandbox } = lockcloud;

@@ -7,22 +7,26 @@
 import type {
   SandboxAccountChange as SdkAccountChange,
   SandboxAccountChanged as SdkAccountChanged,
+  SandboxAddedLock as SdkAddedLock,
   SandboxClock as SdkClock,
   SandboxFailure as SdkFailure,
   SandboxLockChange as SdkLockChange,
   SandboxLockState as SdkLockState,
   SandboxMail as SdkMail,
+  SandboxNewLock as SdkNewLock,
 } from '../../sdk/src/index.ts';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import type {
   LockcloudSeed,
   SandboxAccountChange,
   SandboxAccountChanged,
+  SandboxAddedLock,
   SandboxClock,
   SandboxFailure,
   SandboxLockChange,
   SandboxLockState,
   SandboxMail,
+  SandboxNewLock,
 } from '../../src/index.ts';
 
 /** Exactly the same type (not merely assignable either way). */
@@ -64,6 +68,9 @@ check<SameFields<'webhooks'>>();
 check<Equal<SandboxFailure, SdkFailure>>();
 check<Equal<SandboxLockChange, SdkLockChange>>();
 check<Equal<SandboxAccountChange, SdkAccountChange>>();
+check<Equal<SandboxNewLock, SdkNewLock>>();
+check<[SandboxAddedLock] extends [SdkAddedLock] ? true : false>();
+check<Equal<keyof SandboxAddedLock, keyof SdkAddedLock>>();
 // The server answers only the failures it can be told (the SDK types the field as any task failure).
 check<[SandboxLockState] extends [SdkLockState] ? true : false>();
 check<Equal<keyof SandboxLockState, keyof SdkLockState>>();

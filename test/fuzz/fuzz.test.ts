@@ -42,6 +42,7 @@ describe('fuzzing every endpoint', () => {
       'PUT /ext/webhook',
       'POST /ext/webhook/deliveries/:id/resend',
       'POST /_sim/locks/:device_id',
+      'POST /_sim/locks',
       'GET /_sim/mailbox',
       'POST /dashboard/api/locks/:id/commands',
       'POST /dashboard/login',

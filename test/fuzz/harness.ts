@@ -336,7 +336,8 @@ export class FuzzTarget {
     const changed =
       answer.status < 400 &&
       req.method === 'POST' &&
-      /^\/(_sim\/(reset|clock|accounts)|dashboard\/(account|logout))/.test(path);
+      // An added simulated lock (POST /_sim/locks) too: the seed's world is put back after it.
+      /^\/(_sim\/(reset|clock|accounts|locks$)|dashboard\/(account|logout))/.test(path);
     if (changed || ++this.sinceProbe >= 25) {
       this.sinceProbe = 0;
       // One at a time, when requests run side by side; a restore can meet a fuzzed password change

@@ -23,6 +23,7 @@ const V3_OPERATIONS: Record<string, string[]> = {
   '/public/partners/automation': ['post'],
 };
 const SIM_OPERATIONS: Record<string, string[]> = {
+  '/_sim/locks': ['post'],
   '/_sim/locks/{device_id}': ['post'],
   '/_sim/clock': ['get', 'post'],
   '/_sim/accounts/{email}': ['post'],

@@ -198,6 +198,7 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
       'LockcloudV1Client.getLock': () => v1c().getLock(LOCK_A),
       'LockcloudV1Client.control': () => v1c().control(LOCK_A, 'lock'),
       'LockcloudSandboxClient.setLock': () => sandbox.setLock(LOCK_A, { battery: 90 }),
+      'LockcloudSandboxClient.addLock': () => sandbox.addLock({ owner: OWNER, nickname: 'Added' }),
       'LockcloudSandboxClient.getClock': () => sandbox.getClock(),
       'LockcloudSandboxClient.advanceClock': () => sandbox.advanceClock(1),
       'LockcloudSandboxClient.changeAccount': () => sandbox.changeAccount(OTHER, { password: 'changed' }),

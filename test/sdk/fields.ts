@@ -27,10 +27,12 @@ import type {
 import type {
   SandboxAccountChange,
   SandboxAccountChanged,
+  SandboxAddedLock,
   SandboxClock,
   SandboxLockChange,
   SandboxLockState,
   SandboxMail,
+  SandboxNewLock,
 } from '../../sdk/src/types-sandbox.ts';
 
 type AllKeys<T> = T extends unknown ? keyof T : never;
@@ -84,6 +86,7 @@ const SIM_LOCK_CHANGE = [
   'latency_ms',
   'fail_next',
 ] as const;
+const SIM_LOCK_ADDED = ['serial', 'nickname', 'owner', 'access_point_id'] as const;
 
 /**
  * The documented success response of every endpoint with a JSON answer, by `METHOD path` as in
@@ -128,6 +131,10 @@ export const RESPONSE_FIELDS = {
     ['device_id', ...SIM_LOCK_CHANGE],
     ['device_id', ...SIM_LOCK_CHANGE],
   ),
+  'POST /_sim/locks': fieldsOf<SandboxAddedLock>()(
+    ['device_id', ...SIM_LOCK_CHANGE, ...SIM_LOCK_ADDED],
+    ['device_id', ...SIM_LOCK_CHANGE, ...SIM_LOCK_ADDED],
+  ),
   'GET /_sim/clock': fieldsOf<SandboxClock>()(['now', 'epoch_ms'], ['now', 'epoch_ms']),
   'POST /_sim/clock': fieldsOf<SandboxClock>()(['now', 'epoch_ms'], ['now', 'epoch_ms']),
   'POST /_sim/accounts/{email}': fieldsOf<SandboxAccountChanged>()(
@@ -154,6 +161,10 @@ export const REQUEST_FIELDS = {
   'POST /v1/locks/{lockId}/control': fieldsOf<{ type: V1ControlType }>()(['type'], ['type']),
   'PUT /ext/webhook': fieldsOf<WebhookSettings>()(['url', 'method', 'retries'], ['url']),
   'POST /_sim/locks/{device_id}': fieldsOf<SandboxLockChange>()(SIM_LOCK_CHANGE, []),
+  'POST /_sim/locks': fieldsOf<SandboxNewLock>()(
+    ['owner', 'nickname', 'locked', 'battery', 'latency_ms'],
+    ['owner'],
+  ),
   // One of the two is needed (minProperties: 1): neither is required alone.
   'POST /_sim/accounts/{email}': fieldsOf<Partial<SandboxAccountChange>>()(['password', 'deleted'], []),
   'POST /_sim/clock': fieldsOf<{ advance_seconds: number }>()(['advance_seconds'], ['advance_seconds']),

@@ -95,6 +95,28 @@ describe('sdk: LockcloudSandboxClient', () => {
     assert.throws(() => sandbox.mailbox(''), TypeError);
   });
 
+  it('addLock: a simulated lock of the account, listed and moved over v3 at once; a reset removes it', async () => {
+    const added = await sandbox.addLock({ owner: OWNER, nickname: 'Shed', locked: false, battery: 90 });
+    assert.equal(added.owner, OWNER);
+    assert.equal(added.nickname, 'Shed');
+    assert.deepEqual(
+      (await c.listLocks()).find((l) => l.device_id === added.device_id),
+      { device_id: added.device_id, serial: added.serial, nickname: 'Shed' },
+    );
+    assert.deepEqual(await c.getLock(added.device_id), { locked: false, battery: 90, responsive: true });
+    await c.run(added.device_id, 'lock');
+    assert.equal((await c.getLock(added.device_id)).locked, true);
+    await sandbox.reset();
+    assert.equal(
+      (await c.listLocks()).some((l) => l.device_id === added.device_id),
+      false,
+    );
+    const nobody = await sandbox.addLock({ owner: 'nobody@example.com' }).catch((e: unknown) => e);
+    assert.ok(nobody instanceof NotFoundError, String(nobody));
+    const bad = await sandbox.addLock({ owner: OWNER, battery: 101 }).catch((e: unknown) => e);
+    assert.ok(bad instanceof BadParamsError && /battery/.test(bad.message), String(bad));
+  });
+
   it('reset puts the seed back: locks, passwords, the account deleted', async () => {
     await sandbox.changeAccount(OWNER, { deleted: true });
     await sandbox.setLock(LOCK_B, { battery: 7 });
@@ -128,7 +150,12 @@ describe('sdk: LockcloudSandboxClient against a server without a sandbox (--prod
 
   it('every control is NotFoundError saying there is no sandbox', async () => {
     const sandbox = new LockcloudSandboxClient({ baseUrl: t.url });
-    for (const call of [() => sandbox.getClock(), () => sandbox.reset(), () => sandbox.setLock(LOCK_A, {})]) {
+    for (const call of [
+      () => sandbox.getClock(),
+      () => sandbox.reset(),
+      () => sandbox.setLock(LOCK_A, {}),
+      () => sandbox.addLock({ owner: OWNER }),
+    ]) {
       const err = await call().catch((e: unknown) => e);
       assert.ok(err instanceof NotFoundError, String(err));
       assert.deepEqual(err.body, { error: 'NOT_FOUND' });

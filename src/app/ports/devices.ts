@@ -33,6 +33,8 @@ export interface AccessPointStore {
 export interface DeviceTraffic {
   /** Counts this access point's messages from now on (one run in this process). */
   track(apId: string): void;
+  /** Stops counting them (the access point no longer runs here); what was in flight is forgotten. */
+  untrack(apId: string): void;
   /** A message for or from this access point is about to be sent. */
   begin(apId: string): void;
   /** A message for or from this access point has been handled by its receiver. */
@@ -113,8 +115,19 @@ export type SimulatedLockState = Omit<SimDeviceState, 'apId' | 'serial' | 'nickn
  */
 export interface Simulator {
   change(deviceId: string, apId: string, change: SimulatedLockChange): Promise<SimulatedLockState>;
-  /** The simulated devices run by this server reload their state from the store (sandbox reset). */
+  /**
+   * The simulated devices run by this server take the state the store holds (sandbox reset): those
+   * whose access point the store no longer holds stop.
+   */
   reload(): Promise<void>;
+  /** This server runs simulated devices itself (false with --no-simulator: `lockcloud sim` does). */
+  readonly runsDevices: boolean;
+  /**
+   * Runs a simulated lock the store now holds, with its access point: an access point running here
+   * pairs it and announces it; one that does not run yet is started. Resolves once the cloud has
+   * heard it; DomainError NOT_CONFIGURED when the broker refuses a new access point.
+   */
+  pair(state: SimDeviceState): Promise<void>;
 }
 
 /**

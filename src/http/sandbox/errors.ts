@@ -10,6 +10,12 @@ export const SANDBOX_ERRORS = [
     cause:
       'a field is missing, unknown, or of the wrong type or range (the message names it); the body is not valid JSON, not an object, or of another content type; the path cannot be decoded or the request is not valid HTTP',
   },
+  {
+    status: 400,
+    error: 'BAD_PARAMS',
+    cause:
+      'POST /_sim/locks on a server that runs no simulated devices (--no-simulator), or whose external broker refuses the new simulated access point (the message says which)',
+  },
   { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
   {
     status: 431,
@@ -17,7 +23,12 @@ export const SANDBOX_ERRORS = [
     cause: 'the request line and headers are over 16 KiB (a very long path or query string)',
   },
   { status: 408, error: 'BAD_PARAMS', cause: 'the request line and headers did not arrive in time' },
-  { status: 404, error: 'NOT_FOUND', cause: 'no such lock or account, or no such sandbox route or method' },
+  {
+    status: 404,
+    error: 'NOT_FOUND',
+    cause:
+      'no such lock or account (a deleted one, for POST /_sim/locks), or no such sandbox route or method',
+  },
   { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
   {
     status: 503,

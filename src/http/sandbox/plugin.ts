@@ -14,6 +14,8 @@ import {
   ResetBody,
   ResetDone,
   SimError,
+  SimLockAdd,
+  SimLockAdded,
   SimLockChange,
   SimLockParams,
   SimLockState,
@@ -65,6 +67,36 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> 
         failNext: b.fail_next,
       });
       return lockState(state);
+    },
+  );
+
+  app.post(
+    '/locks',
+    {
+      schema: {
+        summary: 'Add a simulated lock to an account',
+        description:
+          "The server's simulator runs it, paired with the account's simulated access point (one is registered when needed), as it runs the seed's locks; the answer comes once the cloud has heard it. A restart keeps it; a reset removes it.",
+        tags,
+        body: SimLockAdd,
+        response: { 201: SimLockAdded, 400: SimError, 404: SimError },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const { lock, state, ownerEmail } = await sandbox.addLock(b.owner, {
+        nickname: b.nickname,
+        locked: b.locked,
+        battery: b.battery,
+        latencyMs: b.latency_ms,
+      });
+      return reply.code(201).send({
+        ...lockState({ ...state, integration: lock.integration }),
+        serial: lock.serial,
+        nickname: lock.nickname,
+        owner: ownerEmail,
+        access_point_id: state.apId,
+      });
     },
   );
 

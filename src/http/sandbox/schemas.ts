@@ -38,6 +38,31 @@ export const SimLockState = Type.Object({
   fail_next: Type.Union([Type.String(), Type.Null()]),
 });
 
+/** POST /_sim/locks: a simulated lock added to an account; the seed's defaults for the rest. */
+export const SimLockAdd = Type.Object(
+  {
+    owner: Type.String({ minLength: 3, maxLength: 254, description: 'the e-mail of the account it joins' }),
+    nickname: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 128, description: 'default: Lock and its serial' }),
+    ),
+    locked: Type.Optional(Type.Boolean({ description: 'default true' })),
+    battery: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'default 100' })),
+    latency_ms: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 600_000, description: 'how long it takes to move; default 0' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The added lock: its simulated state (as POST /_sim/locks/{device_id} answers) and what the cloud knows. */
+export const SimLockAdded = Type.Object({
+  ...SimLockState.properties,
+  serial: Type.String(),
+  nickname: Type.String(),
+  owner: Type.String({ description: "the owner's e-mail" }),
+  access_point_id: Type.String({ description: 'the simulated access point it is paired with' }),
+});
+
 export const ClockAdvance = Type.Object(
   { advance_seconds: Type.Integer({ minimum: 0, maximum: 10 * 365 * 24 * 3600 }) },
   { additionalProperties: false },
