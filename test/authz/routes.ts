@@ -304,7 +304,17 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', route: '/dashboard/api-settings', surface: 'dash-page', target: 'none', own: page(200) },
   { method: 'GET', route: '/dashboard/account', surface: 'dash-page', target: 'none', own: page(200) },
   lockPage('command', () => ({ command: 'unlock' }), { moves: true }),
-
+  // Sandbox only: a simulated lock for the session's own account; nobody else's is reachable.
+  {
+    method: 'POST',
+    route: '/dashboard/locks/simulated',
+    surface: 'dash-page',
+    target: 'none',
+    request: () => ({ form: { nickname: 'Matrix' } }),
+    own: { status: 303, location: '/dashboard/locks?ok=lock-added' },
+    skipAllowed:
+      "it adds a lock the other rows' lock lists would then show (no request removes one): test/dashboard/add-simulated-lock.test.ts carries it out",
+  },
   lockPage('integration', () => ({ enabled: '' }), {
     restore: (ctx) => dashPost(ctx, `/dashboard/locks/${ctx.target}/integration`, { enabled: 'on' }),
   }),

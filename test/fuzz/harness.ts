@@ -337,7 +337,7 @@ export class FuzzTarget {
       answer.status < 400 &&
       req.method === 'POST' &&
       // An added simulated lock (POST /_sim/locks) too: the seed's world is put back after it.
-      /^\/(_sim\/(reset|clock|accounts|locks$)|dashboard\/(account|logout))/.test(path);
+      /^\/(_sim\/(reset|clock|accounts|locks$)|dashboard\/(account|logout|locks\/simulated$))/.test(path);
     if (changed || ++this.sinceProbe >= 25) {
       this.sinceProbe = 0;
       // One at a time, when requests run side by side; a restore can meet a fuzzed password change

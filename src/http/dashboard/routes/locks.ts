@@ -6,11 +6,16 @@ import { isLockCommand, type Lock } from '../../../domain/lock.ts';
 import type { Task } from '../../../domain/task.ts';
 import { state } from '../context.ts';
 import { refusalOf, taskFailureMessage } from '../errors.ts';
-import { form, HIDDEN, sendPage } from '../reply.ts';
+import { form, HIDDEN, query, sendPage } from '../reply.ts';
 import type { Notice } from '../views/layout.ts';
-import { locksPage } from '../views/locks-page.ts';
+import { type LocksView, locksPage } from '../views/locks-page.ts';
 
 const DONE: Record<string, string> = { lock: 'Locked', unlock: 'Unlocked', sync: 'Synced' };
+/** Shown after a simulated lock was added (the redirect's `?ok=lock-added`). */
+const LOCK_ADDED: Notice = {
+  kind: 'success',
+  text: 'A simulated lock is added: it is paired with your simulated access point and takes commands now.',
+};
 const RUNNING: Record<string, string> = { lock: 'Locking…', unlock: 'Unlocking…', sync: 'Syncing…' };
 
 /** A task as the page shows it: its state and one readable sentence. */
@@ -72,11 +77,20 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
     status = 200,
     notice?: Notice,
     shareErrors?: Record<string, string>,
+    added?: LocksView['added'],
   ) {
     const { account } = me(request);
     const overview = await lockSettings.overview(account.id);
     const ctx = { csrf: state(request).csrf, email: account.email };
-    const view = { ...overview, canDriveApp: sandbox, lowBatteryThreshold: threshold, notice, shareErrors };
+    const view: LocksView = {
+      ...overview,
+      canDriveApp: sandbox,
+      canAddSimulated: sandbox,
+      lowBatteryThreshold: threshold,
+      notice,
+      shareErrors,
+      added,
+    };
     return sendPage(reply, locksPage(ctx, view), status);
   }
 
@@ -106,7 +120,9 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
     }
   }
 
-  app.get('/locks', HIDDEN, (request, reply) => renderPage(request, reply));
+  app.get('/locks', HIDDEN, (request, reply) =>
+    renderPage(request, reply, 200, query(request).ok === 'lock-added' ? LOCK_ADDED : undefined),
+  );
 
   // Without JavaScript the form waits for the task to end (as v1 does) and shows how it ended.
   app.post('/locks/:id/command', HIDDEN, async (request, reply) => {
@@ -138,6 +154,28 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
   // Only the sandbox can play the owner's phone: in production the app's state comes from the device
   // and the page only shows it (the route does not exist).
   if (sandbox) {
+    // A simulated lock for the signed-in account (docs/sandbox.md, "Adding a lock"); then back to the
+    // page, which a reload does not send again.
+    app.post('/locks/simulated', HIDDEN, async (request, reply) => {
+      const nickname = form(request).nickname;
+      try {
+        await lockcloud.sandbox.addLock(me(request).account.email, { nickname });
+        return reply.redirect('/dashboard/locks?ok=lock-added', 303);
+      } catch (error) {
+        if (!isDomainError(error)) throw error;
+        const r = refusalOf(error);
+        const onField = r.field === 'nickname';
+        return renderPage(
+          request,
+          reply,
+          r.status,
+          { kind: 'error', text: onField ? 'Check the form.' : r.message },
+          undefined,
+          { nickname, ...(onField ? { error: r.message } : {}) },
+        );
+      }
+    });
+
     app.post('/locks/:id/app', HIDDEN, (request, reply) =>
       change(request, reply, async () => {
         const lock = await lockSettings.owned(me(request).account.id, deviceId(request));

@@ -1,7 +1,7 @@
 import type { LockWithShares } from '../../../app/lock-settings.ts';
 import type { Lock } from '../../../domain/lock.ts';
 import { type Html, html } from '../html.ts';
-import { appLayout, csrfField, type Notice, notice, type PageContext } from './layout.ts';
+import { appLayout, csrfField, field, type Notice, notice, type PageContext } from './layout.ts';
 
 export interface LocksView {
   readonly owned: readonly LockWithShares[];
@@ -12,6 +12,22 @@ export interface LocksView {
   readonly notice?: Notice;
   /** Field errors of the share form, by device id. */
   readonly shareErrors?: Readonly<Record<string, string>>;
+  /** The sandbox offers a simulated lock to add (POST /dashboard/locks/simulated). */
+  readonly canAddSimulated: boolean;
+  /** The add form as sent, and its field error, when it was refused. */
+  readonly added?: { readonly nickname?: string; readonly error?: string };
+}
+
+/** Sandbox only: a lock the server's simulator runs, for an account that has none to try. */
+function addSimulatedForm(ctx: PageContext, view: LocksView): Html {
+  return html`<section class="card add-lock" aria-labelledby="add-lock-title">
+<h2 id="add-lock-title">Add a simulated lock</h2>
+<p class="muted">Sandbox only: a lock run by this server's simulator, paired with a simulated access point of your account.</p>
+<form method="post" action="/dashboard/locks/simulated" class="stack narrow" novalidate>${csrfField(ctx.csrf)}
+${field({ label: 'Nickname (optional)', name: 'nickname', required: false, value: view.added?.nickname, hint: 'Up to 128 characters; without one it is named after its serial.', error: view.added?.error })}
+<div><button type="submit" class="primary" data-action="add-simulated-lock">Add the lock</button></div>
+</form>
+</section>`;
 }
 
 export function statusPills(lock: Lock, lowBatteryThreshold: number): Html {
@@ -83,8 +99,13 @@ ${settings(ctx, lock, view)}
 
 export function locksPage(ctx: PageContext, view: LocksView): Html {
   const body = html`${notice(view.notice)}
-${view.owned.length === 0 ? html`<div class="card empty"><p>No locks yet. Locks appear here once they are paired with this account.</p></div>` : ''}
+${
+  view.owned.length === 0
+    ? html`<div class="card empty"><p>No locks yet. Locks appear here once they are paired with this account${view.canAddSimulated ? html`; in the sandbox, add a simulated one below` : ''}.</p></div>`
+    : ''
+}
 ${view.owned.map((lock) => lockCard(ctx, lock, view))}
+${view.canAddSimulated ? addSimulatedForm(ctx, view) : ''}
 ${
   view.shared.length === 0
     ? ''
