@@ -3,7 +3,8 @@
  * against any broker (the server's embedded one, or Mosquitto), speaking the same device protocol
  * as the simulator inside the server. Runs until interrupted.
  *
- * Exit codes: 0 stopped, 1 could not connect, 2 a usage error.
+ * Exit codes: 0 stopped, 1 the broker refused an access point's credentials, 2 a usage error. A
+ * broker that is down is waited for: one line per round of attempts, 1 s apart, doubling to 30 s.
  */
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
