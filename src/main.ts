@@ -352,8 +352,8 @@ export async function createServer(
           }
           // Only now that the server listens: a start that cannot leaves no demo whose one-time
           // credentials nobody saw (issue 20). Its devices join the simulator before the answer.
-          if (sandbox && report.kind === 'empty') {
-            const demo = await lockcloud.createDemo();
+          const demo = sandbox && report.kind === 'empty' ? await lockcloud.createDemo() : undefined;
+          if (demo !== undefined) {
             await devices.simulator.start().catch((error: unknown) => {
               throw new StartupError(`cannot start the simulated devices: ${(error as Error).message}`, {
                 cause: error,

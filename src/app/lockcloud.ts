@@ -254,10 +254,12 @@ export class Lockcloud {
    * the answer carries this once (they are stored only hashed), and takes the sandbox's snapshot
    * again so a reset returns to it. The server makes it once it listens (main.ts): a start that
    * cannot listen must not leave behind an account whose credentials nobody saw (issue 20).
+   * Undefined when the store is no longer empty: a request that came as the server began to listen
+   * (a sign-up) was first, and the data is no longer the sandbox's to fill.
    */
-  async createDemo(): Promise<Demo> {
+  async createDemo(): Promise<Demo | undefined> {
     const { store } = this.deps;
-    if (!(await store.isEmpty())) throw new Error('the demo is made in an empty store only');
+    if (!(await store.isEmpty())) return undefined;
     const demo = demoSeed(this.deps.random);
     // Marked first: should the start end while it loads, the next one still knows the demo is there
     // and says how to get new credentials for it.

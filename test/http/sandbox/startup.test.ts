@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { afterEach, describe, it } from 'node:test';
-import { DEMO_EMAIL } from '../../../src/app/demo.ts';
-import { StartupError } from '../../../src/main.ts';
+import { DEMO_EMAIL, DEMO_META_KEY } from '../../../src/app/demo.ts';
+import { loadConfig } from '../../../src/config/config.ts';
+import { createServer, StartupError } from '../../../src/main.ts';
 import {
   cheapPasswords,
   LOCK_A,
@@ -94,6 +95,34 @@ describe('start-up', () => {
       const res = await t.request('/public/locks', { key });
       assert.equal(res.status, 200);
       assert.equal(((await res.json()) as unknown[]).length, 2);
+    });
+
+    it('makes the demo only once listening, and none when an account came first (a sign-up as it began)', async () => {
+      const dir = dataDir();
+      const server = await createServer(
+        loadConfig({}, ['--data', dir, '--port', '0', '--mqtt-port', '0', '--log-level', 'silent']),
+        { passwords: cheapPasswords },
+      );
+      try {
+        // Created, not listening: nothing of the demo yet (issue 20).
+        assert.deepEqual(server.report, { kind: 'empty' });
+        assert.equal(await server.store.isEmpty(), true);
+        await server.store.accounts.insert({
+          id: '00000000-0000-4000-8000-00000000a11c',
+          email: 'first@example.com',
+          passwordHash: null,
+          verified: true,
+          deletedAt: null,
+          passwordChangedAt: null,
+          createdAt: 0,
+        });
+        await server.listen();
+        assert.deepEqual(server.report, { kind: 'empty' });
+        assert.equal(await server.store.accounts.findByEmail(DEMO_EMAIL), undefined);
+        assert.notEqual(await server.store.getMeta(DEMO_META_KEY), 'true');
+      } finally {
+        await server.close();
+      }
     });
 
     it('serves the sandbox routes', async () => {
