@@ -47,14 +47,22 @@ const SETTLE_MS = 5000;
  */
 export class ServerSimulator implements Simulator {
   private fleet: Fleet | undefined;
+  private started: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: ServerSimulatorOptions) {}
 
   /**
    * Starts the simulated access points kept in the store that do not run yet (at the server's start,
-   * and again once the demo is made), and waits until the cloud has heard them.
+   * once the demo is made, for a lock added to the sandbox), and waits until the cloud has heard
+   * them. One at a time: a second call must not answer while the first still connects its own.
    */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    const run = this.started.then(() => this.startNew());
+    this.started = run.catch(() => undefined);
+    return run;
+  }
+
+  private async startNew(): Promise<void> {
     if (!this.options.runDevices) return;
     const { store, secretBox, traffic } = this.options;
     this.fleet ??= new Fleet({
