@@ -371,8 +371,12 @@ export class SimulatedAccessPoint {
     if (!client?.connected) return;
     this.options.inFlight?.begin(this.id);
     client.publish(topic, payload, { qos: 1, retain }, (error) => {
+      // A connection lost with this message on the wire: the loss itself is told once (above).
       if (error)
-        this.options.logger.warn({ apId: this.id, topic, err: error }, 'access point publish failed');
+        this.options.logger.warn(
+          { apId: this.id, topic, reason: linkReason(error) },
+          'access point publish failed',
+        );
     });
   }
 
