@@ -290,7 +290,10 @@ const STEPS: readonly Step[] = [
       return {
         flags: ['--redis-url', REDIS_URL, '--redis-prefix', a.redisPrefix],
         kind: StartupError,
-        message: new RegExp(`cannot start the device link: .*EADDRINUSE.*${a.mqttPort}`),
+        // Issue 20: a taken port names the flag that picks another.
+        message: new RegExp(
+          `cannot start the device link: .*EADDRINUSE.*${a.mqttPort}; another program \\(another lockcloud\\?\\) has the port: give another with --mqtt-port N, or --mqtt-port 0 for any free one`,
+        ),
         gone: () => noSubscriber(a.redisPrefix),
       };
     },
@@ -379,7 +382,9 @@ const STEPS: readonly Step[] = [
       return {
         flags: ['--seed', a.file('seed.json', JSON.stringify(deviceSeed())), ...redis(a)],
         kind: StartupError,
-        message: new RegExp(`cannot listen on 127\\.0\\.0\\.1:${a.apiPort}: .*EADDRINUSE`),
+        message: new RegExp(
+          `cannot listen on 127\\.0\\.0\\.1:${a.apiPort}: .*EADDRINUSE.*: give another with --port N, or --port 0 for any free one`,
+        ),
         gone: () => noSubscriber(a.redisPrefix),
       };
     },
@@ -398,7 +403,9 @@ const STEPS: readonly Step[] = [
           ...redis(a),
         ],
         kind: StartupError,
-        message: new RegExp(`cannot serve metrics on 127\\.0\\.0\\.1:${a.metricsPort}: .*EADDRINUSE`),
+        message: new RegExp(
+          `cannot serve metrics on 127\\.0\\.0\\.1:${a.metricsPort}: .*EADDRINUSE.*: give another with --metrics-port N, or --metrics-port 0 for any free one`,
+        ),
         gone: () => noSubscriber(a.redisPrefix),
       };
     },
