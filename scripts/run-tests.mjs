@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the test files under test/ with node's own runner (through tsx for TypeScript): one process
-// per file, two at a time. Node 20's --test does not expand globs, so the files are listed here.
+// per file, two at a time, one tier after another. Node 20's --test does not expand globs, so the files are listed here.
 //
 //   node scripts/run-tests.mjs                   every tier, unit first (npm test)
 //   node scripts/run-tests.mjs --tier unit       one tier (npm run test:unit, test:integration, test:system)
@@ -53,18 +53,32 @@ if (needs !== 'unit' && process.env.LOCKCLOUD_TEST_SETUP !== 'off') {
   }
 }
 
-const result = spawnSync(
-  process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--import',
-    './test/support/tier-preload.ts',
-    '--test',
-    '--test-concurrency=2',
-    '--test-reporter=spec',
-    ...files,
-  ],
-  { stdio: 'inherit' },
-);
-process.exit(result.status ?? 1);
+// Tier by tier, unit first, each tier's wall time printed after it: a unit failure shows in seconds,
+// and the clean-clone time of each tier is in every CI log.
+let failed = 0;
+for (const t of TIERS) {
+  const ofTier = files.filter((f) => tierOf(f) === t);
+  if (ofTier.length === 0) continue;
+  const started = performance.now();
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--import',
+      './test/support/tier-preload.ts',
+      '--test',
+      '--test-concurrency=2',
+      '--test-reporter=spec',
+      ...ofTier,
+    ],
+    { stdio: 'inherit' },
+  );
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const status = result.status ?? 1;
+  console.log(
+    `== tier ${t}: ${ofTier.length} files, ${seconds} s, ${status === 0 ? 'passed' : `failed (exit ${status})`}`,
+  );
+  if (status !== 0) failed = status;
+}
+process.exit(failed);
