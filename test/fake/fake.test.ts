@@ -19,6 +19,7 @@ import {
   type StartLockcloudOptions,
   startLockcloud,
 } from '../../src/index.ts';
+import { eventually } from '../support/eventually.ts';
 
 const ANN = 'ann@example.com';
 const BOB = 'bob@example.com';
@@ -66,11 +67,10 @@ async function send(lockcloud: RunningLockcloud, deviceId: string, command: stri
 
 /** Polls the task until it ends; the server's timers end every task, so this terminates. */
 async function outcome(lockcloud: RunningLockcloud, taskId: string): Promise<unknown> {
-  for (;;) {
+  return eventually(`task ${taskId} to end`, async () => {
     const { body } = await call(lockcloud, 'GET', `/public/action-result?task_id=${taskId}`);
-    if ((body as { status?: string }).status !== 'processing') return body;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+    return (body as { status?: string }).status !== 'processing' && (body as object);
+  });
 }
 
 const SUCCEEDED = { status: 'terminated', successful: true };

@@ -33,6 +33,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../support/eventually.ts';
 import { cleanEnv, sh } from '../support/npm.ts';
 
 const REPO = resolve('.');
@@ -271,13 +272,15 @@ describe('lockcloud: packed, installed into an empty project, run from there', (
     });
     assert.equal(sent.status, 200);
     const { task_id } = (await sent.json()) as { task_id: string };
-    let result: unknown;
-    for (let i = 0; i < 600; i++) {
-      const res = await fetch(`${url}/public/action-result?task_id=${task_id}`, { headers: auth });
-      result = await res.json();
-      if ((result as { status: string }).status !== 'processing') break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const result = await eventually(
+      'the unlock to end',
+      async () => {
+        const res = await fetch(`${url}/public/action-result?task_id=${task_id}`, { headers: auth });
+        const body = (await res.json()) as { status: string };
+        return body.status !== 'processing' && body;
+      },
+      { timeoutMs: 30_000, everyMs: 50 },
+    );
     assert.deepEqual(result, { status: 'terminated', successful: true });
     const status = (await (
       await fetch(`${url}/public/lock/${lock?.device_id}`, { headers: auth })

@@ -18,6 +18,7 @@ import {
   verifyWebhook,
   type WebhookDelivery,
 } from '../../sdk/src/index.ts';
+import { eventually } from '../support/eventually.ts';
 import { LOCK_A, OTHER_KEY, startServer, type TestServer } from '../support/server.ts';
 import { cannedFetch, client, type Receiver, startReceiver } from './helpers.ts';
 
@@ -26,12 +27,10 @@ async function logUntil(
   c: LockcloudClient,
   done: (log: WebhookDelivery[]) => boolean,
 ): Promise<WebhookDelivery[]> {
-  for (let i = 0; i < 500; i++) {
+  return eventually('the delivery log to get there', async () => {
     const log = await c.webhook.deliveries();
-    if (done(log)) return log;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('the delivery log never got there');
+    return done(log) && log;
+  });
 }
 
 describe('sdk: client.webhook (/ext)', () => {

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { FormClient } from '../../dashboard/support.ts';
+import { eventually } from '../../support/eventually.ts';
 import { OWNER, OWNER_KEY, type TestServer } from '../../support/server.ts';
 import { call, type Reply } from './helpers.ts';
 
@@ -29,13 +30,11 @@ export async function v1Token(t: TestServer, email = OWNER, password = 'owner-pa
 
 /** Polls the task until it has ended (the simulated lock answers at once; the deadline ends the rest). */
 export async function waitEnded(t: TestServer, taskId: string, key = OWNER_KEY): Promise<void> {
-  for (let i = 0; i < 500; i++) {
+  await eventually(`task ${taskId} to end`, async () => {
     const reply = await call(t, `/public/action-result?task_id=${taskId}`, { key });
     assert.equal(reply.status, 200, `action-result: ${JSON.stringify(reply.body)}`);
-    if ((reply.body as { status: string }).status === 'terminated') return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  assert.fail(`task ${taskId} did not end`);
+    return (reply.body as { status: string }).status === 'terminated';
+  });
 }
 
 /** One account's ways to command its locks: its API key, its v1 token, a dashboard session. */

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { DEFAULT_LOGIN_LIMITS } from '../../../src/app/login.ts';
 import { DEFAULT_RATE_LIMITS } from '../../../src/domain/rate-limit.ts';
+import { eventually } from '../../support/eventually.ts';
 import { LOCK_A, LOCK_B, OWNER, OWNER_KEY, startServer, type TestServer } from '../../support/server.ts';
 import { v1Token } from './command-helpers.ts';
 import {
@@ -19,7 +20,6 @@ import {
   getLockFrom,
   limitsFile,
   OTHER_ADDRESS,
-  type Reply,
   redisPrefix,
   retryAfter,
   summarize,
@@ -105,20 +105,16 @@ describe('v3 rate limits in Redis: two instances limit as one', () => {
     // Flood through A only; B is asked nothing that could be refused, so only A's block can stop it.
     for (let i = 0; i < 4; i++) assert.equal((await getLockFrom(a)).status, 200);
     await floodUntilBlocked(() => getLockFrom(a), 40);
-    const blockedAt = performance.now();
-    let seen: Reply | undefined;
-    while (performance.now() - blockedAt < 3_000) {
-      const reply = await call(b, '/public/locks', { key: OWNER_KEY });
-      if (reply.status !== 200) {
-        seen = reply;
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    const after = performance.now() - blockedAt;
-    assert.ok(seen, 'B never refused the address A blocked');
+    // B learns of blocks on a one-second timer: the wait is generous, and no duration is asserted.
+    const seen = await eventually(
+      'B to refuse the address A blocked',
+      async () => {
+        const reply = await call(b, '/public/locks', { key: OWNER_KEY });
+        return reply.status !== 200 && reply;
+      },
+      { everyMs: 25 },
+    );
     assert.deepEqual([seen.status, seen.body], [403, { error: 'ACCESS_DENY' }]);
-    assert.ok(after < 2_000, `B saw the block only after ${after.toFixed(0)} ms`);
     assert.ok(retryAfter(seen) > 1790, `Retry-After ${retryAfter(seen)}`);
     // B refuses it everywhere, and only it.
     assert.equal(

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../../support/eventually.ts';
 import { LOCK_A, OWNER_KEY, startServer, type TestServer } from '../../support/server.ts';
 import { advance, call } from './helpers.ts';
 
@@ -29,18 +30,14 @@ describe('v3 rate limits: one command a second is never throttled (default limit
       const taskId = (sent.body as { task_id: string }).task_id;
       // The next second; the simulated lock (latency 0) has answered by then. Wait for the task to end.
       await advance(t, 1);
-      for (let poll = 0; ; poll++) {
+      const ended = await eventually(`the task of command ${i} to end`, async () => {
         const result = await call(t, `/public/action-result?task_id=${taskId}`, { key: OWNER_KEY });
         if (result.status !== 200)
           assert.fail(`result of command ${i}: ${result.status} ${JSON.stringify(result.body)}`);
         const body = result.body as { status: string; successful?: boolean };
-        if (body.status === 'terminated') {
-          assert.equal(body.successful, true, `command ${i}`);
-          break;
-        }
-        assert.ok(poll < 100, `task of command ${i} still processing`);
-        await new Promise((r) => setTimeout(r, 5));
-      }
+        return body.status === 'terminated' && body;
+      });
+      assert.equal(ended.successful, true, `command ${i}`);
     }
   });
 });
