@@ -273,6 +273,11 @@ export class Lockcloud {
    * Stops what start() started (safe before it, or after it failed halfway); the adapters are closed
    * by whoever opened them (main.ts), after this.
    */
+  /** The time on the server's clock (the sandbox can move it): for surfaces that keep things a while. */
+  now(): number {
+    return this.deps.clock.now();
+  }
+
   async stop(): Promise<void> {
     this.commands.stop();
     this.purges.stop();

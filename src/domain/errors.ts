@@ -48,6 +48,12 @@ export interface DomainErrorDetails {
   readonly retryAfterSeconds?: number;
   /** For INVALID_INPUT: which field was wrong, for the extension APIs that can say so. */
   readonly field?: string;
+  /**
+   * For INVALID_INPUT, when more than one field of a form was wrong: each one's message, so a form
+   * shows them all at once. `field` and the error's message are the first of them, so a surface that
+   * names one field answers as it did.
+   */
+  readonly fields?: Readonly<Record<string, string>>;
 }
 
 export class DomainError extends Error {
@@ -64,4 +70,32 @@ export class DomainError extends Error {
 
 export function isDomainError(error: unknown): error is DomainError {
   return error instanceof DomainError;
+}
+
+/**
+ * Runs every check of a form's fields and answers their values; when some refuse with an
+ * INVALID_INPUT naming its field, throws one error carrying them all (`details.fields`), the first
+ * one's message and field on top. Any other refusal is thrown as it comes.
+ */
+export function checkFields<T extends readonly unknown[]>(
+  ...checks: { readonly [K in keyof T]: () => T[K] }
+): T {
+  const values: unknown[] = [];
+  const failed: DomainError[] = [];
+  for (const check of checks) {
+    try {
+      values.push(check());
+    } catch (error) {
+      if (!isDomainError(error) || error.code !== 'INVALID_INPUT' || error.details.field === undefined)
+        throw error;
+      failed.push(error);
+      values.push(undefined);
+    }
+  }
+  const [first] = failed;
+  if (first === undefined) return values as unknown as T;
+  if (failed.length === 1) throw first;
+  const fields: Record<string, string> = {};
+  for (const e of failed) fields[e.details.field as string] ??= e.message;
+  throw new DomainError('INVALID_INPUT', first.message, { field: first.details.field, fields });
 }

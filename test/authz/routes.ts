@@ -13,7 +13,16 @@ import {
   V3_BAD_PARAMS,
   type Want,
 } from './presentations.ts';
-import { type Actor, hookPath, LOCKS, lockRelation, PEOPLE, unlockApiSettings, type World } from './world.ts';
+import {
+  ACTORS,
+  type Actor,
+  hookPath,
+  LOCKS,
+  lockRelation,
+  PEOPLE,
+  unlockApiSettings,
+  type World,
+} from './world.ts';
 
 export type Target = 'lock' | 'task' | 'delivery' | 'key' | 'account' | 'none';
 
@@ -55,6 +64,8 @@ export interface Endpoint {
 /** Whom an account shares with and unshares from when it may: one with no relation to its locks. */
 const other = (a: Actor): Actor => (a === 'owner' ? 'stranger' : 'owner');
 const page = (status: number): Want => ({ status, page: true });
+/** A change carried out: the redirect to its page (Post/Redirect/Get), which shows the outcome once. */
+const redirect = (location: string): Want => ({ status: 303, location });
 const dashNotFound: Want = { status: 404, error: 'NOT_FOUND' };
 const ownLocks = (a: Actor) => LOCKS.filter((l) => l.owner === a).map((l) => l.deviceId);
 const visibleLocks = (a: Actor) =>
@@ -67,7 +78,7 @@ const sameSet = (got: string[], want: string[], what: string) => {
 /** A dashboard form the actor's own browser sends (used to set things back). */
 async function dashPost(ctx: Ctx, path: string, form: Record<string, string>): Promise<void> {
   const res = await ctx.w.of[ctx.actor].session.post(path, form);
-  if (res.status !== 200) throw new Error(`${path} for ${ctx.actor}: ${res.status}`);
+  if (res.status !== 303) throw new Error(`${path} for ${ctx.actor}: ${res.status}`);
 }
 async function putWebhookBack(ctx: Ctx): Promise<void> {
   const res = await ctx.w.t.request('/ext/webhook', {
@@ -86,7 +97,7 @@ const lockPage = (action: string, form: (ctx: Ctx) => Record<string, string>, mo
     surface: 'dash-page',
     target: 'lock',
     request: (ctx) => ({ form: form(ctx) }),
-    own: page(200),
+    own: redirect('/dashboard/locks?note='),
     foreign: page(404),
     ...more,
   }) satisfies Endpoint;
@@ -98,7 +109,7 @@ const settingsPost = (path: string, more: Partial<Endpoint> = {}) =>
     surface: 'dash-page',
     target: 'none',
     request: () => ({ form: {} }),
-    own: page(200),
+    own: redirect('/dashboard/api-settings?note='),
     ...more,
   }) satisfies Endpoint;
 
@@ -293,6 +304,21 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   {
     method: 'GET',
+    route: '/dashboard/api/deliveries',
+    surface: 'dash-api',
+    target: 'none',
+    own: { status: 200 },
+    check: (ctx, body) => {
+      const ids = (body as { deliveries: { id: string }[] }).deliveries.map((d) => d.id);
+      if (!ids.includes(ctx.w.of[ctx.actor].deliveryId))
+        throw new Error(`deliveries of ${ctx.actor}: its own is not listed (${ids.join(', ')})`);
+      const others = ACTORS.filter((a) => a !== ctx.actor).map((a) => ctx.w.of[a].deliveryId);
+      if (ids.some((id) => others.includes(id)))
+        throw new Error(`deliveries of ${ctx.actor}: another's listed`);
+    },
+  },
+  {
+    method: 'GET',
     route: '/dashboard/api/tasks/:id',
     surface: 'dash-api',
     target: 'task',
@@ -303,6 +329,16 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', route: '/dashboard/locks', surface: 'dash-page', target: 'none', own: page(200) },
   { method: 'GET', route: '/dashboard/api-settings', surface: 'dash-page', target: 'none', own: page(200) },
   { method: 'GET', route: '/dashboard/account', surface: 'dash-page', target: 'none', own: page(200) },
+  // A handle no browser was given: 410 and the account's own page. A handle is the browser's that
+  // made it (another's is 410 and left in place): test/dashboard/http-prg.test.ts.
+  {
+    method: 'GET',
+    route: '/dashboard/api-settings/secret/:handle',
+    surface: 'dash-page',
+    target: 'none',
+    request: () => ({ path: '/dashboard/api-settings/secret/AAAAAAAAAAAAAAAAAAAAAA' }),
+    own: page(410),
+  },
   lockPage('command', () => ({ command: 'unlock' }), { moves: true }),
   // Sandbox only: a simulated lock for the session's own account; nobody else's is reachable.
   {
@@ -338,7 +374,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   settingsPost('/lock', {
     restore: (ctx) => unlockApiSettings(ctx.w.t, ctx.w.of[ctx.actor].session, PEOPLE[ctx.actor].email),
   }),
-  settingsPost('/keys', { own: page(201) }),
+  // A new secret: shown once through a handle of this browser's (the next row's route).
+  settingsPost('/keys', { own: redirect('/dashboard/api-settings/secret/') }),
   settingsPost('/keys/delete', {
     target: 'key',
     request: (ctx) => ({ form: { key: ctx.target } }),
@@ -346,7 +383,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     foreign: page(400),
   }),
   settingsPost('/webhook', { request: (ctx) => ({ form: { url: hookUrl(ctx), method: 'POST' } }) }),
-  settingsPost('/webhook/rotate'),
+  settingsPost('/webhook/rotate', { own: redirect('/dashboard/api-settings/secret/') }),
   settingsPost('/webhook/test'),
   settingsPost('/webhook/remove', { restore: putWebhookBack }),
   {

@@ -117,10 +117,10 @@ export interface World {
 export async function unlockApiSettings(t: TestServer, c: FormClient, email: string): Promise<void> {
   await c.get('/dashboard/api-settings');
   const asked = await c.post('/dashboard/api-settings/code', {});
-  if (asked.status !== 200) throw new Error(`API Settings code for ${email}: ${asked.status}`);
+  if (asked.status !== 303) throw new Error(`API Settings code for ${email}: ${asked.status}`);
   const code = await latestCode(t, email, /API Settings code/);
   const confirmed = await c.post('/dashboard/api-settings/confirm', { code });
-  if (confirmed.status !== 200) throw new Error(`API Settings confirm for ${email}: ${confirmed.status}`);
+  if (confirmed.status !== 303) throw new Error(`API Settings confirm for ${email}: ${confirmed.status}`);
 }
 
 export async function startWorld(): Promise<World> {

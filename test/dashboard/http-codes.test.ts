@@ -98,7 +98,7 @@ describe('dashboard codes and attempts', () => {
     assert.match(expired.text, /the code has expired/i);
     await c.post('/dashboard/api-settings/code', {});
     const apiCode = await latestCode(t, email, /API Settings code/);
-    assert.equal((await c.post('/dashboard/api-settings/confirm', { code: apiCode })).status, 200);
+    assert.equal((await c.post('/dashboard/api-settings/confirm', { code: apiCode })).status, 303);
     const again = await c.post('/dashboard/api-settings/confirm', { code: apiCode });
     assert.equal(again.status, 400);
     assert.match(again.text, /already used/);

@@ -70,7 +70,7 @@ describe('dashboard security over HTTP', () => {
     assert.equal(stale.status, 403);
     await c.get('/dashboard/locks');
     assert.notEqual(c.csrf, before);
-    assert.equal((await c.post(`/dashboard/locks/${LOCK_A}/integration`, { enabled: 'on' })).status, 200);
+    assert.equal((await c.post(`/dashboard/locks/${LOCK_A}/integration`, { enabled: 'on' })).status, 303);
   });
 
   it('the JSON command endpoint needs the X-CSRF-Token header', async () => {

@@ -68,6 +68,19 @@ export class FormClient {
     return { status: res.status, text, res };
   }
 
+  /** Posts a form that must be carried out: a 303 (Post/Redirect/Get), then the page it leads to. */
+  async submit(
+    path: string,
+    fields: Record<string, string>,
+  ): Promise<{ location: string; status: number; text: string }> {
+    const posted = await this.post(path, fields);
+    const location = posted.res.headers.get('location');
+    if (posted.status !== 303 || location === null)
+      throw new Error(`${path}: ${posted.status}, not a redirect: ${posted.text.slice(0, 300)}`);
+    const page = await this.get(location);
+    return { location, status: page.status, text: page.text };
+  }
+
   async logIn(email: string, password: string): Promise<void> {
     await this.get('/dashboard/login');
     const { status, res } = await this.post('/dashboard/login', { email, password });

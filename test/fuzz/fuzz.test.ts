@@ -45,6 +45,8 @@ describe('fuzzing every endpoint', () => {
       'POST /_sim/locks',
       'GET /_sim/mailbox',
       'POST /dashboard/api/locks/:id/commands',
+      'GET /dashboard/api/deliveries',
+      'GET /dashboard/api-settings/secret/:handle',
       'POST /dashboard/login',
       'GET /healthz',
     ])

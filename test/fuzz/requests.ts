@@ -58,6 +58,8 @@ function paramValue(endpoint: Endpoint, name: string): fc.Arbitrary<string> {
     valid = fc.constantFrom(OWNER, OTHER, encodeURIComponent(OWNER), 'nobody@example.com');
   else if (name === 'id' && endpoint.surface === 'ext') valid = fc.constant('{{DELIVERY}}');
   else if (name === 'id' && endpoint.path.includes('/tasks/')) valid = fc.constant('{{TASK}}');
+  // A one-time handle's shape (22 base64url characters) that no browser was given.
+  else if (name === 'handle') valid = fc.stringMatching(/^[A-Za-z0-9_-]{22}$/);
   else if (name === '*')
     valid = fc.array(text(10).map(encodeURIComponent), { maxLength: 3 }).map((s) => s.join('/'));
   return weighted([3, valid], [2, weirdSegment]);
@@ -96,7 +98,8 @@ function queryValue(name: string): fc.Arbitrary<string> {
     limit: fc.constantFrom('1', '50', '500', '0', '501', '-1', '1e2', '0x10', '007', ''),
     to: fc.constantFrom(OWNER, OTHER),
     next: fc.constantFrom('/dashboard/locks', '//evil.example', 'https://evil.example/', '/dashboard/../x'),
-    ok: fc.constantFrom('verified', 'deleted', 'nope'),
+    ok: fc.constantFrom('verified', 'deleted', 'resent', 'nope'),
+    note: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{22}$/), fc.constantFrom('', 'x', '../x')),
     email: fc.constantFrom(OWNER, ''),
   };
   return weighted([3, valid[name] ?? text()], [1, text(30)], [1, weirdSegment]);
@@ -111,7 +114,8 @@ function queryOf(endpoint: Endpoint): fc.Arbitrary<string> {
   const documented = (endpoint.operation?.parameters ?? [])
     .filter((p) => p.in === 'query')
     .map((p) => p.name);
-  const names = endpoint.surface === 'dashboard' ? ['next', 'ok', 'email', ...documented] : documented;
+  const names =
+    endpoint.surface === 'dashboard' ? ['next', 'ok', 'email', 'note', ...documented] : documented;
   const pair = (name: fc.Arbitrary<string>) =>
     fc.tuple(name, queryValue('')).map(([n, v]) => `${n}=${asIs(v)}`);
   const known = names.map((n) => queryValue(n).map((v) => `${n}=${asIs(v)}`));

@@ -132,7 +132,7 @@ describe('guessing reset and sign-up codes: capped per address and purpose, acro
     await owner.logIn(OWNER, 'owner-password');
     await owner.post('/dashboard/api-settings/code', {});
     const code = await latestCode(t, OWNER, /API Settings code/);
-    assert.equal((await owner.post('/dashboard/api-settings/confirm', { code })).status, 200);
+    assert.equal((await owner.post('/dashboard/api-settings/confirm', { code })).status, 303);
   });
 
   it('the owner recovers once the cap refills: the right code then works', async () => {

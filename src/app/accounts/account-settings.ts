@@ -1,5 +1,5 @@
 import { normalizeEmail } from '../../domain/account.ts';
-import { DomainError, isDomainError } from '../../domain/errors.ts';
+import { checkFields, DomainError, isDomainError } from '../../domain/errors.ts';
 import { changePassword, markDeleted } from '../account-changes.ts';
 import type { Login } from '../login.ts';
 import type { Clock, PasswordHasher, Store } from '../ports.ts';
@@ -37,7 +37,10 @@ export class AccountSettings {
           field: 'current_password',
         },
       );
-    const plain = requireNewPassword(next, 'new_password');
+    const [, plain] = checkFields(
+      () => requireCurrentPassword(current),
+      () => requireNewPassword(next, 'new_password'),
+    );
     await this.confirmPassword(me, current, clientIp);
     const { store, passwords, clock, sessions } = this.deps;
     await changePassword({ accounts: store.accounts, passwords, clock }, me.account, plain);
@@ -74,8 +77,7 @@ export class AccountSettings {
   }
 
   private async confirmPassword(me: SignedIn, password: unknown, clientIp: string): Promise<void> {
-    if (typeof password !== 'string' || password === '')
-      throw new DomainError('INVALID_INPUT', 'enter your current password', { field: 'current_password' });
+    requireCurrentPassword(password);
     try {
       // Signed in: a client the account knows, whose address may have changed since it logged in.
       await this.deps.login.authenticate(me.account.email, password, { ip: clientIp, signedIn: true });
@@ -87,4 +89,10 @@ export class AccountSettings {
       throw error;
     }
   }
+}
+
+function requireCurrentPassword(password: unknown): string {
+  if (typeof password !== 'string' || password === '')
+    throw new DomainError('INVALID_INPUT', 'enter your current password', { field: 'current_password' });
+  return password;
 }

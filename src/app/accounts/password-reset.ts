@@ -1,4 +1,4 @@
-import { DomainError } from '../../domain/errors.ts';
+import { checkFields, DomainError } from '../../domain/errors.ts';
 import { changePassword } from '../account-changes.ts';
 import type { AccountStore, Clock, PasswordHasher } from '../ports.ts';
 import { type OneTimeCodes, requireCodeShape } from './codes.ts';
@@ -45,10 +45,12 @@ export class PasswordReset {
   async reset(email: unknown, code: unknown, password: unknown, clientIp: string): Promise<void> {
     const { accounts, passwords, clock, codes } = this.deps;
     await codes.spendTryFrom(clientIp);
-    const normalized = requireEmail(email);
-    const plain = requireNewPassword(password);
-    // What was typed is refused at once: it says nothing about the address.
-    requireCodeShape(code);
+    // What was typed is refused at once, every field together: it says nothing about the address.
+    const [normalized, plain] = checkFields(
+      () => requireEmail(email),
+      () => requireNewPassword(password),
+      () => requireCodeShape(code),
+    );
     const account = await refuseSteadily(clock, async () => {
       const found = await accounts.findByEmail(normalized);
       const live = found && found.deletedAt === null ? found : undefined;

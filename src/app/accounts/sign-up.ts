@@ -1,5 +1,5 @@
 import { type Account, isEmail, normalizeEmail, passwordProblem } from '../../domain/account.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { checkFields, DomainError } from '../../domain/errors.ts';
 import type { AccountStore, Clock, Mailer, PasswordHasher, RandomSource } from '../ports.ts';
 import type { AfterAnswer } from './after-answer.ts';
 import { type OneTimeCodes, requireCodeShape } from './codes.ts';
@@ -59,8 +59,11 @@ export class SignUp {
   async signUp(email: unknown, password: unknown, clientIp: string): Promise<string> {
     const { passwords, budgets } = this.deps;
     await budgets.spend(`signup-ip:${clientIp}`, budgets.limits.requestsPerIp, 'sign-ups from this address');
-    const normalized = requireEmail(email);
-    const plain = requireNewPassword(password);
+    // Both fields at once: a form shows every mistake, not one per try.
+    const [normalized, plain] = checkFields(
+      () => requireEmail(email),
+      () => requireNewPassword(password),
+    );
     const passwordHash = await passwords.hash(plain);
     this.deps.afterAnswer.run('a sign-up', () => this.create(normalized, passwordHash));
     return normalized;
@@ -75,9 +78,11 @@ export class SignUp {
   async verify(email: unknown, code: unknown, clientIp: string): Promise<void> {
     const { accounts, codes, clock } = this.deps;
     await codes.spendTryFrom(clientIp);
-    const normalized = requireEmail(email);
     // What was typed is refused at once: it says nothing about the address.
-    requireCodeShape(code);
+    const [normalized] = checkFields(
+      () => requireEmail(email),
+      () => requireCodeShape(code),
+    );
     const waiting = await refuseSteadily(clock, async () => {
       const account = await accounts.findByEmail(normalized);
       const unverified = account && account.deletedAt === null && !account.verified ? account : undefined;

@@ -63,19 +63,32 @@ export interface Refusal {
   readonly error: DashboardError;
   readonly message: string;
   readonly field?: string;
+  /** Every field the form got wrong, each with its message (the first is `field` and `message`). */
+  readonly fields?: Readonly<Record<string, string>>;
   readonly retryAfterSeconds?: number;
+}
+
+/** The refusal's messages by field, when it names any: all of them, for a form to show at once. */
+export function fieldErrors(r: Refusal): Record<string, string> {
+  if (r.fields !== undefined) return { ...r.fields };
+  return r.field === undefined ? {} : { [r.field]: r.message };
 }
 
 type Refuse = (error: DomainError) => Refusal;
 
 /** The use case's own sentence, next to its field when it names one. */
 const badParams: Refuse = (error) => {
-  const field = error.details.field;
+  const { field, fields } = error.details;
+  const each =
+    fields === undefined
+      ? undefined
+      : Object.fromEntries(Object.entries(fields).map(([name, text]) => [name, capitalize(text)]));
   return {
     status: 400,
     error: 'BAD_PARAMS',
     message: capitalize(error.message),
     ...(field ? { field } : {}),
+    ...(each ? { fields: each } : {}),
   };
 };
 const forbidden: Refuse = (error) => ({

@@ -8,6 +8,7 @@ import type { Lockcloud } from '../../app/lockcloud.ts';
 import { answerErrorsWith } from '../error-pipeline.ts';
 import { csrfProblem, readState, state } from './context.ts';
 import { dashboardErrors, sendRefusal } from './errors.ts';
+import { Flashes } from './flash.ts';
 import { isApi } from './reply.ts';
 import { accountRoutes } from './routes/account.ts';
 import { apiSettingsRoutes } from './routes/api-settings.ts';
@@ -90,10 +91,12 @@ export async function dashboardPlugin(app: FastifyInstance, { lockcloud, sandbox
     }
   });
 
-  authRoutes(app, lockcloud);
-  lockRoutes(app, lockcloud, sandbox);
-  apiSettingsRoutes(app, lockcloud);
-  accountRoutes(app, lockcloud);
+  // What a page shows once after its form's redirect (Post/Redirect/Get), new secrets included.
+  const flashes = new Flashes(() => lockcloud.now());
+  authRoutes(app, lockcloud, sandbox);
+  lockRoutes(app, lockcloud, sandbox, flashes);
+  apiSettingsRoutes(app, lockcloud, flashes);
+  accountRoutes(app, lockcloud, flashes);
 
   answerErrorsWith(app, dashboardErrors);
 }

@@ -90,7 +90,7 @@ export class Commander {
         taskId = reply.status === 202 ? (reply.body as { task_id: string }).task_id : undefined;
         break;
       case 'dashboard-form': {
-        // The form waits for the task to end, as v1 does.
+        // The form waits for the task to end, as v1 does, then redirects to the page (303).
         const page = await this.browser.post(`/dashboard/locks/${lock}/command`, { command });
         reply = {
           status: page.status,
@@ -103,7 +103,7 @@ export class Commander {
     if (taskId !== undefined) await waitEnded(t, taskId, this.key);
     const carried =
       (surface === 'v1' && reply.status === 204) ||
-      (surface === 'dashboard-form' && reply.status === 200) ||
+      (surface === 'dashboard-form' && reply.status === 303) ||
       taskId !== undefined;
     return { surface, reply, carried };
   }

@@ -47,6 +47,16 @@
     setPill(card, 'responsive', lock.responsive ? 'Online' : 'Offline', lock.responsive);
     const app = card.querySelector('[data-field="app"]');
     if (app) app.textContent = lock.app_open ? 'Open: it holds the lock’s only connection' : 'Closed';
+    const summary = card.querySelector('[data-field="summary-app"]');
+    if (summary) summary.textContent = lock.app_open ? 'app open' : 'app closed';
+    // The command that would change the lock stays the emphasised one.
+    for (const button of card.querySelectorAll(
+      'button[data-command="lock"], button[data-command="unlock"]',
+    )) {
+      const changes = (button.dataset.command === 'unlock') === lock.locked;
+      button.classList.toggle('primary', changes);
+      button.classList.toggle('secondary', !changes);
+    }
   }
 
   async function refresh() {

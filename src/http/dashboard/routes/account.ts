@@ -3,11 +3,12 @@ import type { SignedIn } from '../../../app/accounts/index.ts';
 import type { Lockcloud } from '../../../app/lockcloud.ts';
 import { isDomainError } from '../../../domain/errors.ts';
 import { cookieOptions, SESSION_COOKIE, state } from '../context.ts';
-import { refusalOf } from '../errors.ts';
-import { form, HIDDEN, sendPage } from '../reply.ts';
+import { fieldErrors, refusalOf } from '../errors.ts';
+import { type Flashes, redirectWithNotice } from '../flash.ts';
+import { form, HIDDEN, query, sendPage } from '../reply.ts';
 import { type AccountView, accountPage } from '../views/account-page.ts';
 
-export function accountRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
+export function accountRoutes(app: FastifyInstance, lockcloud: Lockcloud, flashes: Flashes): void {
   const { settings, sessions } = lockcloud.accounts;
   const me = (request: FastifyRequest): SignedIn => {
     const signedIn = state(request).me;
@@ -20,26 +21,34 @@ export function accountRoutes(app: FastifyInstance, lockcloud: Lockcloud): void 
     reply: FastifyReply,
     extra: Partial<AccountView> = {},
     status = 200,
-    csrf = state(request).csrf,
   ) {
     const { account } = me(request);
     const view = { hasPassword: account.passwordHash !== null, createdAt: account.createdAt, ...extra };
-    return sendPage(reply, accountPage({ csrf, email: account.email }, view), status);
+    return sendPage(reply, accountPage({ csrf: state(request).csrf, email: account.email }, view), status);
   }
 
   function refused(request: FastifyRequest, reply: FastifyReply, error: unknown, passwordField: string) {
     if (!isDomainError(error)) throw error;
     const r = refusalOf(error);
     if (r.retryAfterSeconds !== undefined) reply.header('retry-after', String(r.retryAfterSeconds));
-    const field = r.field === 'current_password' ? passwordField : r.field;
+    // Every field at once; the delete form's password field is named apart from the change form's.
+    const errors = Object.fromEntries(
+      Object.entries(fieldErrors(r)).map(([name, text]) => [
+        name === 'current_password' ? passwordField : name,
+        text,
+      ]),
+    );
     const extra: Partial<AccountView> =
-      field !== undefined
-        ? { errors: { [field]: r.message }, notice: { kind: 'error', text: 'Check the form.' } }
+      Object.keys(errors).length > 0
+        ? { errors, notice: { kind: 'error', text: 'Check the form.' } }
         : { notice: { kind: 'error', text: r.message } };
     return render(request, reply, extra, r.status);
   }
 
-  app.get('/account', HIDDEN, (request, reply) => render(request, reply));
+  app.get('/account', HIDDEN, (request, reply) => {
+    const flash = flashes.take(state(request).csrf, query(request).note);
+    return render(request, reply, flash?.notice ? { notice: flash.notice } : {});
+  });
 
   app.post('/account/password', HIDDEN, async (request, reply) => {
     const f = form(request);
@@ -56,7 +65,15 @@ export function accountRoutes(app: FastifyInstance, lockcloud: Lockcloud): void 
         kind: 'success' as const,
         text: 'Your password is changed. Other browsers and v1 logins are signed out.',
       };
-      return render(request, reply, { notice }, 200, sessions.csrfToken(token));
+      // The page after the redirect is read in the new session: the notice is kept for it.
+      return redirectWithNotice(
+        flashes,
+        request,
+        reply,
+        '/dashboard/account',
+        notice,
+        sessions.csrfToken(token),
+      );
     } catch (error) {
       return refused(request, reply, error, 'current_password');
     }

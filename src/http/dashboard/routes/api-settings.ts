@@ -3,22 +3,39 @@ import type { SignedIn } from '../../../app/accounts/index.ts';
 import type { Lockcloud } from '../../../app/lockcloud.ts';
 import { isDomainError } from '../../../domain/errors.ts';
 import { SESSION_COOKIE, state } from '../context.ts';
-import { refusalOf } from '../errors.ts';
-import { form, HIDDEN, sendPage } from '../reply.ts';
-import { type ApiSettingsView, apiSettingsPage } from '../views/api-settings-page.ts';
+import { fieldErrors, refusalOf } from '../errors.ts';
+import { type Flash, type Flashes, redirectWithNotice } from '../flash.ts';
+import { form, HIDDEN, query, sendPage } from '../reply.ts';
+import { type ApiSettingsView, apiSettingsPage, deliveryView } from '../views/api-settings-page.ts';
 
 type Extra = Partial<Pick<ApiSettingsView, 'notice' | 'revealed' | 'errors' | 'webhookValues'>>;
 
 const DELIVERIES_SHOWN = 20;
+const PAGE = '/dashboard/api-settings';
 
-export function apiSettingsRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
+/** What the secret's page says once it was shown, or when its link is wrong or old. */
+export const SECRET_GONE =
+  'This link showed a new secret once and cannot show it again (or it is wrong, or more than 2 minutes old). ' +
+  'If you did not copy it: delete that API key and add another, or rotate the webhook secret.';
+
+export function apiSettingsRoutes(app: FastifyInstance, lockcloud: Lockcloud, flashes: Flashes): void {
   const { apiSettings, sessions } = lockcloud.accounts;
-  const { webhooks } = lockcloud;
+  const { webhooks, lockSettings } = lockcloud;
   const me = (request: FastifyRequest): SignedIn => {
     const signedIn = state(request).me;
     if (!signedIn) throw new Error('API Settings route ran without a session');
     return signedIn;
   };
+
+  /** The account's deliveries as the log shows them, its locks by nickname. */
+  async function deliveryViews(accountId: string) {
+    const [deliveries, { owned }] = await Promise.all([
+      webhooks.deliveries(accountId, DELIVERIES_SHOWN),
+      lockSettings.overview(accountId),
+    ]);
+    const nicknames = new Map(owned.map((lock) => [lock.deviceId, lock.nickname]));
+    return deliveries.map((d) => deliveryView(d, nicknames));
+  }
 
   async function render(request: FastifyRequest, reply: FastifyReply, extra: Extra = {}, status = 200) {
     // Re-read: a confirm or a change in this request may have moved what the session allows.
@@ -29,18 +46,28 @@ export function apiSettingsRoutes(app: FastifyInstance, lockcloud: Lockcloud): v
       unlockedUntil: fresh.session.apiUnlockedUntil,
       keys: await apiSettings.listKeys(fresh),
       webhook: await webhooks.get(accountId),
-      deliveries: fresh.apiUnlocked ? await webhooks.deliveries(accountId, DELIVERIES_SHOWN) : [],
+      deliveries: fresh.apiUnlocked ? await deliveryViews(accountId) : [],
       ...extra,
     };
     const ctx = { csrf: state(request).csrf, email: fresh.account.email };
     return sendPage(reply, apiSettingsPage(ctx, view), status);
   }
 
-  /** Runs one change; a refusal is shown on the page, next to its field when it names one. */
-  function post(path: string, run: (request: FastifyRequest, who: SignedIn) => Promise<Extra>, status = 200) {
+  /**
+   * Runs one change, then redirects (303) to the page, which a reload does not send again; a new
+   * secret goes through a one-time handle (/api-settings/secret/:handle). A refusal changed nothing:
+   * the page shows it at once, next to its fields when it names them, with the refusal's status.
+   */
+  function post(path: string, run: (request: FastifyRequest, who: SignedIn) => Promise<Flash>) {
     app.post(path, HIDDEN, async (request, reply) => {
       try {
-        return await render(request, reply, await run(request, me(request)), status);
+        const flash = await run(request, me(request));
+        if (flash.revealed !== undefined) {
+          const handle = flashes.put(state(request).csrf, flash);
+          return reply.redirect(`${PAGE}/secret/${handle}`, 303);
+        }
+        if (flash.notice === undefined) return reply.redirect(PAGE, 303);
+        return redirectWithNotice(flashes, request, reply, PAGE, flash.notice);
       } catch (error) {
         if (!isDomainError(error)) throw error;
         const r = refusalOf(error);
@@ -51,20 +78,41 @@ export function apiSettingsRoutes(app: FastifyInstance, lockcloud: Lockcloud): v
           : undefined;
         // The code field is on the page only while locked; the webhook fields only once unlocked.
         const shown = me(request).apiUnlocked ? ['url', 'method'] : ['code'];
-        const onField = r.field !== undefined && shown.includes(r.field);
-        const extra: Extra = onField
-          ? {
-              errors: { [r.field as string]: r.message },
-              notice: { kind: 'error', text: 'Check the form.' },
-              webhookValues,
-            }
-          : { notice: { kind: 'error', text: r.message }, webhookValues };
+        const errors = Object.fromEntries(
+          Object.entries(fieldErrors(r)).filter(([name]) => shown.includes(name)),
+        );
+        const extra: Extra =
+          Object.keys(errors).length > 0
+            ? { errors, notice: { kind: 'error', text: 'Check the form.' }, webhookValues }
+            : { notice: { kind: 'error', text: r.message }, webhookValues };
         return render(request, reply, extra, r.status);
       }
     });
   }
 
-  app.get('/api-settings', HIDDEN, (request, reply) => render(request, reply));
+  app.get('/api-settings', HIDDEN, (request, reply) => {
+    const flash = flashes.take(state(request).csrf, query(request).note);
+    return render(request, reply, flash?.notice ? { notice: flash.notice } : {});
+  });
+
+  // The one view of a new secret: a reload, another browser, a wrong or old handle see 410 and why.
+  app.get('/api-settings/secret/:handle', HIDDEN, (request, reply) => {
+    const handle = (request.params as { handle: string }).handle;
+    const flash = flashes.take(state(request).csrf, handle);
+    if (flash?.revealed === undefined)
+      return render(request, reply, { notice: { kind: 'error', text: SECRET_GONE } }, 410);
+    return render(request, reply, {
+      revealed: flash.revealed,
+      ...(flash.notice ? { notice: flash.notice } : {}),
+    });
+  });
+
+  // The delivery log, for the page to refresh without a reload (assets/deliveries.js).
+  app.get('/api/deliveries', HIDDEN, async (request) => {
+    const who = me(request);
+    apiSettings.requireUnlocked(who);
+    return { deliveries: await deliveryViews(who.account.id) };
+  });
 
   post('/api-settings/code', async (_request, who) => {
     await apiSettings.requestCode(who);
@@ -81,17 +129,13 @@ export function apiSettingsRoutes(app: FastifyInstance, lockcloud: Lockcloud): v
     return { notice: { kind: 'info', text: 'API Settings are locked again.' } };
   });
 
-  post(
-    '/api-settings/keys',
-    async (_request, who) => {
-      const { key } = await apiSettings.createKey(who);
-      return {
-        revealed: { kind: 'key', value: key },
-        notice: { kind: 'success', text: 'A new key is ready.' },
-      };
-    },
-    201,
-  );
+  post('/api-settings/keys', async (_request, who) => {
+    const { key } = await apiSettings.createKey(who);
+    return {
+      revealed: { kind: 'key', value: key },
+      notice: { kind: 'success', text: 'A new key is ready.' },
+    };
+  });
 
   post('/api-settings/keys/delete', async (request, who) => {
     await apiSettings.deleteKey(who, form(request).key);

@@ -3,7 +3,7 @@ import type { Lockcloud } from '../../../app/lockcloud.ts';
 import { KNOWN_CLIENT_MS } from '../../../app/login.ts';
 import { isDomainError } from '../../../domain/errors.ts';
 import { cookieOptions, DEVICE_COOKIE, SESSION_COOKIE, state } from '../context.ts';
-import { refusalOf } from '../errors.ts';
+import { fieldErrors, refusalOf } from '../errors.ts';
 import type { Html } from '../html.ts';
 import { form, HIDDEN, query, safeNext, sendPage } from '../reply.ts';
 import {
@@ -23,6 +23,7 @@ const OK_NOTICES: Record<string, string> = {
   deleted: 'Your account is deleted.',
   'code-sent': 'If an account has this address, a code is on its way. Check your mail.',
   'signed-up': 'Check your mail: we sent you a 6-digit code.',
+  resent: 'If this address waits for verification, a new code is on its way.',
 };
 
 function okNotice(request: FastifyRequest): Notice | undefined {
@@ -43,19 +44,19 @@ export function refuse(
   if (!isDomainError(error)) throw error;
   const r = refusalOf(error);
   if (r.retryAfterSeconds !== undefined) reply.header('retry-after', String(r.retryAfterSeconds));
-  const onField = r.field !== undefined && fields.includes(r.field);
-  const s = onField
-    ? {
-        errors: { [r.field as string]: r.message },
-        notice: { kind: 'error' as const, text: 'Check the form.' },
-      }
-    : { notice: { kind: 'error' as const, text: r.message } };
+  // Every field the form got wrong, each next to its field; the rest (if any) on top.
+  const errors = Object.fromEntries(Object.entries(fieldErrors(r)).filter(([name]) => fields.includes(name)));
+  const s =
+    Object.keys(errors).length > 0
+      ? { errors, notice: { kind: 'error' as const, text: 'Check the form.' } }
+      : { notice: { kind: 'error' as const, text: r.message } };
   return sendPage(reply, render(s), r.status);
 }
 
-export function authRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
+export function authRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: boolean): void {
   const { accounts } = lockcloud;
-  const base = (request: FastifyRequest) => ({ csrf: state(request).csrf });
+  // In the sandbox no mail leaves the server: the pages that wait for one say where it is read.
+  const base = (request: FastifyRequest) => ({ csrf: state(request).csrf, sandboxMail: sandbox });
 
   app.get('/', HIDDEN, async (request, reply) =>
     reply.redirect(state(request).me ? '/dashboard/locks' : '/dashboard/login'),
@@ -89,7 +90,14 @@ export function authRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
       return reply.redirect(safeNext(f.next), 303);
     } catch (error) {
       const values = { email: f.email ?? '' };
-      return refuse(reply, error, (s) => loginPage({ ...base(request), ...s, values, next: f.next }), []);
+      // Not verified yet (the password matched): the way on, to the code or a new one.
+      const unverified = isDomainError(error) && error.code === 'EMAIL_NOT_VERIFIED';
+      return refuse(
+        reply,
+        error,
+        (s) => loginPage({ ...base(request), ...s, values, next: f.next, unverified }),
+        [],
+      );
     }
   });
 
@@ -142,11 +150,8 @@ export function authRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
     const values = { email: f.email ?? '' };
     try {
       await accounts.signUp.resend(f.email, request.ip);
-      const notice = {
-        kind: 'success' as const,
-        text: 'If this address waits for verification, a new code is on its way.',
-      };
-      return sendPage(reply, verifyPage({ ...base(request), notice, values }));
+      const email = encodeURIComponent((f.email ?? '').trim());
+      return reply.redirect(`/dashboard/verify?ok=resent&email=${email}`, 303);
     } catch (error) {
       return refuse(reply, error, (s) => verifyPage({ ...base(request), ...s, values }), ['email']);
     }

@@ -6,6 +6,7 @@ import { isLockCommand, type Lock } from '../../../domain/lock.ts';
 import type { Task } from '../../../domain/task.ts';
 import { state } from '../context.ts';
 import { refusalOf, taskFailureMessage } from '../errors.ts';
+import { type Flashes, redirectWithNotice } from '../flash.ts';
 import { form, HIDDEN, query, sendPage } from '../reply.ts';
 import type { Notice } from '../views/layout.ts';
 import { type LocksView, locksPage } from '../views/locks-page.ts';
@@ -60,7 +61,12 @@ const lockJson = (lock: Lock, lowBatteryThreshold: number) => ({
   app_open: lock.appOpen,
 });
 
-export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: boolean): void {
+export function lockRoutes(
+  app: FastifyInstance,
+  lockcloud: Lockcloud,
+  sandbox: boolean,
+  flashes: Flashes,
+): void {
   const { lockSettings, commands } = lockcloud;
   const threshold = commands.lowBatteryThreshold;
   const me = (request: FastifyRequest): SignedIn => {
@@ -94,7 +100,14 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
     return sendPage(reply, locksPage(ctx, view), status);
   }
 
-  /** Runs a settings change, then shows the page with the outcome (PRG would lose the field error). */
+  /** The page again after a change (303): a reload shows it, never sends the form again. */
+  const done = (request: FastifyRequest, reply: FastifyReply, notice: Notice) =>
+    redirectWithNotice(flashes, request, reply, '/dashboard/locks', notice);
+
+  /**
+   * Runs a settings change, then redirects to the page with the outcome; a refusal changed nothing
+   * and is shown at once, next to the share field when it is that form's.
+   */
   async function change(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -103,7 +116,7 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
   ) {
     try {
       const text = await run();
-      return renderPage(request, reply, 200, { kind: 'success', text });
+      return done(request, reply, { kind: 'success', text });
     } catch (error) {
       if (!isDomainError(error)) throw error;
       const r = refusalOf(error);
@@ -120,11 +133,14 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
     }
   }
 
-  app.get('/locks', HIDDEN, (request, reply) =>
-    renderPage(request, reply, 200, query(request).ok === 'lock-added' ? LOCK_ADDED : undefined),
-  );
+  app.get('/locks', HIDDEN, (request, reply) => {
+    const q = query(request);
+    const flash = flashes.take(state(request).csrf, q.note);
+    return renderPage(request, reply, 200, flash?.notice ?? (q.ok === 'lock-added' ? LOCK_ADDED : undefined));
+  });
 
-  // Without JavaScript the form waits for the task to end (as v1 does) and shows how it ended.
+  // Without JavaScript the form waits for the task to end (as v1 does), then redirects to the page,
+  // which says how it ended: a reload shows the page again and sends no second command.
   app.post('/locks/:id/command', HIDDEN, async (request, reply) => {
     const command = form(request).command;
     try {
@@ -133,7 +149,7 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
       const task = await commands.send(me(request).account.id, deviceId(request), command);
       const ended = taskView(await commands.waitForEnd(task));
       const kind = ended.successful === true ? ('success' as const) : ('error' as const);
-      return renderPage(request, reply, 200, { kind, text: ended.message });
+      return done(request, reply, { kind, text: ended.message });
     } catch (error) {
       if (!isDomainError(error)) throw error;
       const r = refusalOf(error);

@@ -1,6 +1,7 @@
 import type { ApiKey } from '../../../domain/api-key.ts';
 import type { Delivery } from '../../../domain/delivery.ts';
 import type { WebhookConfig } from '../../../domain/webhook.ts';
+import type { Revealed } from '../flash.ts';
 import { type Html, html, when } from '../html.ts';
 import { appLayout, csrfField, field, type Notice, notice, type PageContext } from './layout.ts';
 
@@ -9,10 +10,10 @@ export interface ApiSettingsView {
   readonly unlockedUntil: number | null;
   readonly keys: readonly ApiKey[];
   readonly webhook: WebhookConfig | undefined;
-  readonly deliveries: readonly Delivery[];
+  readonly deliveries: readonly DeliveryView[];
   readonly notice?: Notice;
   /** A secret to show this once: a new key or a webhook signing secret. */
-  readonly revealed?: { readonly kind: 'key' | 'webhook-secret'; readonly value: string };
+  readonly revealed?: Revealed;
   readonly errors?: Readonly<Record<string, string>>;
   readonly webhookValues?: { readonly url: string; readonly method: string };
 }
@@ -35,7 +36,7 @@ ${reveal(v, 'key')}
 ${
   v.keys.length === 0
     ? html`<p class="muted" data-testid="no-keys">No keys yet.</p>`
-    : html`<table class="table" data-testid="keys">
+    : html`<div class="table-wrap"><table class="table" data-testid="keys">
 <thead><tr><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
 <tbody>${v.keys.map(
         (
@@ -46,7 +47,7 @@ ${
             ? html`<form method="post" action="/dashboard/api-settings/keys/delete">${csrfField(ctx.csrf)}<input type="hidden" name="key" value="${k.id}"><button type="submit" class="danger-link" aria-label="Delete key ${k.prefix}">Delete</button></form>`
             : ''
         }</td></tr>`,
-      )}</tbody></table>`
+      )}</tbody></table></div>`
 }
 ${
   v.unlocked
@@ -60,7 +61,7 @@ function unlockCard(ctx: PageContext, v: ApiSettingsView): Html {
   return html`<section class="card" aria-labelledby="verify-title">
 <h2 id="verify-title">Verify it’s you</h2>
 <p>To add or delete API keys and change the webhook, confirm a code we send to <strong>${ctx.email ?? ''}</strong>. It is valid for 10 minutes.</p>
-<form method="post" action="/dashboard/api-settings/code" class="inline-form">${csrfField(ctx.csrf)}<button type="submit" class="secondary">Send me a code</button></form>
+<form method="post" action="/dashboard/api-settings/code" class="button-row">${csrfField(ctx.csrf)}<button type="submit" class="secondary">Send me a code</button></form>
 <form method="post" action="/dashboard/api-settings/confirm" class="stack narrow" novalidate>${csrfField(ctx.csrf)}
 ${field({ label: 'Verification code', name: 'code', autocomplete: 'one-time-code', inputmode: 'numeric', error: v.errors?.code })}
 <button type="submit" class="primary">Confirm</button>
@@ -68,11 +69,40 @@ ${field({ label: 'Verification code', name: 'code', autocomplete: 'one-time-code
 </section>`;
 }
 
-function deliveryRow(d: Delivery): Html {
-  const ok = d.status === 'delivered';
-  return html`<tr><td>${when(d.createdAt)}</td><td>${d.event === 'test' ? 'test' : 'state changed'}</td><td class="mono">${d.deviceId.slice(0, 8)}…</td>
-<td><span class="pill ${ok ? 'pill-ok' : d.status === 'failed' ? 'pill-warn' : ''}">${d.status}</span></td>
-<td>${d.responseStatus ?? '—'}</td><td>${d.attempts}</td><td>${d.error ?? ''}</td></tr>`;
+/** One delivery as the log shows it, on the page and in /dashboard/api/deliveries alike. */
+export interface DeliveryView {
+  readonly id: string;
+  readonly time: string;
+  readonly event: string;
+  /** The lock by its nickname and the state the message reported: "Front door — unlocked". */
+  readonly lock: string;
+  readonly status: string;
+  readonly http: string;
+  readonly attempts: number;
+  readonly error: string;
+}
+
+export function deliveryView(d: Delivery, nicknames: ReadonlyMap<string, string>): DeliveryView {
+  const name = nicknames.get(d.deviceId) ?? `${d.deviceId.slice(0, 8)}…`;
+  return {
+    id: d.id,
+    time: when(d.createdAt),
+    event: d.event === 'test' ? 'test' : 'state changed',
+    lock: `${name} — ${d.locked ? 'locked' : 'unlocked'}`,
+    status: d.status,
+    http: d.responseStatus === null ? '—' : String(d.responseStatus),
+    attempts: d.attempts,
+    error: d.error ?? '',
+  };
+}
+
+/** The pill's look for a status; the script (assets/deliveries.js) uses the same classes. */
+const PILL: Record<string, string> = { delivered: 'pill-ok', failed: 'pill-warn' };
+
+function deliveryRow(d: DeliveryView): Html {
+  return html`<tr data-delivery-id="${d.id}"><td>${d.time}</td><td>${d.event}</td><td>${d.lock}</td>
+<td><span class="pill ${PILL[d.status] ?? ''}">${d.status}</span></td>
+<td>${d.http}</td><td>${d.attempts}</td><td>${d.error}</td></tr>`;
 }
 
 function webhookCard(ctx: PageContext, v: ApiSettingsView): Html {
@@ -95,13 +125,10 @@ ${
 <form method="post" action="/dashboard/api-settings/webhook/rotate">${csrfField(ctx.csrf)}<button type="submit" class="secondary">Rotate secret</button></form>
 <form method="post" action="/dashboard/api-settings/webhook/remove">${csrfField(ctx.csrf)}<button type="submit" class="danger-link">Remove webhook</button></form>
 </div>
-<h3>Delivery log</h3>
-${
-  v.deliveries.length === 0
-    ? html`<p class="muted">No deliveries yet.</p>`
-    : html`<table class="table" data-testid="deliveries"><thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Lock</th><th scope="col">Status</th><th scope="col">HTTP</th><th scope="col">Attempts</th><th scope="col">Error</th></tr></thead>
-<tbody>${v.deliveries.map(deliveryRow)}</tbody></table>`
-}`
+<h3 class="log-title">Delivery log</h3>
+<p class="muted" data-testid="no-deliveries"${v.deliveries.length === 0 ? '' : html` hidden`}>No deliveries yet.</p>
+<div class="table-wrap"${v.deliveries.length === 0 ? html` hidden` : ''}><table class="table" data-testid="deliveries" data-live="/dashboard/api/deliveries"><thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Lock — state</th><th scope="col">Status</th><th scope="col">HTTP</th><th scope="col">Attempts</th><th scope="col">Error</th></tr></thead>
+<tbody>${v.deliveries.map(deliveryRow)}</tbody></table></div>`
     : ''
 }
 </section>`;
@@ -112,5 +139,5 @@ export function apiSettingsPage(ctx: PageContext, v: ApiSettingsView): Html {
 ${v.unlocked ? html`<p class="muted">Unlocked until ${when(v.unlockedUntil)}.</p>` : unlockCard(ctx, v)}
 ${keysCard(ctx, v)}
 ${v.unlocked ? webhookCard(ctx, v) : ''}`;
-  return appLayout(ctx, 'api-settings', 'API Settings', body, ['copy.js']);
+  return appLayout(ctx, 'api-settings', 'API Settings', body, ['copy.js', 'deliveries.js']);
 }

@@ -7,16 +7,39 @@ export interface FormState {
   /** Field name -> message, for errors that belong to one field. */
   readonly errors?: Readonly<Record<string, string>>;
   readonly values?: Readonly<Record<string, string>>;
+  /** Sandbox mode: mail stays on the server, read at /_sim/mailbox (the pages that wait for one say so). */
+  readonly sandboxMail?: boolean;
 }
 
 const err = (s: FormState, name: string) => s.errors?.[name];
 const val = (s: FormState, name: string) => s.values?.[name];
 
-export function loginPage(s: FormState & { next?: string }): Html {
+/** Where the sandbox's mail is read: linked for the address the form knows, else the pattern. */
+function sandboxMail(s: FormState): Html {
+  if (!s.sandboxMail) return html``;
+  const email = val(s, 'email')?.trim() ?? '';
+  const where =
+    email === ''
+      ? html`<code>/_sim/mailbox?to=&lt;address&gt;</code>`
+      : html`<a href="/_sim/mailbox?to=${encodeURIComponent(email)}">/_sim/mailbox?to=${email}</a>`;
+  return html`<p class="sandbox-mail" data-testid="sandbox-mail">Sandbox mode: no mail leaves this server. Read it at ${where}.</p>`;
+}
+
+/** Login refused an unverified address: the way to the code, and a new one. */
+function unverifiedHelp(s: FormState): Html {
+  const email = val(s, 'email')?.trim() ?? '';
+  return html`<div class="next-step" data-testid="unverified">
+<p><a href="/dashboard/verify?email=${encodeURIComponent(email)}">Enter the code from the mail</a>, or get a new one:</p>
+<form method="post" action="/dashboard/verify/resend">${csrfField(s.csrf)}<input type="hidden" name="email" value="${email}"><button type="submit" class="secondary">Send a new code</button></form>
+</div>`;
+}
+
+export function loginPage(s: FormState & { next?: string; unverified?: boolean }): Html {
   return authLayout(
     'Log in',
     html`<h1>Log in</h1>
 ${notice(s.notice)}
+${s.unverified ? unverifiedHelp(s) : ''}
 <form method="post" action="/dashboard/login" class="stack" novalidate>
 ${csrfField(s.csrf)}
 ${s.next ? html`<input type="hidden" name="next" value="${s.next}">` : ''}
@@ -25,7 +48,8 @@ ${field({ label: 'Password', name: 'password', type: 'password', autocomplete: '
 <button type="submit" class="primary">Log in</button>
 </form>
 <p class="alt"><a href="/dashboard/forgot">Forgot password or no password yet?</a></p>
-<p class="alt">New to lockcloud? <a href="/dashboard/signup">Create an account</a></p>`,
+<p class="alt">New to lockcloud? <a href="/dashboard/signup">Create an account</a></p>
+${sandboxMail(s)}`,
   );
 }
 
@@ -56,11 +80,12 @@ ${field({ label: 'E-mail', name: 'email', type: 'email', autocomplete: 'email', 
 ${field({ label: 'Code', name: 'code', autocomplete: 'one-time-code', inputmode: 'numeric', error: err(s, 'code'), autofocus: true })}
 <button type="submit" class="primary">Verify</button>
 </form>
-<form method="post" action="/dashboard/verify/resend" class="inline-form">
+<form method="post" action="/dashboard/verify/resend" class="alt">
 ${csrfField(s.csrf)}
 <input type="hidden" name="email" value="${val(s, 'email') ?? ''}">
-<button type="submit" class="link-button">Send a new code</button>
-</form>`,
+No code, or too late? <button type="submit" class="link-button">Send a new code</button>
+</form>
+${sandboxMail(s)}`,
   );
 }
 
@@ -75,7 +100,8 @@ ${csrfField(s.csrf)}
 ${field({ label: 'E-mail', name: 'email', type: 'email', autocomplete: 'email', value: val(s, 'email'), error: err(s, 'email'), autofocus: true })}
 <button type="submit" class="primary">Mail me a code</button>
 </form>
-<p class="alt"><a href="/dashboard/login">Back to log in</a></p>`,
+<p class="alt"><a href="/dashboard/login">Back to log in</a></p>
+${sandboxMail(s)}`,
   );
 }
 
@@ -91,7 +117,8 @@ ${field({ label: 'Code from the mail', name: 'code', autocomplete: 'one-time-cod
 ${field({ label: 'New password', name: 'password', type: 'password', autocomplete: 'new-password', hint: 'At least 8 characters.', error: err(s, 'password') })}
 <button type="submit" class="primary">Set password</button>
 </form>
-<p class="alt"><a href="/dashboard/login">Back to log in</a></p>`,
+<p class="alt"><a href="/dashboard/login">Back to log in</a></p>
+${sandboxMail(s)}`,
   );
 }
 

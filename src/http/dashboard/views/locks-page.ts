@@ -39,12 +39,22 @@ export function statusPills(lock: Lock, lowBatteryThreshold: number): Html {
 </ul>`;
 }
 
+/** Locks by nickname, as people look for them: case-insensitive, numbers in order, ties as stored. */
+const byName = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
+export function sortedByName<T extends Pick<Lock, 'nickname'>>(locks: readonly T[]): T[] {
+  // Array.prototype.sort is stable: locks of the same name keep the store's order.
+  return [...locks].sort((a, b) => byName.compare(a.nickname, b.nickname));
+}
+
 function commandForms(ctx: PageContext, lock: Lock): Html {
   const action = `/dashboard/locks/${lock.deviceId}/command`;
-  const button = (command: string, label: string, cls = '') =>
+  // The command that would change the lock is the emphasised one (locks.js moves it with the state).
+  const emphasis = (command: 'lock' | 'unlock') =>
+    (command === 'unlock') === lock.locked ? 'primary' : 'secondary';
+  const button = (command: string, label: string, cls: string) =>
     html`<form method="post" action="${action}" class="command-form">${csrfField(ctx.csrf)}<input type="hidden" name="command" value="${command}"><button type="submit" class="${cls}" data-command="${command}">${label}</button></form>`;
   return html`<div class="commands">
-${button('lock', 'Lock', 'primary')}${button('unlock', 'Unlock', 'primary')}${button('sync', 'Sync', 'secondary')}
+${button('unlock', 'Unlock', emphasis('unlock'))}${button('lock', 'Lock', emphasis('lock'))}${button('sync', 'Sync', 'secondary')}
 <output class="task" data-field="task" aria-live="polite"></output>
 </div>`;
 }
@@ -53,7 +63,13 @@ function settings(ctx: PageContext, lock: LockWithShares, view: LocksView): Html
   const base = `/dashboard/locks/${lock.deviceId}`;
   const shareError = view.shareErrors?.[lock.deviceId];
   const shareInputId = `share-${lock.deviceId}`;
-  return html`<div class="lock-settings">
+  const shares = lock.sharedWith.length;
+  // Rarely changed: folded away so several locks fit on a screen; open when its form has an error.
+  return html`<details class="lock-more"${shareError ? html` open` : ''}>
+<summary><span class="summary-title">Settings</span> <span class="muted">Integration ${lock.integration ? 'on' : 'off'} · <span data-field="summary-app">app ${lock.appOpen ? 'open' : 'closed'}</span> · ${
+    shares === 0 ? 'not shared' : `shared with ${shares}`
+  }</span></summary>
+<div class="lock-settings">
 <div class="setting">
 <div><h3>Cloud integration</h3><p class="muted" data-field="integration">${lock.integration ? 'On' : 'Off'}${lock.accessPoint ? '' : ' · not paired with an access point'}</p></div>
 <form method="post" action="${base}/integration">${csrfField(ctx.csrf)}<input type="hidden" name="enabled" value="${lock.integration ? 'off' : 'on'}"><button type="submit" class="secondary" data-action="integration">${lock.integration ? 'Turn off' : 'Turn on'}</button></form>
@@ -83,7 +99,8 @@ ${
 ${shareError ? html`<p class="field-error" id="${shareInputId}-error">${shareError}</p>` : ''}
 </form>
 </div>
-</div>`;
+</div>
+</details>`;
 }
 
 function lockCard(ctx: PageContext, lock: LockWithShares, view: LocksView): Html {
@@ -104,13 +121,13 @@ ${
     ? html`<div class="card empty"><p>No locks yet. Locks appear here once they are paired with this account${view.canAddSimulated ? html`; in the sandbox, add a simulated one below` : ''}.</p></div>`
     : ''
 }
-${view.owned.map((lock) => lockCard(ctx, lock, view))}
+${sortedByName(view.owned).map((lock) => lockCard(ctx, lock, view))}
 ${view.canAddSimulated ? addSimulatedForm(ctx, view) : ''}
 ${
   view.shared.length === 0
     ? ''
     : html`<h2 class="section-title">Shared with you</h2>
-${view.shared.map(
+${sortedByName(view.shared).map(
   (lock) =>
     html`<section class="card lock lock-shared" data-device-id="${lock.deviceId}"><header class="lock-head"><div><h2>${lock.nickname}</h2><p class="muted">Only its owner can control it through the cloud.</p></div>${statusPills(lock, view.lowBatteryThreshold)}</header></section>`,
 )}`
