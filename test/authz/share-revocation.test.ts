@@ -87,7 +87,7 @@ describe("a share given and taken back: the guest's view follows at once", () =>
     const shared = await w.of.owner.session.post(`/dashboard/locks/${CELLAR}/share`, {
       email: PEOPLE.stranger.email,
     });
-    assert.equal(shared.status, 200);
+    assert.equal(shared.status, 303);
     const sees = await strangerSees();
     assert.deepEqual(sees.v1.sort(), [CELLAR, LOCKS[3]?.deviceId].sort());
     assert.deepEqual(sees.v3, [LOCKS[3]?.deviceId], 'v3 lists only owned locks');
@@ -107,7 +107,7 @@ describe("a share given and taken back: the guest's view follows at once", () =>
     const removed = await w.of.owner.session.post(`/dashboard/locks/${CELLAR}/unshare`, {
       account: w.of.stranger.accountId,
     });
-    assert.equal(removed.status, 200);
+    assert.equal(removed.status, 303);
     assert.deepEqual(await strangerSees(), {
       v1: [LOCKS[3]?.deviceId],
       v3: [LOCKS[3]?.deviceId],

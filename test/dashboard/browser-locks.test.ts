@@ -17,7 +17,7 @@ import {
   type TestServer,
 } from '../support/server.ts';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
-import { latestCode, launchBrowser, screenshot, watchForErrors } from './support.ts';
+import { latestCode, launchBrowser, watchForErrors } from './support.ts';
 
 describe('dashboard in a browser: locks, commands, webhook, integration', () => {
   let t: TestServer;
@@ -26,6 +26,12 @@ describe('dashboard in a browser: locks, commands, webhook, integration', () => 
   let page: Page;
   let errors: string[];
   const card = (deviceId: string): Locator => page.locator(`section[data-device-id="${deviceId}"]`);
+  /** A lock's settings (integration, app, sharing) are folded away: opens them. */
+  async function settingsOf(deviceId: string): Promise<Locator> {
+    const fold = card(deviceId).locator('details.lock-more');
+    if ((await fold.getAttribute('open')) === null) await fold.locator('summary').click();
+    return fold;
+  }
 
   before(async () => {
     // The browser first: were it missing, no server would be left running to hold the test open.
@@ -56,16 +62,43 @@ describe('dashboard in a browser: locks, commands, webhook, integration', () => 
     assert.match((await page.getByTestId('revealed-webhook-secret').textContent()) ?? '', /^whsec_/);
     await page.getByRole('button', { name: 'Send test' }).click();
     await receiver.waitFor(1);
+    await page.getByTestId('deliveries').getByRole('cell', { name: 'test', exact: true }).waitFor();
+    // A reload after "Send test" shows the page again and sends nothing.
+    await page.reload();
+    await page.getByTestId('deliveries').waitFor();
+    assert.equal(await page.getByTestId('deliveries').locator('tbody tr').count(), 1);
+  });
+
+  it('the delivery log shows a new message without a reload, naming the lock and its new state', async () => {
+    // Set on this page only: a reload or a navigation would lose it.
+    await page.evaluate('window.stayed = true');
+    // The back door starts unlocked: locked, then unlocked again, each change a message of its own.
+    assert.equal((await sendCommand(t, LOCK_B, 'lock', OWNER_KEY)).status, 200);
+    const log = page.getByTestId('deliveries');
+    const locked = log.locator('tbody tr', { hasText: 'Back door — locked' });
+    await locked.waitFor({ timeout: 15_000 });
+    assert.match((await locked.textContent()) ?? '', /state changed/);
+    assert.equal(await page.evaluate('window.stayed'), true, 'the page was not reloaded');
+    assert.equal((await sendCommand(t, LOCK_B, 'unlock', OWNER_KEY)).status, 200);
+    await log.locator('tbody tr', { hasText: 'Back door — unlocked' }).waitFor({ timeout: 15_000 });
+    assert.equal(await page.evaluate('window.stayed'), true, 'the page was not reloaded');
   });
 
   it('unlocks from the locks page, shows the task until it ends, and the delivery is logged', async () => {
     await page.getByRole('link', { name: 'Locks' }).click();
     const front = card(LOCK_A);
     assert.equal(await front.locator('[data-field="locked"]').textContent(), 'Locked');
+    // Locked: Unlock is the emphasised command; once unlocked, Lock is.
+    assert.equal(await front.getByRole('button', { name: 'Unlock' }).getAttribute('class'), 'primary');
+    assert.equal(
+      await front.getByRole('button', { name: 'Lock', exact: true }).getAttribute('class'),
+      'secondary',
+    );
     await front.getByRole('button', { name: 'Unlock' }).click();
     await front.locator('[data-field="task"]').getByText('Unlocked.').waitFor();
     await front.locator('[data-field="locked"]').getByText('Unlocked').waitFor();
-    await screenshot(page, 'locks');
+    await front.locator('button.primary[data-command="lock"]').waitFor();
+    assert.equal(await front.getByRole('button', { name: 'Unlock' }).getAttribute('class'), 'secondary');
     const [, hook] = await receiver.waitFor(2);
     assert.equal(hook?.url, `/hook/${LOCK_A}/unlocked`);
 
@@ -85,8 +118,7 @@ describe('dashboard in a browser: locks, commands, webhook, integration', () => 
   });
 
   it('turns integration off: the page and the v3 API both refuse with CLOUD_INTEGRATION_NOT_ENABLED', async () => {
-    const front = card(LOCK_A);
-    await front.getByRole('button', { name: 'Turn off' }).click();
+    await (await settingsOf(LOCK_A)).getByRole('button', { name: 'Turn off' }).click();
     await page.getByText('Cloud integration is off for Front door.').waitFor();
     const v3 = await sendCommand(t, LOCK_A, 'unlock', OWNER_KEY);
     assert.equal(v3.status, 400);
@@ -96,14 +128,14 @@ describe('dashboard in a browser: locks, commands, webhook, integration', () => 
       .locator('[data-field="task"]')
       .getByText(/Cloud integration is off/)
       .waitFor();
-    await card(LOCK_A).getByRole('button', { name: 'Turn on' }).click();
+    await (await settingsOf(LOCK_A)).getByRole('button', { name: 'Turn on' }).click();
     await page.getByText('Cloud integration is on for Front door.').waitFor();
   });
 
   it('plays the mobile app: while it is open a command is refused as busy, readably', async () => {
-    await card(LOCK_B).getByRole('button', { name: 'Open the app' }).click();
+    await (await settingsOf(LOCK_B)).getByRole('button', { name: 'Open the app' }).click();
     await page.getByText(/The mobile app is open/).waitFor();
-    await card(LOCK_B).locator('[data-field="app"]').getByText(/Open/).waitFor();
+    await (await settingsOf(LOCK_B)).locator('[data-field="app"]').getByText(/Open/).waitFor();
     await card(LOCK_B).getByRole('button', { name: 'Lock', exact: true }).click();
     await card(LOCK_B)
       .locator('[data-field="task"]')
@@ -124,7 +156,7 @@ describe('dashboard in a browser: locks, commands, webhook, integration', () => 
   });
 
   it('shares a lock with another account and removes the share', async () => {
-    await card(LOCK_B).getByLabel('Share with (e-mail)').fill('other@example.com');
+    await (await settingsOf(LOCK_B)).getByLabel('Share with (e-mail)').fill('other@example.com');
     await card(LOCK_B).getByRole('button', { name: 'Share', exact: true }).click();
     await page.getByText('Shared with other@example.com.').waitFor();
     const v1 = await t.request('/v1/accounts/login', {
@@ -135,7 +167,9 @@ describe('dashboard in a browser: locks, commands, webhook, integration', () => 
     const listed = await t.request('/v1/locks', { headers: { 'x-authorization': authorization } });
     const ids = ((await listed.json()) as { locks: { device_id: string }[] }).locks.map((l) => l.device_id);
     assert.ok(ids.includes(LOCK_B), 'the guest sees the shared lock');
-    await card(LOCK_B).getByRole('button', { name: 'Stop sharing with other@example.com' }).click();
+    await (await settingsOf(LOCK_B))
+      .getByRole('button', { name: 'Stop sharing with other@example.com' })
+      .click();
     await page.getByText('The share is removed.').waitFor();
   });
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startServer, type TestServer } from '../support/server.ts';
-import { latestCode, launchBrowser, screenshot, watchForErrors } from './support.ts';
+import { latestCode, launchBrowser, mails, screenshot, watchForErrors } from './support.ts';
 
 const EMAIL = 'new-owner@example.com';
 const PASSWORD = 'a-long-enough-password';
@@ -33,11 +33,48 @@ describe('dashboard in a browser: sign-up to an API key and back to 401', () => 
     assert.match(page.url(), /\/dashboard\/login$/);
     await screenshot(page, 'login');
     await page.getByRole('link', { name: 'Create an account' }).click();
+    // Both mistakes at once, each next to its field; the typed address is kept.
+    await page.getByLabel('E-mail').fill('not-an-address');
+    await page.getByLabel('Password').fill('short');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByText('Check the form.').waitFor();
+    assert.match((await page.locator('#f-email-error').textContent()) ?? '', /is not an e-mail address/);
+    assert.match((await page.locator('#f-password-error').textContent()) ?? '', /password/i);
+    assert.equal(await page.getByLabel('E-mail').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.getByLabel('Password').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.getByLabel('E-mail').inputValue(), 'not-an-address');
+
     await page.getByLabel('E-mail').fill(EMAIL);
     await page.getByLabel('Password').fill(PASSWORD);
     await screenshot(page, 'sign-up');
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.waitForURL(/\/dashboard\/verify/);
+    assert.equal(await page.getByLabel('E-mail').inputValue(), EMAIL);
+    // The sandbox keeps its mail: the page says where, linked for this address.
+    const mailbox = page.getByTestId('sandbox-mail').getByRole('link');
+    assert.equal(await mailbox.getAttribute('href'), `/_sim/mailbox?to=${encodeURIComponent(EMAIL)}`);
+
+    // Logging in before verifying: the way to the code, and a new one.
+    await page.goto(`${t.url}/dashboard/login`);
+    await page.getByLabel('E-mail').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByText('Verify your e-mail address first').waitFor();
+    const firstCode = await latestCode(t, EMAIL, /verification code/);
+    await page.getByTestId('unverified').getByRole('button', { name: 'Send a new code' }).click();
+    await page.waitForURL(/\/dashboard\/verify\?ok=resent/);
+    await page.getByText('a new code is on its way').waitFor();
+    // The reload shows the page again and mails nothing more: still one new code.
+    const mailsAfterResend = (await mails(t, EMAIL)).length;
+    await page.reload();
+    assert.equal((await mails(t, EMAIL)).length, mailsAfterResend);
+    assert.notEqual(await latestCode(t, EMAIL, /verification code/), firstCode);
+    await page.goto(`${t.url}/dashboard/login`);
+    await page.getByLabel('E-mail').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByTestId('unverified').getByRole('link', { name: 'Enter the code from the mail' }).click();
+    await page.waitForURL(/\/dashboard\/verify\?email=/);
     assert.equal(await page.getByLabel('E-mail').inputValue(), EMAIL);
 
     // Unverified accounts cannot log in (v1's 31000): the v1 API says so too.
@@ -68,9 +105,17 @@ describe('dashboard in a browser: sign-up to an API key and back to 401', () => 
     await page.getByLabel('Verification code').fill(code);
     await page.getByRole('button', { name: 'Confirm' }).click();
     await page.getByRole('button', { name: 'Add a key' }).click();
+    await page.waitForURL(/\/dashboard\/api-settings\/secret\/[A-Za-z0-9_-]{22}$/);
     const key = (await page.getByTestId('revealed-key').textContent())?.trim() ?? '';
     assert.match(key, /^lck_[A-Za-z0-9_-]{32}$/);
     await screenshot(page, 'api-settings');
+
+    // A reload after "Add a key" makes no second key and does not show this one again.
+    await page.reload();
+    await page.getByText(/cannot show it again/).waitFor();
+    assert.equal(await page.getByTestId('revealed-key').count(), 0);
+    assert.equal(await page.getByTestId('keys').locator('tbody tr').count(), 1);
+    assert.ok(!(await page.content()).includes(key));
 
     const listed = await t.request('/public/locks', { key });
     assert.equal(listed.status, 200);

@@ -1,0 +1,68 @@
+/**
+ * The dashboard's one-time handles (Post/Redirect/Get, issue 20 point 2): taken once, by the browser
+ * that made them, for two minutes; a malformed or unknown one is simply not there. And the order of
+ * the lock cards.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { FLASH_TTL_MS, Flashes } from '../../../src/http/dashboard/flash.ts';
+import { sortedByName } from '../../../src/http/dashboard/views/locks-page.ts';
+
+const SECRET = { kind: 'key', value: 'lck_secret' } as const;
+
+describe('Flashes', () => {
+  it('gives a flash once, to its own browser only, and leaves it for that browser when another asks', () => {
+    const flashes = new Flashes(() => 1000);
+    const handle = flashes.put('browser-a', { revealed: SECRET });
+    assert.match(handle, /^[A-Za-z0-9_-]{22}$/);
+    assert.equal(flashes.take('browser-b', handle), undefined);
+    assert.deepEqual(flashes.take('browser-a', handle), { revealed: SECRET });
+    assert.equal(flashes.take('browser-a', handle), undefined, 'once');
+  });
+
+  it('forgets a flash after two minutes on the clock', () => {
+    let now = 0;
+    const flashes = new Flashes(() => now);
+    const handle = flashes.put('a', { notice: { kind: 'success', text: 'Done.' } });
+    now = FLASH_TTL_MS - 1;
+    const kept = flashes.put('a', { notice: { kind: 'success', text: 'Kept.' } });
+    now = FLASH_TTL_MS;
+    assert.equal(flashes.take('a', handle), undefined);
+    assert.deepEqual(flashes.take('a', kept), { notice: { kind: 'success', text: 'Kept.' } });
+  });
+
+  it('answers nothing for a missing, malformed or unknown handle', () => {
+    const flashes = new Flashes(() => 0);
+    for (const handle of [undefined, '', 'x', '../../etc', 'A'.repeat(22), 'A'.repeat(23)])
+      assert.equal(flashes.take('a', handle), undefined, String(handle));
+  });
+
+  it('keeps a bounded number, the oldest going first', () => {
+    const flashes = new Flashes(() => 0);
+    const first = flashes.put('a', {});
+    for (let i = 0; i < 10_000; i++) flashes.put('a', {});
+    assert.equal(flashes.take('a', first), undefined);
+  });
+});
+
+describe('sortedByName', () => {
+  it('sorts case-insensitively, numbers in order, ties in the order given', () => {
+    const locks = [
+      { nickname: 'garage', id: 1 },
+      { nickname: 'Lock 10', id: 2 },
+      { nickname: 'Back door', id: 3 },
+      { nickname: 'back door', id: 4 },
+      { nickname: 'Lock 9', id: 5 },
+      { nickname: 'apple shed', id: 6 },
+    ];
+    assert.deepEqual(
+      sortedByName(locks).map((l) => l.id),
+      [6, 3, 4, 1, 5, 2],
+    );
+    assert.deepEqual(
+      locks.map((l) => l.id),
+      [1, 2, 3, 4, 5, 6],
+      'the list given is left as it was',
+    );
+  });
+});
