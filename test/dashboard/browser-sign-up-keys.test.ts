@@ -44,6 +44,8 @@ describe('dashboard in a browser: sign-up to an API key and back to 401', () => 
     assert.equal(await page.getByLabel('Password').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.getByLabel('E-mail').inputValue(), 'not-an-address');
 
+    // A fresh form for the screenshot, as a newcomer first sees it filled in.
+    await page.goto(`${t.url}/dashboard/signup`);
     await page.getByLabel('E-mail').fill(EMAIL);
     await page.getByLabel('Password').fill(PASSWORD);
     await screenshot(page, 'sign-up');
