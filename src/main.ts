@@ -271,6 +271,7 @@ export async function createServer(
       webhookSigner: standardWebhooksSigner,
       webhookTransport: httpTransport(addressPolicy({ allowLoopback: sandbox, allow: config.webhookAllow })),
       webhookLimits: { ...DEFAULT_DISPATCH_LIMITS, timeoutMs: config.webhookTimeoutMs },
+      eventRetentionDays: config.eventRetentionDays,
       metrics,
     });
     // Before starting: a start that fails halfway stops the timers it had started.

@@ -3,12 +3,22 @@
  * once so their side effects cannot drift apart.
  */
 import type { Account } from '../domain/account.ts';
+import { type Actor, accountEvent } from '../domain/event.ts';
+import type { EventLog } from './event-log.ts';
 import type { AccountStore, Clock, PasswordHasher } from './ports.ts';
 
 export interface AccountChangeDeps {
   readonly accounts: AccountStore;
   readonly passwords: PasswordHasher;
   readonly clock: Clock;
+  /** Where a password change is recorded (account.password_changed); none: not recorded. */
+  readonly eventLog?: EventLog | undefined;
+}
+
+/** Who changed a password and how: the owner in the dashboard, a reset by mailed code, the admin CLI. */
+export interface PasswordChange {
+  readonly actor: Actor;
+  readonly how: 'changed' | 'reset' | 'admin';
 }
 
 /**
@@ -19,9 +29,14 @@ export async function changePassword(
   deps: AccountChangeDeps,
   account: Pick<Account, 'id'>,
   password: string,
+  change: PasswordChange,
 ): Promise<void> {
   const passwordHash = await deps.passwords.hash(password);
-  await deps.accounts.update(account.id, { passwordHash, passwordChangedAt: deps.clock.now() });
+  const events =
+    deps.eventLog?.stampAll([
+      accountEvent('account.password_changed', account.id, change.actor, { how: change.how }),
+    ]) ?? [];
+  await deps.accounts.update(account.id, { passwordHash, passwordChangedAt: deps.clock.now() }, events);
 }
 
 /**

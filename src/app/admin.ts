@@ -4,10 +4,12 @@
  */
 import { type Account, isEmail, normalizeEmail, passwordProblem } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
+import { SYSTEM_ACTOR, shareEvent } from '../domain/event.ts';
 import type { IpBlock } from '../domain/rate-limit.ts';
 import type { WebhookConfig } from '../domain/webhook.ts';
 import { changePassword, markDeleted } from './account-changes.ts';
 import { renewDemoCredentials } from './demo.ts';
+import { EventLog } from './event-log.ts';
 import type {
   Clock,
   PasswordHasher,
@@ -17,7 +19,14 @@ import type {
   Store,
   WebhookSigner,
 } from './ports.ts';
-import { removeWebhook, saveWebhook, type WebhookInput, webhookConfig } from './webhooks/settings.ts';
+import {
+  removeWebhook,
+  saveWebhook,
+  type WebhookInput,
+  webhookConfig,
+  webhookRemoved,
+  webhookUpdated,
+} from './webhooks/settings.ts';
 
 export interface AdminDeps {
   readonly store: Store;
@@ -72,7 +81,12 @@ function checkPassword(password: string): void {
 }
 
 export class Admin {
-  constructor(private readonly deps: AdminDeps) {}
+  /** The admin CLI's changes are recorded as the system's. */
+  private readonly eventLog: EventLog;
+
+  constructor(private readonly deps: AdminDeps) {
+    this.eventLog = new EventLog(deps.store.events, deps.clock, deps.random);
+  }
 
   async createAccount(email: string, options: NewAccount): Promise<AccountSummary> {
     const { store, passwords, clock, random } = this.deps;
@@ -104,7 +118,15 @@ export class Admin {
     checkPassword(password);
     const { store, passwords, clock } = this.deps;
     const account = await this.liveAccount(email);
-    await changePassword({ accounts: store.accounts, passwords, clock }, account, password);
+    await changePassword(
+      { accounts: store.accounts, passwords, clock, eventLog: this.eventLog },
+      account,
+      password,
+      {
+        actor: SYSTEM_ACTOR,
+        how: 'admin',
+      },
+    );
   }
 
   /** Marks the account's e-mail address as verified; false when it already was. */
@@ -131,7 +153,13 @@ export class Admin {
     const account = await this.liveAccount(email);
     if (account.id === lock.ownerId)
       throw new DomainError('CONFLICT', `${account.email} owns lock ${lock.deviceId}: it needs no share`);
-    await store.locks.share(lock.deviceId, account.id);
+    await store.locks.share(
+      lock.deviceId,
+      account.id,
+      this.eventLog.stampAll([
+        shareEvent('share.created', lock.ownerId, lock.deviceId, account.id, SYSTEM_ACTOR),
+      ]),
+    );
   }
 
   /** Every account, deleted ones too, by e-mail. */
@@ -169,7 +197,8 @@ export class Admin {
     const account = await this.liveAccount(email);
     const config = webhookConfig(account.id, input);
     if (!webhookSecrets) throw new Error('setting a webhook needs the server key (webhookSecrets)');
-    const secret = await saveWebhook({ webhooks: store.webhooks, clock, ...webhookSecrets }, config);
+    const events = this.eventLog.stampAll([webhookUpdated(config, SYSTEM_ACTOR)]);
+    const secret = await saveWebhook({ webhooks: store.webhooks, clock, ...webhookSecrets }, config, events);
     return { config, secret };
   }
 
@@ -184,7 +213,8 @@ export class Admin {
   /** Removes the account's webhook and its secret, as DELETE /ext/webhook does; false when it had none. */
   async removeWebhook(email: string): Promise<boolean> {
     const account = await this.anyAccount(email);
-    return removeWebhook(this.deps.store, account.id);
+    const events = this.eventLog.stampAll([webhookRemoved(account.id, SYSTEM_ACTOR)]);
+    return removeWebhook(this.deps.store, account.id, events);
   }
 
   private async refuseExisting(normalizedEmail: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { keyFromAuthorizationHeader } from '../domain/api-key.ts';
 import { DomainError } from '../domain/errors.ts';
+import type { Actor } from '../domain/event.ts';
 import type { ApiKeyStore, Clock, SecretHasher } from './ports.ts';
 
 /** Writing last-used on every request would turn every read into a write; once a minute is enough to show it. */
@@ -8,6 +9,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export interface Principal {
   readonly accountId: string;
   readonly keyId: string;
+  /** Who the event log says acted: the key (its display prefix) or the v1 token. */
+  readonly actor: Actor;
 }
 
 export class ApiKeyAuth {
@@ -30,6 +33,7 @@ export class ApiKeyAuth {
     if (found.key.lastUsedAt === null || now - found.key.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
       await this.keys.touch(found.key.id, now);
     }
-    return { accountId: found.account.id, keyId: found.key.id };
+    const actor: Actor = { kind: 'api_key', accountId: found.account.id, keyPrefix: found.key.prefix };
+    return { accountId: found.account.id, keyId: found.key.id, actor };
   }
 }

@@ -1,4 +1,5 @@
 import { DomainError } from '../domain/errors.ts';
+import { commandEndedEvent, commandRequestedEvent, type Origin } from '../domain/event.ts';
 import { checkCommandAllowed, type Lock, type LockCommand } from '../domain/lock.ts';
 import {
   busyWaitSeconds,
@@ -9,6 +10,7 @@ import {
 } from '../domain/task.ts';
 import type { CommandBudget } from './command-budget.ts';
 import type { DeviceReports } from './device-reports.ts';
+import type { EventLog } from './event-log.ts';
 import type { LockQueries } from './locks.ts';
 import { NO_METRICS } from './ports/ops.ts';
 import type {
@@ -20,6 +22,7 @@ import type {
   Logger,
   Metrics,
   RandomSource,
+  TaskEndEvents,
   TaskStore,
 } from './ports.ts';
 
@@ -47,6 +50,8 @@ export interface CommandDeps {
    * another process's, running. Alone (SQLite), every such task was left by a crash of this one.
    */
   readonly sharedStore?: boolean;
+  /** Where a task's request and end are recorded, in the transaction that makes them; none: not recorded (unit tests). */
+  readonly eventLog?: EventLog;
 }
 
 // How often tasks whose deadline passed with no timer to end them (a killed process's) are looked for.
@@ -67,7 +72,8 @@ export class Commands {
 
   constructor(private readonly deps: CommandDeps) {}
 
-  async send(accountId: string, deviceId: string, command: LockCommand): Promise<Task> {
+  /** `origin`: who sends it and how; remembered on the task, so what it causes is attributed to it. */
+  async send(accountId: string, deviceId: string, command: LockCommand, origin: Origin): Promise<Task> {
     const { clock, policy, tasks } = this.deps;
     const lock = await this.deps.locks.getOwned(accountId, deviceId);
     checkCommandAllowed(lock, command, policy);
@@ -83,13 +89,15 @@ export class Commands {
       status: 'processing',
       createdAt: now,
       deadline: now + policy.commandTimeoutMs,
+      origin,
     };
-    let created = await tasks.createProcessing(task);
+    const requested = this.deps.eventLog?.stampAll([commandRequestedEvent(task)]) ?? [];
+    let created = await tasks.createProcessing(task, requested);
     if (!created.created && created.running.deadline <= now) {
       // The running task is past its deadline and nobody ended it (its timer died with a process):
       // end it now rather than answer busy for a task that can no longer finish.
       await this.finish(created.running.id, { successful: false, error: 'TIMEOUT' });
-      created = await tasks.createProcessing(task);
+      created = await tasks.createProcessing(task, requested);
     }
     if (!created.created) {
       throw new DomainError('BUSY', 'another command is running on this lock', {
@@ -146,8 +154,8 @@ export class Commands {
   async recover(): Promise<number> {
     const now = this.deps.clock.now();
     const ended = this.deps.sharedStore
-      ? await this.deps.tasks.terminateOverdue(now - DEADLINE_GRACE_MS, 'TIMEOUT')
-      : await this.deps.tasks.terminateAllProcessing(now, 'TIMEOUT');
+      ? await this.deps.tasks.terminateOverdue(now - DEADLINE_GRACE_MS, 'TIMEOUT', this.endEvents)
+      : await this.deps.tasks.terminateAllProcessing(now, 'TIMEOUT', this.endEvents);
     this.announceEnded(ended);
     return ended.length;
   }
@@ -156,7 +164,7 @@ export class Commands {
     const { clock, events, tasks, logger } = this.deps;
     // A process killed mid-command takes its deadline timers along: whoever is left ends its tasks.
     this.cancelSweep = clock.every(SWEEP_INTERVAL_MS, () => {
-      tasks.terminateOverdue(clock.now() - DEADLINE_GRACE_MS, 'TIMEOUT').then(
+      tasks.terminateOverdue(clock.now() - DEADLINE_GRACE_MS, 'TIMEOUT', this.endEvents).then(
         (ended) => this.announceEnded(ended),
         (error: unknown) => logger.error({ err: error }, 'ending overdue tasks failed'),
       );
@@ -208,6 +216,7 @@ export class Commands {
       deviceIds,
       this.deps.clock.now(),
       'DEVICE_UNREACHABLE',
+      this.endEvents,
     );
     this.announceEnded(ended);
   }
@@ -249,7 +258,7 @@ export class Commands {
   }
 
   private async finish(taskId: string, outcome: TaskOutcome): Promise<Task | undefined> {
-    const ended = await this.deps.tasks.terminate(taskId, outcome, this.deps.clock.now());
+    const ended = await this.deps.tasks.terminate(taskId, outcome, this.deps.clock.now(), this.endEvents);
     this.deadlines.get(taskId)?.();
     this.deadlines.delete(taskId);
     if (ended) {
@@ -257,6 +266,14 @@ export class Commands {
       this.deps.events.taskEnded(ended);
     }
     return ended;
+  }
+
+  /** command.succeeded or command.failed, written by the store in the transaction that ends the task. */
+  private get endEvents(): TaskEndEvents | undefined {
+    const log = this.deps.eventLog;
+    if (!log) return undefined;
+    return (ended) =>
+      ended.status === 'terminated' ? log.stampAll([commandEndedEvent(ended, ended.outcome)]) : [];
   }
 
   private announceEnded(ended: readonly Task[]): void {

@@ -1,7 +1,9 @@
 import { type AnnouncedLock, planPairing } from '../domain/access-point.ts';
+import { DEVICE_ACTOR } from '../domain/event.ts';
 import type { Lock, LockReport, ReportMark } from '../domain/lock.ts';
 import type { Commands } from './commands.ts';
 import type { DeviceReports } from './device-reports.ts';
+import type { EventLog } from './event-log.ts';
 import type {
   AccessPointStore,
   AccountStore,
@@ -20,6 +22,8 @@ export interface DeviceLinkDeps {
   readonly commands: Commands;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Where an access point going online or offline is recorded; none: not recorded (unit tests). */
+  readonly eventLog?: EventLog;
 }
 
 /**
@@ -33,7 +37,25 @@ export class DeviceLink implements DeviceListener {
   async accessPointStatus(apId: string, online: boolean): Promise<void> {
     const { accessPoints, locks, reports, clock } = this.deps;
     if (!(await accessPoints.get(apId))) return this.drop(apId, 'status from an unregistered access point');
-    await accessPoints.setOnline(apId, online, clock.now());
+    const log = this.deps.eventLog;
+    await accessPoints.setOnline(
+      apId,
+      online,
+      clock.now(),
+      log &&
+        ((ap) =>
+          log.stampAll([
+            {
+              type: online ? 'access_point.online' : 'access_point.offline',
+              accountId: ap.accountId,
+              deviceId: null,
+              actor: DEVICE_ACTOR,
+              method: null,
+              taskId: null,
+              data: { access_point_id: ap.id, name: ap.name },
+            },
+          ])),
+    );
     if (online) return; // its state reports follow and say which locks are in reach
     const paired = (await locks.listByAccessPoint(apId)).filter((lock) => lock.accessPoint);
     for (const lock of paired) await reports.apply(lock.deviceId, { responsive: false });

@@ -1,6 +1,15 @@
-import { applyReport, isFreshReport, type LockReport, type ReportMark } from '../domain/lock.ts';
+import { type RunningCommand, statusEvents } from '../domain/event.ts';
+import { applyReport, isFreshReport, type Lock, type LockReport, type ReportMark } from '../domain/lock.ts';
+import type { EventLog } from './event-log.ts';
 import { KeyedQueue } from './keyed-queue.ts';
-import type { Clock, EventBus, LockStore, Logger } from './ports.ts';
+import type { Clock, EventBus, LockStore, Logger, TaskStore } from './ports.ts';
+
+/** What recording a report's events needs: the log, the running commands, the battery threshold. */
+export interface ReportEvents {
+  readonly log: EventLog;
+  readonly tasks: Pick<TaskStore, 'processingOn'>;
+  readonly lowBatteryThreshold: number;
+}
 
 // Each retry follows a write by another process; a lock's reports come at human pace, so a handful
 // of conflicts in a row means something is wrong, not busy.
@@ -22,6 +31,8 @@ export class DeviceReports {
     private readonly events: EventBus,
     private readonly clock: Clock,
     private readonly logger?: Logger,
+    /** None: changes are not recorded in the event log (unit tests of other things). */
+    private readonly recording?: ReportEvents,
   ) {}
 
   /** Applies a report; `mark` is where it sits in its access point's count (absent: the cloud's own conclusion). */
@@ -34,7 +45,14 @@ export class DeviceReports {
         const { lock: next, changed, stateChanged } = applyReport(seen.lock, report);
         // A fresh report that changes nothing still moves the mark, so an older one cannot follow it.
         if (!changed && !mark) return;
-        const written = await this.locks.writeStatusIf(deviceId, seen.version, next, mark ?? seen.mark);
+        const events = changed ? await this.eventsOf(seen.lock, next, stateChanged) : [];
+        const written = await this.locks.writeStatusIf(
+          deviceId,
+          seen.version,
+          next,
+          mark ?? seen.mark,
+          events,
+        );
         if (!written) continue;
         if (stateChanged) {
           this.events.lockStateChanged({
@@ -48,5 +66,28 @@ export class DeviceReports {
       }
       this.logger?.warn({ deviceId }, 'a lock report lost every compare-and-set race: dropped');
     });
+  }
+
+  /**
+   * The change's events, written with it. A movement is attributed to the command running on the
+   * lock when it is the movement that command asks for (its acknowledgement carries the new state
+   * before the task ends); any other was made at the lock.
+   */
+  private async eventsOf(before: Lock, after: Lock, moved: boolean) {
+    const recording = this.recording;
+    if (!recording) return [];
+    let running: RunningCommand | undefined;
+    if (moved) {
+      const task = await recording.tasks.processingOn(before.deviceId);
+      if (task?.origin) running = { taskId: task.id, command: task.command, origin: task.origin };
+    }
+    const drafts = statusEvents(
+      before.ownerId,
+      before.deviceId,
+      { before, after },
+      recording.lowBatteryThreshold,
+      running,
+    );
+    return recording.log.stampAll(drafts);
   }
 }

@@ -1,9 +1,14 @@
 import { normalizeEmail } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
+import { sessionActor, shareEvent } from '../domain/event.ts';
 import type { Lock } from '../domain/lock.ts';
 import type { Budgets } from './accounts/limits.ts';
+import type { EventLog } from './event-log.ts';
 import type { LockQueries } from './locks.ts';
 import type { Store } from './ports.ts';
+
+const unshared = (): DomainError =>
+  new DomainError('INVALID_INPUT', 'the lock is not shared with that account', { field: 'account' });
 
 export interface LockWithShares extends Lock {
   readonly sharedWith: readonly { accountId: string; email: string }[];
@@ -18,6 +23,8 @@ export class LockSettings {
     private readonly store: Pick<Store, 'locks' | 'accounts'>,
     private readonly queries: LockQueries,
     private readonly budgets: Budgets,
+    /** Where shares made and ended are recorded (the dashboard's owner acts); none: not recorded. */
+    private readonly eventLog?: EventLog,
   ) {}
 
   /** The account's own locks with whom each is shared, and the locks others share with it. */
@@ -60,16 +67,20 @@ export class LockSettings {
         field: 'email',
       });
     if (guest.id === accountId) throw new DomainError('CONFLICT', 'you own this lock: it needs no share');
-    await this.store.locks.share(lock.deviceId, guest.id);
+    const events = this.eventLog?.stampAll([
+      shareEvent('share.created', accountId, lock.deviceId, guest.id, sessionActor(accountId)),
+    ]);
+    await this.store.locks.share(lock.deviceId, guest.id, events);
     return guest.email;
   }
 
   async unshare(accountId: string, deviceId: string, guestId: unknown): Promise<void> {
     const lock = await this.queries.getOwned(accountId, deviceId);
-    if (typeof guestId !== 'string' || !(await this.store.locks.unshare(lock.deviceId, guestId)))
-      throw new DomainError('INVALID_INPUT', 'the lock is not shared with that account', {
-        field: 'account',
-      });
+    if (typeof guestId !== 'string') throw unshared();
+    const events = this.eventLog?.stampAll([
+      shareEvent('share.removed', accountId, lock.deviceId, guestId, sessionActor(accountId)),
+    ]);
+    if (!(await this.store.locks.unshare(lock.deviceId, guestId, events))) throw unshared();
   }
 
   /** The owner's lock, or LOCK_NOT_FOUND (a lock of someone else is one that does not exist). */

@@ -7,6 +7,7 @@ import { type CommandPolicy, Commands } from './commands.ts';
 import { DEMO_META_KEY, type Demo, demoSeed } from './demo.ts';
 import { DeviceLink } from './device-link.ts';
 import { DeviceReports } from './device-reports.ts';
+import { DEFAULT_EVENT_RETENTION_DAYS, EventLog } from './event-log.ts';
 import { HourlyPurges } from './hourly-purges.ts';
 import { LockSettings } from './lock-settings.ts';
 import { LockQueries } from './locks.ts';
@@ -72,6 +73,8 @@ export interface LockcloudDeps {
   readonly metrics?: Metrics;
   /** Other server processes use the same store (PostgreSQL): nothing at start-up is ours alone. */
   readonly sharedStore?: boolean;
+  /** How long the event log keeps an event (--event-retention-days). */
+  readonly eventRetentionDays?: number;
 }
 
 export interface StartOptions {
@@ -111,11 +114,19 @@ export class Lockcloud {
   /** The dashboard's accounts: sign-up, sessions, password reset, account and API Settings. */
   readonly accounts: Accounts;
   readonly lockSettings: LockSettings;
+  /** Everything that happened to a lock or an account, with who and how (docs/events.md). */
+  readonly eventLog: EventLog;
   /** Ended tasks, old v1 tokens, sessions, codes and ended blocks, forgotten each hour. */
   private readonly purges: HourlyPurges;
 
   // Kept to itself: surfaces reach the application through its use cases only, never its adapters.
   constructor(private readonly deps: LockcloudDeps) {
+    this.eventLog = new EventLog(
+      deps.store.events,
+      deps.clock,
+      deps.random,
+      deps.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS,
+    );
     this.auth = new ApiKeyAuth(deps.store.apiKeys, deps.secrets, deps.clock);
     this.tokenAuth = new TokenAuth(deps.store.tokens, deps.secrets, deps.clock);
     this.login = new Login({
@@ -127,6 +138,8 @@ export class Lockcloud {
       clock: deps.clock,
       limiter: deps.rateLimits,
       limits: deps.loginLimits ?? DEFAULT_LOGIN_LIMITS,
+      eventLog: this.eventLog,
+      logger: deps.logger,
     });
     const rateLimitSettings = deps.rateLimitSettings ?? DEFAULT_RATE_LIMITS;
     this.rateLimits =
@@ -154,6 +167,7 @@ export class Lockcloud {
       store: deps.store,
       dispatcher: this.dispatcher,
       manualSends: new ManualSends(deps.rateLimits, deps.clock),
+      eventLog: this.eventLog,
     });
     this.locks = new LockQueries(deps.store.locks);
     this.accounts = new Accounts({
@@ -168,9 +182,14 @@ export class Lockcloud {
       logger: deps.logger,
       limiter: deps.rateLimits,
       limits: deps.accountLimits,
+      eventLog: this.eventLog,
     });
-    this.lockSettings = new LockSettings(deps.store, this.locks, this.accounts.budgets);
-    this.reports = new DeviceReports(deps.store.locks, deps.events, deps.clock, deps.logger);
+    this.lockSettings = new LockSettings(deps.store, this.locks, this.accounts.budgets, this.eventLog);
+    this.reports = new DeviceReports(deps.store.locks, deps.events, deps.clock, deps.logger, {
+      log: this.eventLog,
+      tasks: deps.store.tasks,
+      lowBatteryThreshold: deps.policy.lowBatteryThreshold,
+    });
     this.commands = new Commands({
       tasks: deps.store.tasks,
       locks: this.locks,
@@ -184,6 +203,7 @@ export class Lockcloud {
       budget: new CommandBudget(deps.rateLimits, deps.clock, rateLimitSettings.commands),
       metrics: deps.metrics,
       sharedStore: deps.sharedStore,
+      eventLog: this.eventLog,
     });
     this.devices = new DeviceLink({
       locks: deps.store.locks,
@@ -193,6 +213,7 @@ export class Lockcloud {
       commands: this.commands,
       clock: deps.clock,
       logger: deps.logger,
+      eventLog: this.eventLog,
     });
     deps.gateway.listen(this.devices);
     this.sandbox = new Sandbox({
@@ -217,6 +238,7 @@ export class Lockcloud {
       // Only blocks in force are ever read (every request, the admin CLI); ended ones were never
       // forgotten before this loop ran them too.
       { what: 'ended IP blocks', run: (now) => deps.store.blocks.purgeEndedBefore(now) },
+      { what: 'events past retention', run: (now) => this.eventLog.purge(now) },
     ]);
   }
 

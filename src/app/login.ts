@@ -1,10 +1,13 @@
 import { type Account, isEmail, normalizeEmail } from '../domain/account.ts';
 import { DomainError, isDomainError } from '../domain/errors.ts';
+import { accountEvent } from '../domain/event.ts';
 import { type RateDecision, type RatePolicy, retryAfterSeconds } from '../domain/rate-limit.ts';
 import { issuedAfter } from '../domain/token.ts';
+import type { EventLog } from './event-log.ts';
 import type {
   AccountStore,
   Clock,
+  Logger,
   PasswordHasher,
   RandomSource,
   RateLimitStore,
@@ -60,6 +63,9 @@ export interface LoginDeps {
   /** undefined: no limits (--no-rate-limit). */
   readonly limiter: RateLimitStore | undefined;
   readonly limits: LoginLimits;
+  /** Where a failed login on an existing account is recorded (account.login_failed); none: not recorded. */
+  readonly eventLog?: EventLog;
+  readonly logger?: Logger;
 }
 
 /** 32 random bytes: 256 bits, well over the 128 docs/decisions.md asks for. */
@@ -106,7 +112,7 @@ export class Login {
     const readAt = this.deps.clock.now();
     let account: Account;
     try {
-      account = await this.check(normalized, password);
+      account = await this.check(normalized, password, client);
     } catch (error) {
       if (isDomainError(error) && (error.code === 'WRONG_CREDENTIALS' || error.code === 'ACCOUNT_LOCKED'))
         await this.deps.limiter?.consume(failures, this.deps.limits.failuresPerEmailAndIp, this.now());
@@ -131,7 +137,7 @@ export class Login {
   }
 
   /** One password verified, whatever the address holds: an unknown one must not answer sooner. */
-  private async check(normalized: string, password: string): Promise<Account> {
+  private async check(normalized: string, password: string, client: LoginClient): Promise<Account> {
     const account = await this.deps.accounts.findByEmail(normalized);
     if (!account || account.deletedAt !== null || account.passwordHash === null) {
       await this.deps.passwords.verify(password, await this.decoyHash);
@@ -139,9 +145,32 @@ export class Login {
         throw new DomainError('ACCOUNT_LOCKED', 'the account has no password yet');
       throw new DomainError('WRONG_CREDENTIALS');
     }
-    if (!(await this.deps.passwords.verify(password, account.passwordHash)))
+    if (!(await this.deps.passwords.verify(password, account.passwordHash))) {
+      this.recordFailure(account, client);
       throw new DomainError('WRONG_CREDENTIALS');
+    }
     return account;
+  }
+
+  /**
+   * account.login_failed, for the owner's audit. Not waited for: a refusal for an existing account
+   * must take no longer than one for an unknown address, which has no log to write to
+   * (test/security/enumeration); a write that fails is logged, the refusal stands.
+   */
+  private recordFailure(account: Account, client: LoginClient): void {
+    const log = this.deps.eventLog;
+    if (!log) return;
+    const event = accountEvent(
+      'account.login_failed',
+      account.id,
+      { kind: 'system' },
+      {
+        client_ip: client.ip,
+      },
+    );
+    log
+      .append([event])
+      .catch((error: unknown) => this.deps.logger?.warn({ err: error }, 'recording a failed login failed'));
   }
 
   /** Whether this client logged in to the account before: from this address, or with this browser. */

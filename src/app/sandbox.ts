@@ -1,6 +1,7 @@
 import { formatDeviceSecret } from '../domain/access-point.ts';
 import { type Account, normalizeEmail } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
+import { SYSTEM_ACTOR } from '../domain/event.ts';
 import type { Lock } from '../domain/lock.ts';
 import {
   checkNewSimLock,
@@ -12,6 +13,7 @@ import type { TaskFailure } from '../domain/task.ts';
 import { changePassword, markDeleted } from './account-changes.ts';
 import type { Commands } from './commands.ts';
 import { restoreRenewedDemoCredentials } from './demo.ts';
+import { EventLog } from './event-log.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import type {
   BrokerPasswordHasher,
@@ -208,8 +210,10 @@ export class Sandbox {
     const { store, clock, passwords } = this.deps;
     const account = await store.accounts.findByEmail(normalizeEmail(email));
     if (!account) throw new DomainError('ACCOUNT_NOT_FOUND');
-    const deps = { accounts: store.accounts, passwords, clock };
-    if (change.password !== undefined) await changePassword(deps, account, change.password);
+    const eventLog = new EventLog(store.events, clock, this.deps.random);
+    const deps = { accounts: store.accounts, passwords, clock, eventLog };
+    if (change.password !== undefined)
+      await changePassword(deps, account, change.password, { actor: SYSTEM_ACTOR, how: 'admin' });
     if (change.deleted === true) await markDeleted(deps, account);
   }
 

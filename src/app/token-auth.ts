@@ -27,7 +27,8 @@ export class TokenAuth {
     if (!found) throw new DomainError('TOKEN_UNKNOWN');
     const problem = tokenProblem(found.token, found.account, this.clock.now());
     if (problem !== undefined) throw new DomainError(PROBLEM_CODES[problem]);
-    return { accountId: found.account.id, keyId: found.token.id };
+    const accountId = found.account.id;
+    return { accountId, keyId: found.token.id, actor: { kind: 'v1_token', accountId } };
   }
 
   /** Forgets tokens so long expired that nobody is told "expired" for them any more (HourlyPurges). */

@@ -144,6 +144,14 @@ export const SETTINGS = {
     parse: wholeNumber(0, 100),
     help: 'lock/unlock under this battery % answer `LOW_BATTERY`',
   }),
+  eventRetentionDays: setting({
+    flag: '--event-retention-days',
+    arg: 'N',
+    env: 'LOCKCLOUD_EVENT_RETENTION_DAYS',
+    default: '90',
+    parse: wholeNumber(1, 36_500),
+    help: 'the event log (`GET /ext/events`) forgets events older than this, hourly',
+  }),
   logLevel: setting({
     flag: '--log-level',
     arg: 'L',

@@ -1,3 +1,4 @@
+import type { Origin } from './event.ts';
 import type { LockCommand } from './lock.ts';
 
 /** Why a terminated task failed; the exact strings v3 answers in `error`. */
@@ -29,6 +30,8 @@ interface TaskBase {
   readonly createdAt: number;
   /** When the task ends as TIMEOUT if the device has not confirmed by then. */
   readonly deadline: number;
+  /** Who sent the command and how; absent for tasks older than the event log. */
+  readonly origin?: Origin;
 }
 
 export type Task =

@@ -22,8 +22,14 @@ import type {
   Store,
 } from '../../src/app/ports.ts';
 import { DomainError } from '../../src/domain/errors.ts';
+import type { Origin } from '../../src/domain/event.ts';
 import type { Task } from '../../src/domain/task.ts';
 import { ManualClock } from '../support/manual-clock.ts';
+
+const ORIGIN: Origin = {
+  actor: { kind: 'api_key', accountId: 'acc', keyPrefix: 'lck_test' },
+  method: 'api_v3',
+};
 
 class ScriptedGateway implements DeviceGateway {
   readonly calls: { command: DeviceCommand; answer: (r: DeviceResult) => void; fail: (e: Error) => void }[] =
@@ -113,7 +119,7 @@ describe('Commands (use case)', () => {
   });
 
   it("hands the device the task id, its access point and deadline, and ends the task with the device's answer", async () => {
-    const task = await commands.send('acc', 'dev', 'unlock');
+    const task = await commands.send('acc', 'dev', 'unlock', ORIGIN);
     assert.deepEqual(gateway.calls[0]?.command, {
       taskId: 'task-1',
       deviceId: 'dev',
@@ -140,7 +146,7 @@ describe('Commands (use case)', () => {
   });
 
   it('ends the task as TIMEOUT at the deadline; a later answer updates the lock but not the outcome', async () => {
-    const task = await commands.send('acc', 'dev', 'unlock');
+    const task = await commands.send('acc', 'dev', 'unlock', ORIGIN);
     clock.advance(15_000);
     await settle();
     const timedOut = await commands.result('acc', task.id);
@@ -158,7 +164,7 @@ describe('Commands (use case)', () => {
   });
 
   it('ends the task as INTERNAL_ERROR when the gateway itself fails', async () => {
-    const task = await commands.send('acc', 'dev', 'lock');
+    const task = await commands.send('acc', 'dev', 'lock', ORIGIN);
     gateway.calls[0]?.fail(new Error('link down'));
     await settle();
     await settle();
@@ -170,7 +176,7 @@ describe('Commands (use case)', () => {
   });
 
   it('ends an overdue task when it is read, even if no timer fired (a timer lost with a process)', async () => {
-    const task = await commands.send('acc', 'dev', 'lock');
+    const task = await commands.send('acc', 'dev', 'lock', ORIGIN);
     commands.stop(); // the timers are gone, as after a crash of the process that owned them
     clock.advance(20_000);
     const result = await commands.result('acc', task.id);
@@ -181,9 +187,9 @@ describe('Commands (use case)', () => {
   });
 
   it('refuses a second command while one runs, with the whole seconds left until its deadline', async () => {
-    await commands.send('acc', 'dev', 'lock');
+    await commands.send('acc', 'dev', 'lock', ORIGIN);
     clock.advance(4_500);
-    await assert.rejects(commands.send('acc', 'dev', 'unlock'), (e: unknown) => {
+    await assert.rejects(commands.send('acc', 'dev', 'unlock', ORIGIN), (e: unknown) => {
       assert.ok(e instanceof DomainError);
       assert.equal(e.code, 'BUSY');
       assert.equal(e.details.retryAfterSeconds, 11);
@@ -192,7 +198,7 @@ describe('Commands (use case)', () => {
   });
 
   it('recover() ends every task left processing as TIMEOUT', async () => {
-    const task = await commands.send('acc', 'dev', 'lock');
+    const task = await commands.send('acc', 'dev', 'lock', ORIGIN);
     commands.stop();
     assert.equal(await commands.recover(), 1);
     const result = await commands.result('acc', task.id);
@@ -209,7 +215,7 @@ describe('Commands (use case)', () => {
     ]);
     purges.start();
     after(() => purges.stop());
-    const task = await commands.send('acc', 'dev', 'lock');
+    const task = await commands.send('acc', 'dev', 'lock', ORIGIN);
     gateway.calls[0]?.answer({ ok: true, report: { locked: true } });
     await settle();
     await settle();
@@ -229,11 +235,11 @@ describe('Commands (use case) with a task whose timer was lost', () => {
     const f = await fixture();
     try {
       const dead = f.build(new ScriptedGateway());
-      const orphan = await dead.send('acc', 'dev', 'lock');
+      const orphan = await dead.send('acc', 'dev', 'lock', ORIGIN);
       dead.stop(); // the process that owned the timer is gone
       f.clock.advance(16_000);
       const alive = f.build(new ScriptedGateway());
-      const next = await alive.send('acc', 'dev', 'unlock');
+      const next = await alive.send('acc', 'dev', 'unlock', ORIGIN);
       assert.notEqual(next.id, orphan.id);
       const ended = await f.store.tasks.get(orphan.id);
       assert.deepEqual(ended?.status === 'terminated' && ended.outcome, {

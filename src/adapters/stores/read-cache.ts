@@ -93,14 +93,14 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     findById: (id) => store.accounts.findById(id),
     list: () => store.accounts.list(),
     // A deleted account or a new password ends its keys and tokens.
-    update: async (id, patch) => {
-      await store.accounts.update(id, patch);
+    update: async (id, patch, events) => {
+      await store.accounts.update(id, patch, events);
       dropCredentials();
     },
   };
 
   const apiKeys: ApiKeyStore = {
-    insert: (key) => store.apiKeys.insert(key),
+    insert: (key, events) => store.apiKeys.insert(key, events),
     listForAccount: (accountId) => store.apiKeys.listForAccount(accountId),
     async findByHash(hash) {
       checkElsewhere();
@@ -120,8 +120,8 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
       if (hash !== undefined)
         keys.update(hash, (found) => ({ ...found, key: { ...found.key, lastUsedAt: at } }));
     },
-    async remove(accountId, id) {
-      const removed = await store.apiKeys.remove(accountId, id);
+    async remove(accountId, id, events) {
+      const removed = await store.apiKeys.remove(accountId, id, events);
       dropCredentials();
       return removed;
     },
@@ -162,8 +162,8 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
       locks.delete(deviceId);
     },
     readStatus: (deviceId) => store.locks.readStatus(deviceId),
-    writeStatusIf: async (deviceId, version, status, mark) => {
-      const written = await store.locks.writeStatusIf(deviceId, version, status, mark);
+    writeStatusIf: async (deviceId, version, status, mark, events) => {
+      const written = await store.locks.writeStatusIf(deviceId, version, status, mark, events);
       if (written) locks.delete(deviceId);
       return written;
     },
@@ -173,13 +173,13 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
       return released;
     },
     listOwnedBy: (accountId) => store.locks.listOwnedBy(accountId),
-    share: (deviceId, accountId) => store.locks.share(deviceId, accountId),
+    share: (deviceId, accountId, events) => store.locks.share(deviceId, accountId, events),
     countByOwner: () => store.locks.countByOwner(),
     listVisibleTo: (accountId) => store.locks.listVisibleTo(accountId),
     isSharedWith: (deviceId, accountId) => store.locks.isSharedWith(deviceId, accountId),
     listByAccessPoint: (apId) => store.locks.listByAccessPoint(apId),
     sharesOf: (deviceId) => store.locks.sharesOf(deviceId),
-    unshare: (deviceId, accountId) => store.locks.unshare(deviceId, accountId),
+    unshare: (deviceId, accountId, events) => store.locks.unshare(deviceId, accountId, events),
   };
 
   const cached: Store = {
@@ -195,6 +195,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     blocks: store.blocks,
     sessions: store.sessions,
     codes: store.codes,
+    events: store.events,
     getMeta: (key) => store.getMeta(key),
     setMeta: (key, value) => store.setMeta(key, value),
     isEmpty: () => store.isEmpty(),

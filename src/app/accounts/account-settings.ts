@@ -1,6 +1,8 @@
 import { normalizeEmail } from '../../domain/account.ts';
 import { checkFields, DomainError, isDomainError } from '../../domain/errors.ts';
+import { sessionActor } from '../../domain/event.ts';
 import { changePassword, markDeleted } from '../account-changes.ts';
+import type { EventLog } from '../event-log.ts';
 import type { Login } from '../login.ts';
 import type { Clock, PasswordHasher, Store } from '../ports.ts';
 import { removeWebhook } from '../webhooks/settings.ts';
@@ -13,6 +15,8 @@ export interface AccountSettingsDeps {
   readonly clock: Clock;
   readonly login: Login;
   readonly sessions: Sessions;
+  /** Where a password change is recorded; none: not recorded. */
+  readonly eventLog?: EventLog;
 }
 
 /** The owner's own account: change the password, delete the account. */
@@ -43,7 +47,11 @@ export class AccountSettings {
     );
     await this.confirmPassword(me, current, clientIp);
     const { store, passwords, clock, sessions } = this.deps;
-    await changePassword({ accounts: store.accounts, passwords, clock }, me.account, plain);
+    const eventLog = this.deps.eventLog;
+    await changePassword({ accounts: store.accounts, passwords, clock, eventLog }, me.account, plain, {
+      actor: sessionActor(me.account.id),
+      how: 'changed',
+    });
     await sessions.endAll(me.account.id);
     const changed = await store.accounts.findById(me.account.id);
     if (!changed) throw new DomainError('ACCOUNT_NOT_FOUND');

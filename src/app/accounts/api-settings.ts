@@ -1,6 +1,8 @@
 import type { ApiKey } from '../../domain/api-key.ts';
 import { displayPrefix, formatApiKey } from '../../domain/api-key.ts';
 import { DomainError } from '../../domain/errors.ts';
+import { accountEvent, sessionActor } from '../../domain/event.ts';
+import type { EventLog } from '../event-log.ts';
 import type { ApiKeyStore, Clock, RandomSource, SecretHasher } from '../ports.ts';
 import type { OneTimeCodes } from './codes.ts';
 import type { Sessions, SignedIn } from './sessions.ts';
@@ -12,6 +14,8 @@ export interface ApiSettingsDeps {
   readonly clock: Clock;
   readonly codes: OneTimeCodes;
   readonly sessions: Sessions;
+  /** Where keys made and deleted are recorded; none: not recorded. */
+  readonly eventLog?: EventLog;
 }
 
 /** 24 random bytes: 192 bits, as the demo and the README's keys. */
@@ -50,13 +54,29 @@ export class ApiSettings {
       createdAt: clock.now(),
       lastUsedAt: null,
     };
-    await apiKeys.insert({ ...view, hash: secrets.hash(key) });
+    const events = this.deps.eventLog?.stampAll([
+      accountEvent('api_key.created', me.account.id, sessionActor(me.account.id), {
+        key_id: view.id,
+        key_prefix: view.prefix,
+      }),
+    ]);
+    await apiKeys.insert({ ...view, hash: secrets.hash(key) }, events);
     return { key, view };
   }
 
   async deleteKey(me: SignedIn, keyId: unknown): Promise<void> {
     this.requireUnlocked(me);
-    if (typeof keyId !== 'string' || !(await this.deps.apiKeys.remove(me.account.id, keyId)))
+    const log = this.deps.eventLog;
+    const events =
+      log &&
+      ((gone: ApiKey) =>
+        log.stampAll([
+          accountEvent('api_key.deleted', me.account.id, sessionActor(me.account.id), {
+            key_id: gone.id,
+            key_prefix: gone.prefix,
+          }),
+        ]));
+    if (typeof keyId !== 'string' || !(await this.deps.apiKeys.remove(me.account.id, keyId, events)))
       throw new DomainError('INVALID_INPUT', 'no such key (it may have been deleted already)', {
         field: 'key',
       });

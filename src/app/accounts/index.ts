@@ -3,6 +3,7 @@
  * reset, the owner's account settings and API Settings.
  */
 
+import type { EventLog } from '../event-log.ts';
 import type { Purge } from '../hourly-purges.ts';
 import type { Login } from '../login.ts';
 import type {
@@ -41,6 +42,8 @@ export interface AccountDeps {
   /** undefined: rate limiting is off (--no-rate-limit). */
   readonly limiter: RateLimitStore | undefined;
   readonly limits?: AccountLimits;
+  /** Where password changes, API keys and failed logins are recorded; none: not recorded. */
+  readonly eventLog?: EventLog;
 }
 
 export class Accounts {
@@ -86,8 +89,16 @@ export class Accounts {
       codes,
       sessions: this.sessions,
       budgets,
+      ...(deps.eventLog ? { eventLog: deps.eventLog } : {}),
     });
-    this.settings = new AccountSettings({ store, passwords, clock, login, sessions: this.sessions });
+    this.settings = new AccountSettings({
+      store,
+      passwords,
+      clock,
+      login,
+      sessions: this.sessions,
+      ...(deps.eventLog ? { eventLog: deps.eventLog } : {}),
+    });
     this.apiSettings = new ApiSettings({
       apiKeys: store.apiKeys,
       secrets,
@@ -95,6 +106,7 @@ export class Accounts {
       clock,
       codes,
       sessions: this.sessions,
+      ...(deps.eventLog ? { eventLog: deps.eventLog } : {}),
     });
   }
 

@@ -1,5 +1,6 @@
 import { checkFields, DomainError } from '../../domain/errors.ts';
 import { changePassword } from '../account-changes.ts';
+import type { EventLog } from '../event-log.ts';
 import type { AccountStore, Clock, PasswordHasher } from '../ports.ts';
 import { type OneTimeCodes, requireCodeShape } from './codes.ts';
 import type { Budgets } from './limits.ts';
@@ -14,6 +15,8 @@ export interface PasswordResetDeps {
   readonly codes: OneTimeCodes;
   readonly sessions: Sessions;
   readonly budgets: Budgets;
+  /** Where the new password is recorded (account.password_changed); none: not recorded. */
+  readonly eventLog?: EventLog;
 }
 
 /** The reset form's one refusal for a code that does not work, whatever the address holds (VERIFY_REFUSAL). */
@@ -59,7 +62,10 @@ export class PasswordReset {
       if (!live) throw new DomainError('INVALID_INPUT', RESET_REFUSAL, { field: 'code' });
       return live;
     });
-    await changePassword({ accounts, passwords, clock }, account, plain);
+    await changePassword({ accounts, passwords, clock, eventLog: this.deps.eventLog }, account, plain, {
+      actor: { kind: 'account', accountId: account.id },
+      how: 'reset',
+    });
     if (!account.verified) await accounts.update(account.id, { verified: true });
     await this.deps.sessions.endAll(account.id);
   }

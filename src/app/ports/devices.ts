@@ -3,6 +3,7 @@
  * registered access points, and the simulated devices the sandbox drives. Re-exported by app/ports.ts.
  */
 import type { AccessPoint, AnnouncedLock } from '../../domain/access-point.ts';
+import type { LockEvent } from '../../domain/event.ts';
 import type { LockCommand, LockReport, ReportMark } from '../../domain/lock.ts';
 import type { SimAccessPoint, SimDeviceState } from '../../domain/sim-device.ts';
 import type { TaskFailure } from '../../domain/task.ts';
@@ -18,7 +19,13 @@ export interface AccessPointStore {
   get(id: string): Promise<(AccessPoint & { readonly secretHash: string }) | undefined>;
   listForAccount(accountId: string): Promise<AccessPoint[]>;
   list(): Promise<AccessPoint[]>;
-  setOnline(id: string, online: boolean, at: number): Promise<void>;
+  /** `events` (of the access point) are written in the same transaction, only when `online` changed. */
+  setOnline(
+    id: string,
+    online: boolean,
+    at: number,
+    events?: (ap: AccessPoint) => readonly LockEvent[],
+  ): Promise<void>;
   /** How many access points are connected now (the metrics' gauge, read at each scrape). */
   countOnline(): Promise<number>;
   /** Forgets it (its credentials stop working); its locks stay, unpaired. False when there was none. */

@@ -7,6 +7,7 @@
 import type { Account } from '../../domain/account.ts';
 import type { ApiKey } from '../../domain/api-key.ts';
 import type { Delivery, DeliveryOutcome } from '../../domain/delivery.ts';
+import type { LockEvent } from '../../domain/event.ts';
 import type { Lock, ReportMark } from '../../domain/lock.ts';
 import type { CodePurpose, OneTimeCode } from '../../domain/one-time-code.ts';
 import type { IpBlock, RateDecision, RatePolicy } from '../../domain/rate-limit.ts';
@@ -21,9 +22,11 @@ export interface AccountStore {
   insert(account: Account): Promise<void>;
   findByEmail(normalizedEmail: string): Promise<Account | undefined>;
   findById(id: string): Promise<Account | undefined>;
+  /** `events` are written in the same transaction (a password changed). */
   update(
     id: string,
     patch: Partial<Pick<Account, 'passwordHash' | 'verified' | 'deletedAt' | 'passwordChangedAt'>>,
+    events?: readonly LockEvent[],
   ): Promise<void>;
   /** Every account, deleted ones too, ordered by e-mail (the admin CLI's overview). */
   list(): Promise<Account[]>;
@@ -38,14 +41,18 @@ export interface NewApiKey {
 }
 
 export interface ApiKeyStore {
-  insert(key: NewApiKey): Promise<void>;
+  /** `events` are written in the same transaction (api_key.created). */
+  insert(key: NewApiKey, events?: readonly LockEvent[]): Promise<void>;
   /** The key with this hash and its account, if both exist; one indexed lookup. */
   findByHash(hash: string): Promise<{ key: ApiKey; account: Account } | undefined>;
   touch(id: string, at: number): Promise<void>;
   /** The account's keys, oldest first (the dashboard's list: prefix, created, last used). */
   listForAccount(accountId: string): Promise<ApiKey[]>;
-  /** Deletes one of the account's keys; false when it has no such key. */
-  remove(accountId: string, id: string): Promise<boolean>;
+  /**
+   * Deletes one of the account's keys; false when it has no such key. `events` (of the key deleted)
+   * are written in the same transaction, only when one was.
+   */
+  remove(accountId: string, id: string, events?: (key: ApiKey) => readonly LockEvent[]): Promise<boolean>;
 }
 
 /** A lock as read for a compare-and-set of its status, with the device report last applied. */
@@ -63,7 +70,8 @@ export interface LockStore {
   readStatus(deviceId: string): Promise<LockStatusRead | undefined>;
   /**
    * Writes the status (and the report's mark) only if no other status write came since `version`
-   * was read; false when one did, and the caller reads again. Every process may apply a lock's
+   * was read; false when one did, and the caller reads again. `events` are written in the same
+   * transaction, only when the status was. Every process may apply a lock's
    * reports: this is what keeps one change from being announced twice.
    */
   writeStatusIf(
@@ -71,10 +79,12 @@ export interface LockStore {
     version: number,
     status: LockStatus,
     mark: ReportMark | null,
+    events?: readonly LockEvent[],
   ): Promise<boolean>;
   listOwnedBy(accountId: string): Promise<Lock[]>;
   update(deviceId: string, patch: Partial<Omit<Lock, 'deviceId' | 'ownerId' | 'createdAt'>>): Promise<void>;
-  share(deviceId: string, accountId: string): Promise<void>;
+  /** `events` are written in the same transaction, only when the share is new. */
+  share(deviceId: string, accountId: string, events?: readonly LockEvent[]): Promise<void>;
   /** How many locks each account owns, by account id; an account owning none is absent. */
   countByOwner(): Promise<Map<string, number>>;
   /** Owned and shared-with locks together, in one stable order (creation, then id). */
@@ -84,8 +94,8 @@ export interface LockStore {
   listByAccessPoint(apId: string): Promise<Lock[]>;
   /** The accounts a lock is shared with, by e-mail. */
   sharesOf(deviceId: string): Promise<{ accountId: string; email: string }[]>;
-  /** Ends a share; false when there was none. */
-  unshare(deviceId: string, accountId: string): Promise<boolean>;
+  /** Ends a share; false when there was none. `events` are written with it, only when there was one. */
+  unshare(deviceId: string, accountId: string, events?: readonly LockEvent[]): Promise<boolean>;
   /** A deleted account's locks leave the cloud (and their shares), as do its shares of others' locks. */
   releaseAccount(accountId: string): Promise<string[]>;
 }
@@ -130,6 +140,9 @@ export interface RateLimitStore {
   readinessChecks?(): readonly ReadinessCheck[];
 }
 
+/** The events a task's end is, given the task as ended (command.succeeded or command.failed). */
+export type TaskEndEvents = (ended: Task) => readonly LockEvent[];
+
 export type CreateTaskResult =
   | { readonly created: true }
   | { readonly created: false; readonly running: Task };
@@ -139,23 +152,38 @@ export interface TaskStore {
    * Creates a processing task unless one is already processing on the same lock. Atomic across
    * every process sharing the store: this is what makes "one command at a time" true.
    */
-  createProcessing(task: Task & { status: 'processing' }): Promise<CreateTaskResult>;
+  createProcessing(
+    task: Task & { status: 'processing' },
+    events?: readonly LockEvent[],
+  ): Promise<CreateTaskResult>;
   get(id: string): Promise<Task | undefined>;
-  /** Ends a processing task; undefined when it had already ended (a late result or a second timeout). */
-  terminate(id: string, outcome: TaskOutcome, at: number): Promise<Task | undefined>;
+  /** The task processing on this lock, if any (a movement it asked for is attributed to it). */
+  processingOn(deviceId: string): Promise<Task | undefined>;
+  /**
+   * Ends a processing task; undefined when it had already ended (a late result or a second timeout).
+   * Every `events` of a task ended is written in the transaction that ends it, here and below.
+   */
+  terminate(id: string, outcome: TaskOutcome, at: number, events?: TaskEndEvents): Promise<Task | undefined>;
   /** Ends every processing task whose deadline is at or before `now`; returns them. */
-  terminateOverdue(now: number, error: TaskFailure): Promise<Task[]>;
+  terminateOverdue(now: number, error: TaskFailure, events?: TaskEndEvents): Promise<Task[]>;
   /** Ends the processing tasks of these locks (their access point went away); returns those it ended. */
-  terminateProcessingOf(deviceIds: readonly string[], now: number, error: TaskFailure): Promise<Task[]>;
+  terminateProcessingOf(
+    deviceIds: readonly string[],
+    now: number,
+    error: TaskFailure,
+    events?: TaskEndEvents,
+  ): Promise<Task[]>;
   /** Ends every processing task (at start-up of the only process: nobody else can finish them). */
-  terminateAllProcessing(now: number, error: TaskFailure): Promise<Task[]>;
+  terminateAllProcessing(now: number, error: TaskFailure, events?: TaskEndEvents): Promise<Task[]>;
   purgeEndedBefore(cutoff: number): Promise<number>;
 }
 
 export interface WebhookStore {
-  set(config: WebhookConfig): Promise<void>;
+  /** `events` are written in the same transaction (webhook.updated). */
+  set(config: WebhookConfig, events?: readonly LockEvent[]): Promise<void>;
   get(accountId: string): Promise<WebhookConfig | undefined>;
-  remove(accountId: string): Promise<boolean>;
+  /** `events` are written with it, only when there was a webhook to remove. */
+  remove(accountId: string, events?: readonly LockEvent[]): Promise<boolean>;
   setSecrets(accountId: string, secrets: StoredSecrets): Promise<void>;
   getSecrets(accountId: string): Promise<StoredSecrets | undefined>;
 }
@@ -226,6 +254,33 @@ export interface CodeStore {
   purgeExpiredBefore(cutoff: number): Promise<number>;
 }
 
+export type EventOrder = 'oldest-first' | 'newest-first';
+
+/** What a reader asks of the log; the store applies who may see what (domain/event.ts). */
+export interface EventQuery {
+  /** The account reading: its own log, and the lock events of locks shared with it. */
+  readonly readerId: string;
+  readonly deviceId?: string;
+  /** Types starting with this (`lock.`). */
+  readonly typePrefix?: string;
+  /** Only events with ids greater than this. */
+  readonly after?: string;
+  /** Only events with ids less than this. */
+  readonly before?: string;
+  readonly limit: number;
+  readonly order: EventOrder;
+}
+
+/** The event log. Changes write their events through the other stores, in their transactions. */
+export interface EventStore {
+  /** Events with no other change to go with (a failed login). */
+  append(events: readonly LockEvent[]): Promise<void>;
+  /** Raw, for the reader's redaction to follow; guests get only GUEST_EVENT_TYPES of shared locks. */
+  list(query: EventQuery): Promise<LockEvent[]>;
+  /** Forgets events that occurred before `cutoff` (retention). */
+  purgeBefore(cutoff: number): Promise<number>;
+}
+
 /** An opaque copy of everything stored, for the sandbox's reset. Holds hashes, never secrets. */
 export type StoreSnapshot = Readonly<Record<string, readonly Record<string, unknown>[]>>;
 
@@ -242,6 +297,7 @@ export interface Store {
   readonly blocks: BlockStore;
   readonly sessions: SessionStore;
   readonly codes: CodeStore;
+  readonly events: EventStore;
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
   isEmpty(): Promise<boolean>;

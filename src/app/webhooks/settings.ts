@@ -1,7 +1,9 @@
 import type { Delivery } from '../../domain/delivery.ts';
 import { DomainError } from '../../domain/errors.ts';
+import { type Actor, accountEvent, type LockEvent } from '../../domain/event.ts';
 import type { WebhookConfig } from '../../domain/webhook.ts';
 import { isWebhookMethod, webhookUrlProblem } from '../../domain/webhook.ts';
+import type { EventLog } from '../event-log.ts';
 import type { Store } from '../ports.ts';
 import type { WebhookDispatcher } from './dispatcher.ts';
 import type { ManualSends } from './manual-sends.ts';
@@ -35,11 +37,36 @@ export function webhookConfig(accountId: string, input: WebhookInput): WebhookCo
  * Stores a checked config. The first time the account has one, its signing secret is made (sealed in
  * the store) and answered, in clear, this once; later changes keep the secret and answer undefined.
  */
-export async function saveWebhook(deps: SecretDeps, config: WebhookConfig): Promise<string | undefined> {
-  await deps.webhooks.set(config);
+export async function saveWebhook(
+  deps: SecretDeps,
+  config: WebhookConfig,
+  events: readonly LockEvent[] = [],
+): Promise<string | undefined> {
+  await deps.webhooks.set(config, events);
   const hasSecret = (await deps.webhooks.getSecrets(config.accountId)) !== undefined;
   return hasSecret ? undefined : rotateSecret(deps, config.accountId);
 }
+
+/**
+ * webhook.updated: what changed, without the URL's path or query (they may carry the receiver's
+ * credentials); its host says which receiver.
+ */
+export function webhookUpdated(config: WebhookConfig, actor: Actor) {
+  let host = '';
+  try {
+    host = new URL(config.url).host;
+  } catch {
+    // A checked config's URL parses; nothing to show otherwise.
+  }
+  return accountEvent('webhook.updated', config.accountId, actor, {
+    host,
+    method: config.method,
+    retries: config.retries,
+  });
+}
+
+export const webhookRemoved = (accountId: string, actor: Actor) =>
+  accountEvent('webhook.removed', accountId, actor);
 
 /**
  * Removes the account's webhook and its secret; its messages still waiting to be sent (a first attempt
@@ -48,8 +75,9 @@ export async function saveWebhook(deps: SecretDeps, config: WebhookConfig): Prom
 export async function removeWebhook(
   store: Pick<Store, 'webhooks' | 'deliveries'>,
   accountId: string,
+  events: readonly LockEvent[] = [],
 ): Promise<boolean> {
-  const removed = await store.webhooks.remove(accountId);
+  const removed = await store.webhooks.remove(accountId, events);
   if (removed) await store.deliveries.cancelPending(accountId, 'the webhook was removed; not sent');
   return removed;
 }
@@ -59,6 +87,8 @@ export interface WebhookSettingsDeps extends SecretDeps {
   readonly dispatcher: WebhookDispatcher;
   /** The budget test events and resends spend (THROTTLED past it). */
   readonly manualSends: ManualSends;
+  /** Where a change of the settings is recorded; none: not recorded. */
+  readonly eventLog?: EventLog;
 }
 
 /** An account's webhook: what the dashboard's settings page, the extension API and the CLI change. */
@@ -76,13 +106,16 @@ export class WebhookSettings {
   async set(
     accountId: string,
     input: WebhookInput,
+    actor: Actor,
   ): Promise<{ config: WebhookConfig; secret: string | undefined }> {
     const config = webhookConfig(accountId, input);
-    return { config, secret: await saveWebhook(this.deps, config) };
+    const events = this.deps.eventLog?.stampAll([webhookUpdated(config, actor)]);
+    return { config, secret: await saveWebhook(this.deps, config, events) };
   }
 
-  remove(accountId: string): Promise<boolean> {
-    return removeWebhook(this.deps.store, accountId);
+  remove(accountId: string, actor: Actor): Promise<boolean> {
+    const events = this.deps.eventLog?.stampAll([webhookRemoved(accountId, actor)]);
+    return removeWebhook(this.deps.store, accountId, events);
   }
 
   async rotateSecret(accountId: string): Promise<string> {

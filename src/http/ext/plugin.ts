@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
 import type { Delivery } from '../../domain/delivery.ts';
+import type { LockEvent } from '../../domain/event.ts';
 import { answerErrorsWith } from '../error-pipeline.ts';
 import { requirePrincipal } from '../principal.ts';
 import {
@@ -16,6 +17,8 @@ import {
   DeliveryAccepted,
   DeliveryIdParams,
   DeliveryView,
+  EventPageView,
+  EventsQuery,
   ExtError,
   SecretView,
   WebhookBody,
@@ -39,6 +42,22 @@ const deliveryView = (d: Delivery) => ({
   next_attempt_at: d.status === 'pending' ? iso(d.nextAttemptAt) : null,
 });
 
+/** An event as GET /ext/events lists it (docs/events.md). */
+export const eventView = (e: LockEvent) => ({
+  id: e.id,
+  type: e.type,
+  occurred_at: new Date(e.occurredAt).toISOString(),
+  device_id: e.deviceId,
+  actor: {
+    kind: e.actor.kind,
+    ...(e.actor.accountId === undefined ? {} : { account_id: e.actor.accountId }),
+    ...(e.actor.keyPrefix === undefined ? {} : { key_prefix: e.actor.keyPrefix }),
+  },
+  method: e.method,
+  task_id: e.taskId,
+  data: e.data,
+});
+
 const tags = ['extensions'];
 const security = [{ apiKey: [] }];
 
@@ -59,6 +78,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
     });
   });
   const account = (request: FastifyRequest): string => requirePrincipal(request.principal).accountId;
+  const actor = (request: FastifyRequest) => requirePrincipal(request.principal).actor;
 
   app.get(
     '/webhook',
@@ -90,7 +110,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
       },
     },
     async (request) => {
-      const { config, secret } = await webhooks.set(account(request), request.body);
+      const { config, secret } = await webhooks.set(account(request), request.body, actor(request));
       return {
         url: config.url,
         method: config.method,
@@ -111,7 +131,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
       },
     },
     async (request, reply) => {
-      const removed = await webhooks.remove(account(request));
+      const removed = await webhooks.remove(account(request), actor(request));
       if (!removed) return reply.code(404).send({ error: 'NOT_FOUND', message: 'no webhook is set' });
       return reply.code(204).send(null);
     },
@@ -162,6 +182,34 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
       if (limit < 1 || limit > 500)
         throw Object.assign(new Error('limit: must be from 1 to 500'), { statusCode: 400 });
       return (await webhooks.deliveries(account(request), limit)).map(deliveryView);
+    },
+  );
+
+  app.get(
+    '/events',
+    {
+      schema: {
+        summary: "The event log: the account's and its locks' events, and those of locks shared with it",
+        description:
+          "Filters: device_id, type (a prefix: `lock.`), after and before (event ids); limit 1 to 500 (default 50); order oldest-first (default) or newest-first. `next_cursor`, passed as `cursor` with the same filters, continues. A guest sees lock events only, without the owner's account or key. Kept --event-retention-days (90). See docs/events.md.",
+        tags,
+        security,
+        querystring: EventsQuery,
+        response: { 200: EventPageView, 400: ExtError, 401: ExtError },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const page = await lockcloud.eventLog.list(account(request), {
+        deviceId: q.device_id,
+        type: q.type,
+        after: q.after,
+        before: q.before,
+        limit: q.limit === undefined ? undefined : Number(q.limit),
+        order: q.order,
+        cursor: q.cursor,
+      });
+      return { events: page.events.map(eventView), next_cursor: page.nextCursor };
     },
   );
 

@@ -51,3 +51,50 @@ export const DeliveryView = Type.Object({
 });
 
 export const ExtError = Type.Object({ error: Type.String(), message: Type.Optional(Type.String()) });
+
+export const EventsQuery = Type.Object(
+  {
+    device_id: Type.Optional(Type.String({ maxLength: 128, description: "one lock's events" })),
+    type: Type.Optional(
+      Type.String({ maxLength: 64, description: 'a type or its start: `lock.` is every lock event' }),
+    ),
+    after: Type.Optional(Type.String({ maxLength: 64, description: 'only events after this event id' })),
+    before: Type.Optional(Type.String({ maxLength: 64, description: 'only events before this event id' })),
+    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: '1 to 500, default 50' })),
+    order: Type.Optional(
+      Type.Union([Type.Literal('oldest-first'), Type.Literal('newest-first')], {
+        description: 'oldest-first (the default) or newest-first',
+      }),
+    ),
+    cursor: Type.Optional(
+      Type.String({ maxLength: 64, description: "the last page's next_cursor: the page after it" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const EventView = Type.Object({
+  id: Type.String({ description: 'unique, sorts by time: evt_ and 28 hex digits' }),
+  type: Type.String({ description: 'lock.unlocked, command.failed, ... (docs/events.md)' }),
+  occurred_at: Type.String({ description: 'RFC 3339' }),
+  device_id: Type.Union([Type.String(), Type.Null()]),
+  actor: Type.Object({
+    kind: Type.String({
+      description: 'account, api_key, v1_token, partner, dashboard_session, device or system',
+    }),
+    account_id: Type.Optional(Type.String()),
+    key_prefix: Type.Optional(Type.String({ description: "the key's display prefix, never the key" })),
+  }),
+  method: Type.Union([Type.String(), Type.Null()], {
+    description: 'how a lock moved or a command came: api_v3, api_v1, partner, dashboard, manual, auto',
+  }),
+  task_id: Type.Union([Type.String(), Type.Null()]),
+  data: Type.Record(Type.String(), Type.Unknown()),
+});
+
+export const EventPageView = Type.Object({
+  events: Type.Array(EventView),
+  next_cursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'pass as `cursor` (with the same filters) for the next page; null: no more for now',
+  }),
+});

@@ -19,8 +19,14 @@ import type {
   Store,
   WebhookAttemptOutcome,
 } from '../../../src/app/ports.ts';
+import type { Origin } from '../../../src/domain/event.ts';
 import type { LockCommand } from '../../../src/domain/lock.ts';
 import { ManualClock } from '../../support/manual-clock.ts';
+
+const ORIGIN: Origin = {
+  actor: { kind: 'api_key', accountId: 'acc', keyPrefix: 'lck_test' },
+  method: 'api_v3',
+};
 
 class CountingMetrics implements Metrics {
   readonly commands: string[] = [];
@@ -106,7 +112,7 @@ describe('Commands count each ended task once, where it ended', () => {
     const a = build(gateway, here);
     const b = build(new HeldGateway(), there);
     try {
-      const task = await a.send('acc', 'dev', 'unlock');
+      const task = await a.send('acc', 'dev', 'unlock', ORIGIN);
       gateway.answers[0]?.({ ok: false, error: 'JAMMED' });
       await settle();
       // The same answer reaching another process (a duplicate), then the deadline passing.
@@ -126,11 +132,11 @@ describe('Commands count each ended task once, where it ended', () => {
     const metrics = new CountingMetrics();
     const commands = build(new HeldGateway(), metrics);
     try {
-      await commands.send('acc', 'dev', 'lock');
+      await commands.send('acc', 'dev', 'lock', ORIGIN);
       clock.advance(15_000);
       await settle();
       assert.deepEqual(metrics.commands, ['lock TIMEOUT']);
-      await commands.send('acc', 'dev', 'sync');
+      await commands.send('acc', 'dev', 'sync', ORIGIN);
     } finally {
       commands.stop();
     }

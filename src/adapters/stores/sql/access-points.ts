@@ -1,6 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AccessPointStore } from '../../../app/ports.ts';
 import type { AccessPoint } from '../../../domain/access-point.ts';
+import type { LockEvent } from '../../../domain/event.ts';
+import { insertEvents, withEvents } from './events.ts';
 import { type AccessPointsTable, bool, type Database } from './tables.ts';
 
 function toAccessPoint(row: Selectable<AccessPointsTable>): AccessPoint {
@@ -70,12 +72,25 @@ export class SqlAccessPointStore implements AccessPointStore {
     return rows.map(toAccessPoint);
   }
 
-  async setOnline(id: string, online: boolean, at: number): Promise<void> {
-    await this.db
-      .updateTable('access_points')
-      .set({ online: bool(online), last_seen_at: at })
-      .where('id', '=', id)
-      .execute();
+  async setOnline(
+    id: string,
+    online: boolean,
+    at: number,
+    events?: (ap: AccessPoint) => readonly LockEvent[],
+  ): Promise<void> {
+    await withEvents(this.db, events !== undefined, async (db) => {
+      // Only a change is an event: the row as it was, then the update that changes it, if any.
+      const before = events
+        ? await db.selectFrom('access_points').selectAll().where('id', '=', id).executeTakeFirst()
+        : undefined;
+      await db
+        .updateTable('access_points')
+        .set({ online: bool(online), last_seen_at: at })
+        .where('id', '=', id)
+        .execute();
+      if (events && before && (before.online === 1) !== online)
+        await insertEvents(db, events({ ...toAccessPoint(before), online, lastSeenAt: at }));
+    });
   }
 
   async countOnline(): Promise<number> {

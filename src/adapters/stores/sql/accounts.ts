@@ -1,6 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AccountStore } from '../../../app/ports.ts';
 import type { Account } from '../../../domain/account.ts';
+import type { LockEvent } from '../../../domain/event.ts';
+import { insertEvents, withEvents } from './events.ts';
 import { type AccountsTable, bool, type Database } from './tables.ts';
 
 /** The account's columns under the alias `a`, for queries that join an account to its credential. */
@@ -61,6 +63,7 @@ export class SqlAccountStore implements AccountStore {
   async update(
     id: string,
     patch: Partial<Pick<Account, 'passwordHash' | 'verified' | 'deletedAt' | 'passwordChangedAt'>>,
+    events: readonly LockEvent[] = [],
   ): Promise<void> {
     const values: Partial<AccountsTable> = {};
     if (patch.passwordHash !== undefined) values.password_hash = patch.passwordHash;
@@ -68,7 +71,10 @@ export class SqlAccountStore implements AccountStore {
     if (patch.deletedAt !== undefined) values.deleted_at = patch.deletedAt;
     if (patch.passwordChangedAt !== undefined) values.password_changed_at = patch.passwordChangedAt;
     if (Object.keys(values).length === 0) return;
-    await this.db.updateTable('accounts').set(values).where('id', '=', id).execute();
+    await withEvents(this.db, events.length > 0, async (db) => {
+      await db.updateTable('accounts').set(values).where('id', '=', id).execute();
+      await insertEvents(db, events);
+    });
   }
 
   async list(): Promise<Account[]> {

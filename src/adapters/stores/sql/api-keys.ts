@@ -2,14 +2,23 @@ import type { Kysely } from 'kysely';
 import type { ApiKeyStore, NewApiKey } from '../../../app/ports.ts';
 import type { Account } from '../../../domain/account.ts';
 import type { ApiKey } from '../../../domain/api-key.ts';
+import type { LockEvent } from '../../../domain/event.ts';
 import { ACCOUNT_COLUMNS, toAccount } from './accounts.ts';
+import { insertEvents, withEvents } from './events.ts';
 import type { Database } from './tables.ts';
 
 export class SqlApiKeyStore implements ApiKeyStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(key: NewApiKey): Promise<void> {
-    await this.db
+  async insert(key: NewApiKey, events: readonly LockEvent[] = []): Promise<void> {
+    await withEvents(this.db, events.length > 0, async (db) => {
+      await this.insertKey(db, key);
+      await insertEvents(db, events);
+    });
+  }
+
+  private async insertKey(db: Kysely<Database>, key: NewApiKey): Promise<void> {
+    await db
       .insertInto('api_keys')
       .values({
         id: key.id,
@@ -69,12 +78,30 @@ export class SqlApiKeyStore implements ApiKeyStore {
     }));
   }
 
-  async remove(accountId: string, id: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('api_keys')
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) === 1;
+  async remove(
+    accountId: string,
+    id: string,
+    events?: (key: ApiKey) => readonly LockEvent[],
+  ): Promise<boolean> {
+    return withEvents(this.db, events !== undefined, async (db) => {
+      const row = await db
+        .deleteFrom('api_keys')
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .returning(['id', 'account_id', 'prefix', 'created_at', 'last_used_at'])
+        .executeTakeFirst();
+      if (!row) return false;
+      if (events) {
+        const key: ApiKey = {
+          id: row.id,
+          accountId: row.account_id,
+          prefix: row.prefix,
+          createdAt: Number(row.created_at),
+          lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+        };
+        await insertEvents(db, events(key));
+      }
+      return true;
+    });
   }
 }

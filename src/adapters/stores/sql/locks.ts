@@ -1,6 +1,8 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { LockStatus, LockStatusRead, LockStore } from '../../../app/ports.ts';
+import type { LockEvent } from '../../../domain/event.ts';
 import type { Lock, ReportMark } from '../../../domain/lock.ts';
+import { insertEvents, withEvents } from './events.ts';
 import { bool, type Database, type LocksTable } from './tables.ts';
 
 function toLock(row: Selectable<LocksTable>): Lock {
@@ -71,8 +73,23 @@ export class SqlLockStore implements LockStore {
     version: number,
     status: LockStatus,
     mark: ReportMark | null,
+    events: readonly LockEvent[] = [],
   ): Promise<boolean> {
-    const result = await this.db
+    return withEvents(this.db, events.length > 0, async (db) => {
+      const written = await this.writeStatus(db, deviceId, version, status, mark);
+      if (written) await insertEvents(db, events);
+      return written;
+    });
+  }
+
+  private async writeStatus(
+    db: Kysely<Database>,
+    deviceId: string,
+    version: number,
+    status: LockStatus,
+    mark: ReportMark | null,
+  ): Promise<boolean> {
+    const result = await db
       .updateTable('locks')
       .set({
         locked: bool(status.locked),
@@ -183,12 +200,15 @@ export class SqlLockStore implements LockStore {
     return new Map(rows.map((row) => [row.owner_id, Number(row.n)]));
   }
 
-  async share(deviceId: string, accountId: string): Promise<void> {
-    await this.db
-      .insertInto('lock_shares')
-      .values({ device_id: deviceId, account_id: accountId })
-      .onConflict((oc) => oc.doNothing())
-      .execute();
+  async share(deviceId: string, accountId: string, events: readonly LockEvent[] = []): Promise<void> {
+    await withEvents(this.db, events.length > 0, async (db) => {
+      const result = await db
+        .insertInto('lock_shares')
+        .values({ device_id: deviceId, account_id: accountId })
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+      if (Number(result.numInsertedOrUpdatedRows ?? 0) === 1) await insertEvents(db, events);
+    });
   }
 
   async sharesOf(deviceId: string): Promise<{ accountId: string; email: string }[]> {
@@ -202,13 +222,17 @@ export class SqlLockStore implements LockStore {
     return rows.map((row) => ({ accountId: row.id, email: row.email }));
   }
 
-  async unshare(deviceId: string, accountId: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('lock_shares')
-      .where('device_id', '=', deviceId)
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) === 1;
+  async unshare(deviceId: string, accountId: string, events: readonly LockEvent[] = []): Promise<boolean> {
+    return withEvents(this.db, events.length > 0, async (db) => {
+      const result = await db
+        .deleteFrom('lock_shares')
+        .where('device_id', '=', deviceId)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      const removed = Number(result.numDeletedRows) === 1;
+      if (removed) await insertEvents(db, events);
+      return removed;
+    });
   }
 
   async releaseAccount(accountId: string): Promise<string[]> {

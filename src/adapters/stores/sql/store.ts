@@ -6,6 +6,7 @@ import { SqlApiKeyStore } from './api-keys.ts';
 import { SqlBlockStore } from './blocks.ts';
 import { SqlCodeStore } from './codes.ts';
 import { SqlDeliveryStore } from './deliveries.ts';
+import { SqlEventStore } from './events.ts';
 import { SqlLockStore } from './locks.ts';
 import { SqlSessionStore } from './sessions.ts';
 import { SqlSimDeviceStore } from './sim-devices.ts';
@@ -30,6 +31,7 @@ export class SqlStore implements Store {
   readonly blocks: SqlBlockStore;
   readonly sessions: SqlSessionStore;
   readonly codes: SqlCodeStore;
+  readonly events: SqlEventStore;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -47,6 +49,7 @@ export class SqlStore implements Store {
     this.blocks = new SqlBlockStore(db);
     this.sessions = new SqlSessionStore(db);
     this.codes = new SqlCodeStore(db);
+    this.events = new SqlEventStore(db);
   }
 
   async getMeta(key: string): Promise<string | undefined> {

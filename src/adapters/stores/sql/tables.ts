@@ -77,6 +77,24 @@ export interface TasksTable {
   created_at: number;
   deadline: number;
   ended_at: number | null;
+  /** Where the command came from (JSON of the actor, and the method); null for rows older than them. */
+  origin_actor: string | null;
+  origin_method: string | null;
+}
+
+export interface EventsTable {
+  id: string;
+  type: string;
+  occurred_at: number;
+  account_id: string;
+  device_id: string | null;
+  actor_kind: string;
+  actor_account_id: string | null;
+  actor_key_prefix: string | null;
+  method: string | null;
+  task_id: string | null;
+  /** JSON. */
+  data: string;
 }
 
 export interface WebhooksTable {
@@ -181,6 +199,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   sessions: SessionsTable;
   one_time_codes: OneTimeCodesTable;
+  events: EventsTable;
   meta: MetaTable;
 }
 
@@ -200,6 +219,7 @@ export const DATA_TABLES = [
   'webhook_deliveries',
   'sessions',
   'one_time_codes',
+  'events',
 ] as const satisfies readonly (keyof Database)[];
 
 export const bool = (value: boolean): number => (value ? 1 : 0);

@@ -1,14 +1,23 @@
 import type { Kysely } from 'kysely';
 import type { WebhookStore } from '../../../app/ports.ts';
+import type { LockEvent } from '../../../domain/event.ts';
 import type { StoredSecrets, WebhookConfig } from '../../../domain/webhook.ts';
+import { insertEvents, withEvents } from './events.ts';
 import { bool, type Database } from './tables.ts';
 
 export class SqlWebhookStore implements WebhookStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async set(config: WebhookConfig): Promise<void> {
+  async set(config: WebhookConfig, events: readonly LockEvent[] = []): Promise<void> {
+    await withEvents(this.db, events.length > 0, async (db) => {
+      await this.upsert(db, config);
+      await insertEvents(db, events);
+    });
+  }
+
+  private async upsert(db: Kysely<Database>, config: WebhookConfig): Promise<void> {
     const values = { url: config.url, method: config.method, retries: bool(config.retries) };
-    await this.db
+    await db
       .insertInto('webhooks')
       .values({
         account_id: config.accountId,
@@ -36,12 +45,13 @@ export class SqlWebhookStore implements WebhookStore {
     };
   }
 
-  async remove(accountId: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('webhooks')
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+  async remove(accountId: string, events: readonly LockEvent[] = []): Promise<boolean> {
+    return withEvents(this.db, events.length > 0, async (db) => {
+      const result = await db.deleteFrom('webhooks').where('account_id', '=', accountId).executeTakeFirst();
+      const removed = Number(result.numDeletedRows) > 0;
+      if (removed) await insertEvents(db, events);
+      return removed;
+    });
   }
 
   async setSecrets(accountId: string, secrets: StoredSecrets): Promise<void> {

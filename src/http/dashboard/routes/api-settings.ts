@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SignedIn } from '../../../app/accounts/index.ts';
 import type { Lockcloud } from '../../../app/lockcloud.ts';
 import { isDomainError } from '../../../domain/errors.ts';
+import { sessionActor } from '../../../domain/event.ts';
 import { SESSION_COOKIE, state } from '../context.ts';
 import { fieldErrors, refusalOf } from '../errors.ts';
 import { type Flash, type Flashes, redirectWithNotice } from '../flash.ts';
@@ -145,7 +146,11 @@ export function apiSettingsRoutes(app: FastifyInstance, lockcloud: Lockcloud, fl
   post('/api-settings/webhook', async (request, who) => {
     apiSettings.requireUnlocked(who);
     const f = form(request);
-    const { secret } = await webhooks.set(who.account.id, { url: f.url, method: f.method });
+    const { secret } = await webhooks.set(
+      who.account.id,
+      { url: f.url, method: f.method },
+      sessionActor(who.account.id),
+    );
     return {
       notice: { kind: 'success', text: 'The webhook is saved.' },
       ...(secret === undefined ? {} : { revealed: { kind: 'webhook-secret' as const, value: secret } }),
@@ -172,7 +177,7 @@ export function apiSettingsRoutes(app: FastifyInstance, lockcloud: Lockcloud, fl
 
   post('/api-settings/webhook/remove', async (_request, who) => {
     apiSettings.requireUnlocked(who);
-    await webhooks.remove(who.account.id);
+    await webhooks.remove(who.account.id, sessionActor(who.account.id));
     return { notice: { kind: 'success', text: 'The webhook is removed.' } };
   });
 }

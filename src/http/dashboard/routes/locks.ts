@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SignedIn } from '../../../app/accounts/index.ts';
 import type { Lockcloud } from '../../../app/lockcloud.ts';
 import { DomainError, isDomainError } from '../../../domain/errors.ts';
+import { type Origin, sessionActor } from '../../../domain/event.ts';
 import { isLockCommand, type Lock } from '../../../domain/lock.ts';
 import type { Task } from '../../../domain/task.ts';
 import { state } from '../context.ts';
@@ -20,6 +21,12 @@ const LOCK_ADDED: Notice = {
 const RUNNING: Record<string, string> = { lock: 'Locking…', unlock: 'Unlocking…', sync: 'Syncing…' };
 
 /** A task as the page shows it: its state and one readable sentence. */
+/** A command from the dashboard: the signed-in account, through its session. */
+const dashboardOrigin = (who: SignedIn): Origin => ({
+  actor: sessionActor(who.account.id),
+  method: 'dashboard',
+});
+
 export function taskView(task: Task) {
   if (task.status === 'processing')
     return { task_id: task.id, status: 'processing', message: RUNNING[task.command] ?? 'Working…' };
@@ -146,7 +153,12 @@ export function lockRoutes(
     try {
       if (!isLockCommand(command))
         throw new DomainError('INVALID_INPUT', 'command: must be lock, unlock or sync');
-      const task = await commands.send(me(request).account.id, deviceId(request), command);
+      const task = await commands.send(
+        me(request).account.id,
+        deviceId(request),
+        command,
+        dashboardOrigin(me(request)),
+      );
       const ended = taskView(await commands.waitForEnd(task));
       const kind = ended.successful === true ? ('success' as const) : ('error' as const);
       return done(request, reply, { kind, text: ended.message });
@@ -238,7 +250,12 @@ export function lockRoutes(
     const command = (request.body as { command?: unknown } | null)?.command;
     if (!isLockCommand(command))
       return reply.code(400).send({ error: 'BAD_PARAMS', message: 'command: must be lock, unlock or sync' });
-    const task = await commands.send(me(request).account.id, deviceId(request), command);
+    const task = await commands.send(
+      me(request).account.id,
+      deviceId(request),
+      command,
+      dashboardOrigin(me(request)),
+    );
     return reply.code(202).send(taskView(task));
   });
 

@@ -42,11 +42,11 @@ export const controlRoutes: FastifyPluginAsyncTypebox<V1Options> = async (app, {
       attachValidation: true,
     },
     async (request, reply) => {
-      const { accountId } = requirePrincipal(request.principal);
+      const { accountId, actor } = requirePrincipal(request.principal);
       const type = controlType(request.body);
       const deviceId = request.params.lockId.toLowerCase();
       await lockcloud.locks.getUsable(accountId, deviceId);
-      const task = await lockcloud.commands.send(accountId, deviceId, type);
+      const task = await lockcloud.commands.send(accountId, deviceId, type, { actor, method: 'api_v1' });
       const ended = await lockcloud.commands.waitForEnd(task);
       if (!ended.outcome.successful) return sendV1Answer(reply, v1FailureAnswer(ended.outcome.error));
       return reply.code(204).send(null);

@@ -19,11 +19,12 @@ export const commandRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, {
       },
     },
     async (request) => {
-      const { accountId } = requirePrincipal(request.principal);
+      const { accountId, actor } = requirePrincipal(request.principal);
       const task = await lockcloud.commands.send(
         accountId,
         request.params.device_id.toLowerCase(),
         request.body.command,
+        { actor, method: 'api_v3' },
       );
       return { task_id: task.id };
     },

@@ -35,11 +35,13 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, {
       },
     },
     async (request) => {
-      const { accountId } = requirePrincipal(request.principal);
+      const { accountId, actor } = requirePrincipal(request.principal);
+      // The partner's key, as the event log tells it: a partner acting with the owner's key.
       const task = await lockcloud.commands.send(
         accountId,
         request.body.device_id.toLowerCase(),
         request.body.command,
+        { actor: { ...actor, kind: 'partner' }, method: 'partner' },
       );
       return { task_id: task.id };
     },

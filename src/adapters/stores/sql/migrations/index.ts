@@ -8,6 +8,7 @@ import * as accessPoints from './006-access-points.ts';
 import * as dashboard from './007-dashboard.ts';
 import * as cluster from './008-cluster.ts';
 import * as openDeliveries from './009-open-deliveries.ts';
+import * as events from './010-events.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '007-dashboard': dashboard,
   '008-cluster': cluster,
   '009-open-deliveries': openDeliveries,
+  '010-events': events,
 };
 
 export const migrationProvider: MigrationProvider = {

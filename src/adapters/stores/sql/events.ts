@@ -1,0 +1,174 @@
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { EventQuery, EventStore } from '../../../app/ports.ts';
+import {
+  ACTOR_KINDS,
+  type Actor,
+  type ActorKind,
+  EVENT_TYPES,
+  type EventType,
+  eventIdFloor,
+  GUEST_EVENT_TYPES,
+  LOCK_METHODS,
+  type LockEvent,
+  type LockMethod,
+} from '../../../domain/event.ts';
+import type { Database, EventsTable } from './tables.ts';
+
+const isActorKind = (v: string): v is ActorKind => (ACTOR_KINDS as readonly string[]).includes(v);
+const isType = (v: string): v is EventType => (EVENT_TYPES as readonly string[]).includes(v);
+const isMethod = (v: string | null): v is LockMethod =>
+  v !== null && (LOCK_METHODS as readonly string[]).includes(v);
+
+export function actorJson(actor: Actor): string {
+  return JSON.stringify(actor);
+}
+
+export function actorFromJson(text: string | null): Actor | undefined {
+  if (text === null) return undefined;
+  try {
+    const value = JSON.parse(text) as Partial<Actor>;
+    if (typeof value.kind !== 'string' || !isActorKind(value.kind)) return undefined;
+    return {
+      kind: value.kind,
+      ...(typeof value.accountId === 'string' ? { accountId: value.accountId } : {}),
+      ...(typeof value.keyPrefix === 'string' ? { keyPrefix: value.keyPrefix } : {}),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function toEvent(row: Selectable<EventsTable>): LockEvent {
+  let data: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(row.data);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      data = parsed as Record<string, unknown>;
+  } catch {
+    // Only this store writes the column; an unreadable value is shown as no data.
+  }
+  const kind = isActorKind(row.actor_kind) ? row.actor_kind : 'system';
+  return {
+    id: row.id,
+    // Only known types are written; an unknown one (a newer server's) reads as the nearest kind.
+    type: isType(row.type) ? row.type : 'lock.online',
+    occurredAt: Number(row.occurred_at),
+    accountId: row.account_id,
+    deviceId: row.device_id,
+    actor: {
+      kind,
+      ...(row.actor_account_id === null ? {} : { accountId: row.actor_account_id }),
+      ...(row.actor_key_prefix === null ? {} : { keyPrefix: row.actor_key_prefix }),
+    },
+    method: isMethod(row.method) ? row.method : null,
+    taskId: row.task_id,
+    data,
+  };
+}
+
+/** Writes events with `db`, which is the transaction of the change they record. */
+export async function insertEvents(db: Kysely<Database>, events: readonly LockEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await db
+    .insertInto('events')
+    .values(
+      events.map((e) => ({
+        id: e.id,
+        type: e.type,
+        occurred_at: e.occurredAt,
+        account_id: e.accountId,
+        device_id: e.deviceId,
+        actor_kind: e.actor.kind,
+        actor_account_id: e.actor.accountId ?? null,
+        actor_key_prefix: e.actor.keyPrefix ?? null,
+        method: e.method,
+        task_id: e.taskId,
+        data: JSON.stringify(e.data),
+      })),
+    )
+    .execute();
+}
+
+/**
+ * Runs `change` and writes its events in one transaction; with no events to write, just the change
+ * (no transaction is opened for nothing).
+ */
+export function withEvents<T>(
+  db: Kysely<Database>,
+  events: boolean,
+  change: (db: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  return events ? db.transaction().execute((trx) => change(trx)) : change(db);
+}
+
+export class SqlEventStore implements EventStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  append(events: readonly LockEvent[]): Promise<void> {
+    return insertEvents(this.db, events);
+  }
+
+  async list(query: EventQuery): Promise<LockEvent[]> {
+    const desc = query.order === 'newest-first';
+    let q = this.db.selectFrom('events').selectAll();
+    if (query.deviceId !== undefined) {
+      // One lock: walks the (device_id, id) index from the end asked for, whatever the log's size.
+      const deviceId = query.deviceId;
+      q = q
+        .where('device_id', '=', deviceId)
+        .where((eb) =>
+          eb.or([
+            eb('account_id', '=', query.readerId),
+            eb.and([
+              eb('type', 'in', [...GUEST_EVENT_TYPES]),
+              eb.exists(
+                eb
+                  .selectFrom('lock_shares')
+                  .select('lock_shares.device_id')
+                  .where('lock_shares.device_id', '=', deviceId)
+                  .where('lock_shares.account_id', '=', query.readerId),
+              ),
+            ]),
+          ]),
+        );
+    } else {
+      q = q.where((eb) =>
+        eb.or([
+          eb('account_id', '=', query.readerId),
+          eb.and([
+            eb('type', 'in', [...GUEST_EVENT_TYPES]),
+            eb(
+              'device_id',
+              'in',
+              eb
+                .selectFrom('lock_shares')
+                .select('lock_shares.device_id')
+                .where('lock_shares.account_id', '=', query.readerId),
+            ),
+          ]),
+        ]),
+      );
+    }
+    if (query.typePrefix !== undefined) {
+      // Compared as text rather than LIKE: no wildcard in the prefix can widen it, and no collation bends it.
+      const prefix = query.typePrefix;
+      q = q.where(sql<string>`substr(type, 1, ${prefix.length})`, '=', prefix);
+    }
+    if (query.after !== undefined) q = q.where('id', '>', query.after);
+    if (query.before !== undefined) q = q.where('id', '<', query.before);
+    const rows = await q
+      .orderBy('id', desc ? 'desc' : 'asc')
+      .limit(query.limit)
+      .execute();
+    return rows.map(toEvent);
+  }
+
+  async purgeBefore(cutoff: number): Promise<number> {
+    // Ids begin with their time: the purge is a range of the primary key.
+    const result = await this.db
+      .deleteFrom('events')
+      .where('id', '<', eventIdFloor(cutoff))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

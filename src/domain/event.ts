@@ -1,0 +1,267 @@
+/**
+ * The event log (docs/events.md): every change to a lock or an account, with who made it and how.
+ * An event is written in the same transaction as its change, so an acknowledged change never lacks
+ * its event. Pure rules here: ids, the types, who sees what; no I/O.
+ */
+import type { LockCommand } from './lock.ts';
+import type { TaskFailure } from './task.ts';
+
+export type ActorKind =
+  | 'account'
+  | 'api_key'
+  | 'v1_token'
+  | 'partner'
+  | 'dashboard_session'
+  | 'device'
+  | 'system';
+export const ACTOR_KINDS: readonly ActorKind[] = [
+  'account',
+  'api_key',
+  'v1_token',
+  'partner',
+  'dashboard_session',
+  'device',
+  'system',
+];
+
+/** Who made a change: never a secret, at most a key's display prefix (lck_4tj2…). */
+export interface Actor {
+  readonly kind: ActorKind;
+  readonly accountId?: string;
+  /** For api_key and partner: the key's display prefix. */
+  readonly keyPrefix?: string;
+}
+
+/** How a lock moved or a command came. */
+export type LockMethod = 'api_v3' | 'api_v1' | 'partner' | 'dashboard' | 'manual' | 'auto';
+export const LOCK_METHODS: readonly LockMethod[] = [
+  'api_v3',
+  'api_v1',
+  'partner',
+  'dashboard',
+  'manual',
+  'auto',
+];
+
+/** Where a command came from: remembered on its task, so the movement it causes is attributed. */
+export interface Origin {
+  readonly actor: Actor;
+  readonly method: LockMethod;
+}
+
+export const EVENT_TYPES = [
+  'lock.locked',
+  'lock.unlocked',
+  'lock.online',
+  'lock.offline',
+  'lock.battery_low',
+  'lock.battery_ok',
+  'command.requested',
+  'command.succeeded',
+  'command.failed',
+  'access_point.online',
+  'access_point.offline',
+  'share.created',
+  'share.removed',
+  'api_key.created',
+  'api_key.deleted',
+  'webhook.updated',
+  'webhook.removed',
+  'account.password_changed',
+  'account.login_failed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * What a guest (an account a lock is shared with) may read of that lock: its movements, reach,
+ * battery and commands; never the owner's account, keys, shares or settings.
+ */
+export const GUEST_EVENT_TYPES: readonly EventType[] = [
+  'lock.locked',
+  'lock.unlocked',
+  'lock.online',
+  'lock.offline',
+  'lock.battery_low',
+  'lock.battery_ok',
+  'command.requested',
+  'command.succeeded',
+  'command.failed',
+];
+
+export interface LockEvent {
+  /** Unique and sortable by time: `evt_` + 12 hex digits of epoch ms + 6 of a counter + 10 random. */
+  readonly id: string;
+  readonly type: EventType;
+  readonly occurredAt: number;
+  /** Whose log it is in: the lock's owner, or the account changed. */
+  readonly accountId: string;
+  readonly deviceId: string | null;
+  readonly actor: Actor;
+  readonly method: LockMethod | null;
+  readonly taskId: string | null;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** An event before its id and time are given (app/events.ts stamps it). */
+export type EventDraft = Omit<LockEvent, 'id' | 'occurredAt'>;
+
+export const EVENT_ID_PREFIX = 'evt_';
+const TIME_DIGITS = 12;
+const COUNTER_DIGITS = 6;
+
+/** The time part of an id: every id made at `ms` or later sorts at or after this string. */
+export function eventIdFloor(ms: number): string {
+  return `${EVENT_ID_PREFIX}${Math.max(0, Math.floor(ms)).toString(16).padStart(TIME_DIGITS, '0')}`;
+}
+
+/** An event id from its time, a per-process counter within that millisecond and random hex. */
+export function formatEventId(ms: number, counter: number, randomHex: string): string {
+  const count = (counter % 16 ** COUNTER_DIGITS).toString(16).padStart(COUNTER_DIGITS, '0');
+  return `${eventIdFloor(ms)}${count}${randomHex.slice(0, 10).padEnd(10, '0')}`;
+}
+
+const EVENT_ID = /^evt_[0-9a-f]{28}$/;
+export function isEventId(value: string): boolean {
+  return EVENT_ID.test(value);
+}
+
+/** The epoch ms an id was made at. */
+export function eventIdTime(id: string): number {
+  return Number.parseInt(id.slice(EVENT_ID_PREFIX.length, EVENT_ID_PREFIX.length + TIME_DIGITS), 16);
+}
+
+/** The events a lock's status change is: movement, reach, battery crossing the threshold. */
+export interface StatusChange {
+  readonly before: { readonly locked: boolean; readonly responsive: boolean; readonly battery: number };
+  readonly after: { readonly locked: boolean; readonly responsive: boolean; readonly battery: number };
+}
+
+/** A running command on the lock, as far as attribution needs it. */
+export interface RunningCommand {
+  readonly taskId: string;
+  readonly command: LockCommand;
+  readonly origin: Origin;
+}
+
+export const DEVICE_ACTOR: Actor = { kind: 'device' };
+export const SYSTEM_ACTOR: Actor = { kind: 'system' };
+
+/**
+ * A movement is the running command's when it is the movement that command asks for; any other
+ * (no command, a sync that finds the lock moved, the opposite of the command) was made at the lock:
+ * a hand turn, reported by the device (`manual`).
+ */
+export function statusEvents(
+  ownerId: string,
+  deviceId: string,
+  change: StatusChange,
+  lowBatteryThreshold: number,
+  running: RunningCommand | undefined,
+): EventDraft[] {
+  const drafts: EventDraft[] = [];
+  const base = { accountId: ownerId, deviceId, taskId: null, method: null, actor: DEVICE_ACTOR };
+  const { before, after } = change;
+  if (before.responsive !== after.responsive) {
+    drafts.push({ ...base, type: after.responsive ? 'lock.online' : 'lock.offline', data: {} });
+  }
+  if (before.locked !== after.locked) {
+    const asked = running && running.command === (after.locked ? 'lock' : 'unlock') ? running : undefined;
+    drafts.push({
+      ...base,
+      type: after.locked ? 'lock.locked' : 'lock.unlocked',
+      actor: asked ? asked.origin.actor : DEVICE_ACTOR,
+      method: asked ? asked.origin.method : 'manual',
+      taskId: asked ? asked.taskId : null,
+      data: {},
+    });
+  }
+  const wasLow = before.battery < lowBatteryThreshold;
+  const isLow = after.battery < lowBatteryThreshold;
+  if (wasLow !== isLow) {
+    drafts.push({
+      ...base,
+      type: isLow ? 'lock.battery_low' : 'lock.battery_ok',
+      data: { battery: after.battery, threshold: lowBatteryThreshold },
+    });
+  }
+  return drafts;
+}
+
+interface CommandTask {
+  readonly id: string;
+  readonly accountId: string;
+  readonly deviceId: string;
+  readonly command: LockCommand;
+  /** Absent for a task from before the event log: its account is all that is known. */
+  readonly origin?: Origin | undefined;
+}
+
+/** command.requested, for a task just created. Only a lock's owner sends commands: its log. */
+export function commandRequestedEvent(task: CommandTask): EventDraft {
+  return {
+    type: 'command.requested',
+    accountId: task.accountId,
+    deviceId: task.deviceId,
+    actor: task.origin?.actor ?? { kind: 'account', accountId: task.accountId },
+    method: task.origin?.method ?? null,
+    taskId: task.id,
+    data: { command: task.command },
+  };
+}
+
+/** command.succeeded or command.failed, for a task that has just ended. */
+export function commandEndedEvent(
+  task: CommandTask,
+  outcome: { readonly successful: true } | { readonly successful: false; readonly error: TaskFailure },
+): EventDraft {
+  return {
+    ...commandRequestedEvent(task),
+    type: outcome.successful ? 'command.succeeded' : 'command.failed',
+    data: outcome.successful ? { command: task.command } : { command: task.command, reason: outcome.error },
+  };
+}
+
+/**
+ * The event as `reader` may see it: a guest sees lock events only (GUEST_EVENT_TYPES, filtered by the
+ * query) and never who of the owner's side acted beyond the kind: the owner's account id and key
+ * prefix are dropped. Actors of the reader's own account are shown whole.
+ */
+export function redactFor(event: LockEvent, readerId: string): LockEvent {
+  if (event.accountId === readerId) return event;
+  if (event.actor.accountId === readerId) return event;
+  return { ...event, actor: { kind: event.actor.kind } };
+}
+
+/** A signed-in dashboard user (sessions are not named in the log: they are secrets). */
+export function sessionActor(accountId: string): Actor {
+  return { kind: 'dashboard_session', accountId };
+}
+
+/** An event of the account itself (no lock): a key, the webhook, the password, a failed login. */
+export function accountEvent(
+  type: EventType,
+  accountId: string,
+  actor: Actor,
+  data: Readonly<Record<string, unknown>> = {},
+): EventDraft {
+  return { type, accountId, deviceId: null, actor, method: null, taskId: null, data };
+}
+
+/** A share made or ended: the owner's log (a guest never reads share events). */
+export function shareEvent(
+  type: 'share.created' | 'share.removed',
+  ownerId: string,
+  deviceId: string,
+  guestId: string,
+  actor: Actor,
+): EventDraft {
+  return {
+    type,
+    accountId: ownerId,
+    deviceId,
+    actor,
+    method: null,
+    taskId: null,
+    data: { account_id: guestId },
+  };
+}
