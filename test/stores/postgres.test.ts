@@ -8,6 +8,7 @@ import type { Store } from '../../src/app/ports.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 import { clusterStoreContract } from './cluster-contract.ts';
 import { dashboardStoreContract } from './dashboard-contract.ts';
+import { eventStoreContract } from './event-contract.ts';
 import { freshnessStoreContract, type SharedStoreFactory } from './freshness-contract.ts';
 import { storeContract } from './store-contract.ts';
 
@@ -47,6 +48,7 @@ storeContract('PostgreSQL', postgresFactory);
 dashboardStoreContract('PostgreSQL', postgresFactory);
 clusterStoreContract('PostgreSQL', postgresFactory);
 freshnessStoreContract('PostgreSQL', postgresFactory);
+eventStoreContract('PostgreSQL', postgresFactory);
 
 describe('PostgreSQL store specifics', () => {
   it('migrates a fresh database once; opening it again changes nothing and keeps the data', async () => {

@@ -15,6 +15,7 @@ import {
 import type { Store } from '../../src/app/ports.ts';
 import { clusterStoreContract } from './cluster-contract.ts';
 import { dashboardStoreContract } from './dashboard-contract.ts';
+import { eventStoreContract } from './event-contract.ts';
 import { freshnessStoreContract, type SharedStoreFactory } from './freshness-contract.ts';
 import { storeContract } from './store-contract.ts';
 
@@ -46,9 +47,43 @@ for (const [backend, factory] of [
   dashboardStoreContract(backend, factory);
   clusterStoreContract(backend, factory);
   freshnessStoreContract(backend, factory);
+  eventStoreContract(backend, factory);
 }
 
 describe('SQLite store specifics', () => {
+  it("lists one lock's latest events through the (device_id, id) index: no scan, no sort", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
+    try {
+      await (await openSqliteStore(dir)).close();
+      const raw = new BetterSqlite3(join(dir, SQLITE_FILE_NAME));
+      const queries: CompiledQuery[] = [];
+      const db = new Kysely<Database>({
+        dialect: new SqliteDialect({ database: raw }),
+        log: (event: LogEvent) => {
+          queries.push(event.query);
+        },
+      });
+      await new SqlStore(db, async () => undefined).events.list({
+        readerId: 'acc-1',
+        deviceId: 'dev-1',
+        limit: 51,
+        order: 'newest-first',
+      });
+      const [list] = queries;
+      assert.ok(list);
+      const plan = raw.prepare(`EXPLAIN QUERY PLAN ${list.sql}`).all(...(list.parameters as unknown[])) as {
+        detail: string;
+      }[];
+      await db.destroy();
+      const details = plan.map((row) => row.detail).join(' | ');
+      assert.match(details, /SEARCH events USING INDEX events_device \(device_id=\?\)/);
+      assert.doesNotMatch(details, /TEMP B-TREE/);
+      assert.doesNotMatch(details, /SCAN events/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('runs in WAL mode and migrates an existing file without loss', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
     try {
