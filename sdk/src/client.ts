@@ -3,6 +3,7 @@
  * {@link LockcloudClient.webhook}.
  */
 import { TaskFailedError, TaskTimeoutError, ThrottledError, v3ErrorFrom } from './errors.js';
+import { EventsApi } from './events.js';
 import { WebhookApi } from './ext.js';
 import { type CallOptions, type ClientOptions, Http, segment } from './http.js';
 import { sleep } from './retry.js';
@@ -65,6 +66,13 @@ export class LockcloudClient {
    * await client.webhook.set({ url: 'https://hooks.example.com/lock/{device_id}/{state}' });
    */
   readonly webhook: WebhookApi;
+  /**
+   * The event log (`/ext/events`): what happened to the account's locks and account, who did it and how.
+   *
+   * @example
+   * for await (const e of client.events.list({ type: 'lock.' })) console.log(e.type, e.method);
+   */
+  readonly events: EventsApi;
 
   constructor(options: LockcloudClientOptions) {
     if (typeof options.apiKey !== 'string' || options.apiKey === '')
@@ -72,6 +80,7 @@ export class LockcloudClient {
     this.#http = new Http(options, v3ErrorFrom);
     this.#apiKey = options.apiKey;
     this.webhook = new WebhookApi(this.#http, this.#apiKey);
+    this.events = new EventsApi(this.#http, this.#apiKey);
   }
 
   /**

@@ -56,6 +56,7 @@ export {
   WrongControlTypeError,
   WrongEmailOrPasswordError,
 } from './errors.js';
+export type { EventsApi, EventsOptions } from './events.js';
 export type { DeliveriesOptions, WebhookApi } from './ext.js';
 export type { CallOptions, ClientOptions } from './http.js';
 export type { RetryInfo, RetryOptions } from './retry.js';
@@ -84,6 +85,9 @@ export {
 export type {
   DeliveryAccepted,
   DeliveryStatus,
+  EventActor,
+  EventPage,
+  LockcloudEvent,
   Webhook,
   WebhookDelivery,
   WebhookEvent,

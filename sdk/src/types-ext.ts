@@ -109,3 +109,49 @@ export interface WebhookDelivery {
   /** When a `pending` message is tried next; null otherwise. */
   next_attempt_at: string | null;
 }
+
+/**
+ * Who made a change (docs/events.md): `api_key`, `partner`, `v1_token`, `dashboard_session`,
+ * `account`, `device` or `system`; for a key, its display prefix only, never the key. A guest sees
+ * only the kind of the owner's side.
+ *
+ * @example
+ * const who = (a: EventActor) => (a.key_prefix ? `API key ${a.key_prefix}…` : a.kind);
+ */
+export interface EventActor {
+  kind: string;
+  account_id?: string;
+  key_prefix?: string;
+}
+
+/**
+ * An event of the log (`GET /ext/events`): a lock moved, a command ended, a key made, ...
+ *
+ * @example
+ * if (e.type === 'lock.unlocked' && e.method === 'manual') console.log('unlocked by hand at', e.occurred_at);
+ */
+export interface LockcloudEvent {
+  /** Unique, sorts by time (`evt_` and 28 hex digits). */
+  id: string;
+  /** `lock.unlocked`, `command.failed`, ... (docs/events.md lists them). */
+  type: string;
+  /** RFC 3339. */
+  occurred_at: string;
+  device_id: string | null;
+  actor: EventActor;
+  /** How a lock moved or a command came: `api_v3`, `api_v1`, `partner`, `dashboard`, `manual`, `auto`. */
+  method: string | null;
+  task_id: string | null;
+  data: Record<string, unknown>;
+}
+
+/**
+ * A page of `GET /ext/events`; `next_cursor` (null: no more for now) continues it.
+ *
+ * @example
+ * const { events, next_cursor } = await client.events.page({ type: 'lock.' });
+ */
+export interface EventPage {
+  events: LockcloudEvent[];
+  next_cursor: string | null;
+}

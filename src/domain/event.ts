@@ -222,14 +222,13 @@ export function commandEndedEvent(
 }
 
 /**
- * The event as `reader` may see it: a guest sees lock events only (GUEST_EVENT_TYPES, filtered by the
- * query) and never who of the owner's side acted beyond the kind: the owner's account id and key
- * prefix are dropped. Actors of the reader's own account are shown whole.
+ * The event as `reader` may see it. A guest sees lock events only (GUEST_EVENT_TYPES, filtered by the
+ * query), and of the owner's side no more than the actor's kind: the owner's account id, key prefix
+ * and task ids (the owner's to read, with the owner's key) are left out.
  */
 export function redactFor(event: LockEvent, readerId: string): LockEvent {
   if (event.accountId === readerId) return event;
-  if (event.actor.accountId === readerId) return event;
-  return { ...event, actor: { kind: event.actor.kind } };
+  return { ...event, actor: { kind: event.actor.kind }, taskId: null };
 }
 
 /** A signed-in dashboard user (sessions are not named in the log: they are secrets). */

@@ -58,6 +58,7 @@ export const EXT_LIMITED_ENDPOINTS = [
   'POST /ext/webhook/test',
   'GET /ext/webhook/deliveries',
   'POST /ext/webhook/deliveries/{id}/resend',
+  'GET /ext/events',
 ] as const;
 
 export const LIMITED_ENDPOINTS = [...V3_LIMITED_ENDPOINTS, ...EXT_LIMITED_ENDPOINTS] as const;
@@ -117,6 +118,8 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
     // The delivery log is polled like task results.
     'GET /ext/webhook/deliveries': { account: perSecond(30, 5), ip: perSecond(60, 10) },
     'POST /ext/webhook/deliveries/{id}/resend': { account: perSecond(60, 2), ip: perSecond(120, 4) },
+    // The event log is paged through (a burst) and polled like the delivery log.
+    'GET /ext/events': { account: perSecond(30, 5), ip: perSecond(60, 10) },
   },
   commands: perSecond(10, 1),
   block: { excess: 100, windowMs: 60_000, blockMs: 30 * 60_000 },

@@ -66,6 +66,33 @@ const sameSet = (got: string[], want: string[], what: string) => {
     throw new Error(`${what}: listed ${got.join(', ')}; expected ${want.join(', ')}`);
 };
 
+interface EventJson {
+  type: string;
+  device_id: string | null;
+  actor: Record<string, unknown>;
+  task_id: string | null;
+}
+
+/**
+ * An event page holds only what the actor may see: events of no lock or of its own locks, and of
+ * locks shared with it only lock and command events, with the actor's kind alone and no task.
+ */
+function checkEvents(ctx: Ctx, body: unknown, onlyDevice?: string): void {
+  const { events } = body as { events: EventJson[] };
+  const visible = visibleLocks(ctx.actor);
+  for (const e of events) {
+    const what = `${ctx.actor}'s event ${JSON.stringify(e)}`;
+    if (onlyDevice !== undefined && e.device_id !== onlyDevice) throw new Error(`${what}: another lock`);
+    if (e.device_id === null) continue;
+    if (!visible.includes(e.device_id)) throw new Error(`${what}: a lock it cannot see`);
+    if (lockRelation(ctx.actor, e.device_id) === 'shared') {
+      if (!/^(lock|command)\./.test(e.type)) throw new Error(`${what}: not a lock event`);
+      if (Object.keys(e.actor).join() !== 'kind' || e.task_id !== null)
+        throw new Error(`${what}: the owner's side shown`);
+    }
+  }
+}
+
 /** A dashboard form the actor's own browser sends (used to set things back). */
 async function dashPost(ctx: Ctx, path: string, form: Record<string, string>): Promise<void> {
   const res = await ctx.w.of[ctx.actor].session.post(path, form);
@@ -258,6 +285,28 @@ export const ENDPOINTS: readonly Endpoint[] = [
     target: 'delivery',
     own: { status: 202 },
     foreign: { status: 404, error: 'NOT_FOUND' },
+  },
+  // ---- the event log: the account's own events and its locks', lock events of locks shared with it.
+  {
+    method: 'GET',
+    route: '/ext/events',
+    surface: 'ext',
+    target: 'none',
+    request: () => ({ path: '/ext/events?limit=500' }),
+    own: { status: 200 },
+    check: (ctx, body) => checkEvents(ctx, body),
+  },
+  {
+    method: 'GET',
+    route: '/ext/events',
+    surface: 'ext',
+    target: 'lock',
+    // One lock's events: a lock of another (or none) is an empty page, as a filter that matches nothing.
+    request: (ctx) => ({ path: `/ext/events?device_id=${ctx.target}&limit=500` }),
+    own: { status: 200 },
+    shared: { status: 200 },
+    foreign: { status: 200, body: { events: [], next_cursor: null } },
+    check: (ctx, body) => checkEvents(ctx, body, ctx.target.toLowerCase()),
   },
   // ---- the dashboard's JSON endpoints: session cookie, X-CSRF-Token on POST.
   {

@@ -207,6 +207,9 @@ const QUERIES: readonly string[] = [
      FROM webhook_deliveries d LEFT JOIN locks l USING (device_id)`,
   `SELECT 'session', account_id, NULL, id || coalesce(api_unlocked_until, '') FROM sessions`,
   `SELECT 'token', account_id, NULL, id || issued_at FROM login_tokens`,
+  // A refused login is recorded in the account's log on purpose (its owner's audit): the one write
+  // a refusal makes.
+  `SELECT 'event', account_id, NULL, id || type FROM events WHERE type <> 'account.login_failed'`,
   `SELECT 'device', l.owner_id, NULL, d.device_id || d.locked || d.app_open || d.battery
      FROM sim_devices d JOIN locks l USING (device_id)`,
 ];

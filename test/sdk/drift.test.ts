@@ -191,6 +191,13 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
       'WebhookApi.deliveries': () => c.webhook.deliveries({ limit: 5 }),
       'WebhookApi.resend': () => c.webhook.resend(deliveryId),
       'WebhookApi.delete': () => c.webhook.delete(),
+      'EventsApi.page': () => c.events.page({ type: 'lock.', limit: 2 }),
+      'EventsApi.list': async () => {
+        const seen: string[] = [];
+        for await (const e of c.events.list({ deviceId: LOCK_A, limit: 2 })) seen.push(e.id);
+        assert.ok(seen.length > 2, 'more than one page');
+        assert.equal(new Set(seen).size, seen.length, 'each event once');
+      },
       'LockcloudV1Client.login': async () => {
         v1 = await LockcloudV1Client.login(t.url, OWNER, 'owner-password', { fetch: recording });
       },
@@ -233,6 +240,7 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
     const everyMethod = [
       ...methods('LockcloudClient', LockcloudClient.prototype),
       ...methods('WebhookApi', Object.getPrototypeOf(c.webhook) as object),
+      ...methods('EventsApi', Object.getPrototypeOf(c.events) as object),
       ...methods('LockcloudV1Client', LockcloudV1Client.prototype),
       ...methods('LockcloudV1Client', LockcloudV1Client),
       ...methods('LockcloudSandboxClient', LockcloudSandboxClient.prototype),

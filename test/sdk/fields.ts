@@ -19,6 +19,8 @@ import type {
 } from '../../sdk/src/types.ts';
 import type {
   DeliveryAccepted,
+  EventPage,
+  LockcloudEvent,
   Webhook,
   WebhookDelivery,
   WebhookSecret,
@@ -60,6 +62,17 @@ export function fieldsOf<T>() {
         : { missing: Exclude<RequiredKeys<T>, R[number]> }),
   ): FieldList => ({ fields: fields as readonly string[], required: required as readonly string[] });
 }
+
+const EVENT_FIELDS = [
+  'id',
+  'type',
+  'occurred_at',
+  'device_id',
+  'actor',
+  'method',
+  'task_id',
+  'data',
+] as const;
 
 const DELIVERY_FIELDS = [
   'id',
@@ -127,6 +140,8 @@ export const RESPONSE_FIELDS = {
   'POST /ext/webhook/test': fieldsOf<DeliveryAccepted>()(['delivery_id'], ['delivery_id']),
   'GET /ext/webhook/deliveries': fieldsOf<WebhookDelivery>()(DELIVERY_FIELDS, DELIVERY_FIELDS),
   'POST /ext/webhook/deliveries/{id}/resend': fieldsOf<DeliveryAccepted>()(['delivery_id'], ['delivery_id']),
+  'GET /ext/events': fieldsOf<EventPage>()(['events', 'next_cursor'], ['events', 'next_cursor']),
+  'GET /ext/events[]': fieldsOf<LockcloudEvent>()(EVENT_FIELDS, EVENT_FIELDS),
   'POST /_sim/locks/{device_id}': fieldsOf<SandboxLockState>()(
     ['device_id', ...SIM_LOCK_CHANGE],
     ['device_id', ...SIM_LOCK_CHANGE],

@@ -8,7 +8,7 @@ export const EXT_ERRORS = [
     status: 400,
     error: 'BAD_PARAMS',
     cause:
-      'a field is missing, unknown, of the wrong type or value (the message names it); the body is not valid JSON, not an object, or of another content type; no webhook is set for an operation that needs one (test, rotate-secret, resend); the path cannot be decoded or the request is not valid HTTP',
+      'a field is missing, unknown, of the wrong type or value (the message names it); the body is not valid JSON, not an object, or of another content type; no webhook is set for an operation that needs one (test, rotate-secret, resend); a filter of `GET /ext/events` is bad, unknown or given twice (the message names it; docs/events.md); the path cannot be decoded or the request is not valid HTTP',
   },
   { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
   {

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Seed } from '../../../src/app/seed/schema.ts';
 import { eventually } from '../../support/eventually.ts';
 import {
+  advanceClock,
   LOCK_A,
   LOCK_B,
   OTHER_KEY,
@@ -72,7 +73,7 @@ describe('GET /ext/events', () => {
   let t: TestServer;
   let unlockTask: string;
   before(async () => {
-    t = await startServer({ seed });
+    t = await startServer({ seed, flags: ['--no-rate-limit'] });
     // A v3 unlock of the owner's lock A (shared with OTHER), then a hand turn back, a low battery and
     // the lock out of reach; the owner's webhook set through /ext.
     unlockTask = await startTask(t, LOCK_A, 'unlock');
@@ -155,6 +156,7 @@ describe('GET /ext/events', () => {
       assert.match(e.type, /^(lock|command)\./, 'lock events only');
       assert.equal(e.actor.key_prefix, undefined, "never the owner's key");
       assert.equal(e.actor.account_id, undefined, "never the owner's account");
+      assert.equal(e.task_id, null, "never the owner's task");
     }
     assert.ok(!events.some((e) => e.type.startsWith('webhook.')), "never the owner's settings");
     // Its own lock's events are its own: shown whole.
@@ -261,5 +263,45 @@ describe('GET /ext/events', () => {
         query,
       );
     }
+  });
+});
+
+describe('GET /ext/events: retention', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startServer({ flags: ['--no-rate-limit', '--event-retention-days', '2'] });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('forgets events older than --event-retention-days at the hourly purge, on the sandbox clock', async () => {
+    const first = await startTask(t, LOCK_A, 'unlock');
+    await waitForTask(t, first);
+    const old = (await all(t, '')).map((e) => e.id);
+    assert.ok(old.length >= 3);
+    // A day on: nothing is old enough yet; a new event is made.
+    await advanceClock(t, 24 * 3600);
+    const second = await startTask(t, LOCK_A, 'lock');
+    await waitForTask(t, second);
+    const both = (await all(t, '')).map((e) => e.id);
+    assert.ok(
+      old.every((id) => both.includes(id)),
+      'kept for two days',
+    );
+    // Past two days for the first events, not for the second's: the hourly purge forgets the first
+    // only. A move of the clock runs one round of the purge (src/app/hourly-purges.ts); the next is
+    // armed an hour after that round, so each hour moved here is one more round.
+    await advanceClock(t, 24 * 3600 + 2 * 3600);
+    await eventually('the purge to forget the old events', async () => {
+      await advanceClock(t, 3600);
+      const left = (await all(t, '')).map((e) => e.id);
+      return old.every((id) => !left.includes(id)) && left;
+    });
+    const left = await all(t, '');
+    assert.ok(
+      left.some((e) => e.task_id === second),
+      'the newer events stay',
+    );
   });
 });

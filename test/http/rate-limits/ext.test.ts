@@ -57,6 +57,7 @@ function everyExtEndpoint(key: string | undefined): { name: string; path: string
       path: `/ext/webhook/deliveries/${DELIVERY}/resend`,
       options: { key, method: 'POST' },
     },
+    { name: 'GET /ext/events', path: '/ext/events', options: { key } },
   ];
 }
 
