@@ -5,6 +5,8 @@
  * accepted (its task ended, with a documented result, none left processing), have lost no account,
  * key, lock or webhook setting, and show every lock as its simulated device has it. The commands
  * never sent before the crash then run against the restarted server, so all of them are sent.
+ * Every change it acknowledged has its event (issue 21, docs/events.md): each task its request and
+ * exactly one end that says how it ended, and each lock's last movement in the log is its state.
  *
  * RELIABILITY_COMMANDS=N sets the run's length (default 1,000); the kill comes after 40 % of them
  * were accepted. Figures are printed, not asserted.
@@ -112,6 +114,72 @@ function processingTasks(dataDir: string): number {
       n: number;
     };
     return row.n;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The event log against the store it records, read from the file: every task has its
+ * command.requested; every ended task exactly one command.succeeded or command.failed, the one its
+ * result says; every lock's latest lock.locked or lock.unlocked is its stored state (a lock never
+ * moved has none). Answers the counts, for the diagnostics.
+ */
+function everyChangeHasItsEvent(dataDir: string, initiallyLocked: ReadonlyMap<string, boolean>) {
+  const db = new BetterSqlite3(join(dataDir, SQLITE_FILE_NAME), { readonly: true, fileMustExist: true });
+  try {
+    const all = <T>(sql: string) => db.prepare(sql).all() as T[];
+    const unrequested = all<{ id: string }>(
+      `SELECT id FROM tasks t WHERE NOT EXISTS
+         (SELECT 1 FROM events e WHERE e.task_id = t.id AND e.type = 'command.requested')`,
+    );
+    assert.deepEqual(unrequested, [], 'tasks without their command.requested event');
+    const ends = all<{
+      id: string;
+      successful: number;
+      error: string | null;
+      n: number;
+      types: string;
+      data: string;
+    }>(
+      `SELECT t.id, t.successful, t.error, count(e.id) AS n, group_concat(e.type) AS types, max(e.data) AS data
+         FROM tasks t LEFT JOIN events e
+           ON e.task_id = t.id AND e.type IN ('command.succeeded', 'command.failed')
+        WHERE t.status = 'terminated' GROUP BY t.id`,
+    );
+    for (const end of ends) {
+      assert.equal(end.n, 1, `task ${end.id}: ${end.n} end events (${end.types})`);
+      if (end.successful === 1) assert.equal(end.types, 'command.succeeded', `task ${end.id}`);
+      else {
+        assert.equal(end.types, 'command.failed', `task ${end.id}`);
+        assert.equal((JSON.parse(end.data) as { reason?: string }).reason, end.error, `task ${end.id}`);
+      }
+    }
+    const locks = all<{ device_id: string; locked: number; last: string | null }>(
+      `SELECT l.device_id, l.locked,
+              (SELECT e.type FROM events e WHERE e.device_id = l.device_id
+                  AND e.type IN ('lock.locked', 'lock.unlocked') ORDER BY e.id DESC LIMIT 1) AS last
+         FROM locks l`,
+    );
+    let moved = 0;
+    for (const lock of locks) {
+      if (lock.last === null) {
+        assert.equal(
+          lock.locked === 1,
+          initiallyLocked.get(lock.device_id),
+          `${lock.device_id}: never moved`,
+        );
+        continue;
+      }
+      moved++;
+      assert.equal(
+        lock.last,
+        lock.locked === 1 ? 'lock.locked' : 'lock.unlocked',
+        `${lock.device_id}: its last movement in the log is not its state`,
+      );
+    }
+    const events = all<{ n: number }>('SELECT count(*) AS n FROM events')[0]?.n ?? 0;
+    return { tasksEnded: ends.length, locksMoved: moved, events };
   } finally {
     db.close();
   }
@@ -235,6 +303,10 @@ describe('kill -9 during a run of commands', () => {
       counts[label] = (counts[label] ?? 0) + 1;
     }
     assert.equal(processingTasks(dataDir), 0, 'a task is still processing after the restart');
+    const initiallyLocked = new Map(
+      (crashSeed(receiver.url).locks ?? []).map((l) => [l.device_id, l.locked !== false]),
+    );
+    const logAfterCrash = everyChangeHasItsEvent(dataDir, initiallyLocked);
 
     // Nothing stored is lost; the login tokens issued before the crash still work.
     const afterCrash = await snapshot(base, dataDir, tokens);
@@ -270,6 +342,7 @@ describe('kill -9 during a run of commands', () => {
     }
     assert.equal(processingTasks(dataDir), 0);
     await everyLockMatchesItsDevice(base);
+    const logAtEnd = everyChangeHasItsEvent(dataDir, initiallyLocked);
 
     // Webhooks: nothing is left being sent; the restarted server delivers new changes.
     for (const account of ACCOUNTS.slice(0, 2)) {
@@ -303,6 +376,9 @@ describe('kill -9 during a run of commands', () => {
       `first run: ${firstRun.outcomes.length} answered or cut off in ${Math.round(runMs)} ms: ${JSON.stringify(tally(firstRun.outcomes))}`,
     );
     c.diagnostic(`accepted v3 tasks after the restart: ${JSON.stringify(counts)}`);
+    c.diagnostic(
+      `event log after the restart: ${JSON.stringify(logAfterCrash)}; at the end: ${JSON.stringify(logAtEnd)}`,
+    );
     c.diagnostic(`restart to listening: ${Math.round(restartMs)} ms; webhook settings made: ${lastSet + 1}`);
     c.diagnostic(
       `second run: ${secondRun.outcomes.length} commands: ${JSON.stringify(tally(secondRun.outcomes))}`,
