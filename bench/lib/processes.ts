@@ -52,10 +52,12 @@ export function startProcess(
   args: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
   logFile?: string,
+  cwd?: string,
 ): Proc {
   const fd = logFile === undefined ? undefined : openSync(logFile, 'a');
   const child = spawn(command, args, {
     env,
+    ...(cwd === undefined ? {} : { cwd }),
     stdio: fd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', fd, fd],
   });
   if (fd !== undefined) closeSync(fd);
@@ -134,7 +136,13 @@ export interface Lockcloud extends Proc {
  */
 export async function startLockcloud(
   args: readonly string[],
-  options: { nodeFlags?: readonly string[]; logLevel?: string; logFile?: string } = {},
+  options: {
+    nodeFlags?: readonly string[];
+    logLevel?: string;
+    logFile?: string;
+    /** Another checkout of lockcloud to run the server from (a side-by-side baseline); this one by default. */
+    root?: string;
+  } = {},
 ): Promise<Lockcloud> {
   const external = args.indexOf('--mqtt-url');
   const mqttPort = external === -1 ? await freePort() : 0;
@@ -160,6 +168,7 @@ export async function startLockcloud(
     ],
     cleanEnv(),
     options.logFile,
+    options.root,
   );
   let url: string;
   if (options.logFile === undefined) {
@@ -226,13 +235,13 @@ export async function startMosquitto(): Promise<Proc & { url: string }> {
 }
 
 /** A rate-limits file whose budgets nothing here can spend: the limiter runs on every request, refuses none. */
-export function hugeRateLimits(dir: string): string {
+export function hugeRateLimits(dir: string, endpoints: readonly string[] = LIMITED_ENDPOINTS): string {
   const huge = { burst: 1_000_000, per_second: 1_000_000 };
   const file = join(dir, 'rate-limits.json');
   writeFileSync(
     file,
     JSON.stringify({
-      endpoints: Object.fromEntries(LIMITED_ENDPOINTS.map((e) => [e, { account: huge, ip: huge }])),
+      endpoints: Object.fromEntries(endpoints.map((e) => [e, { account: huge, ip: huge }])),
       commands: huge,
     }),
   );

@@ -31,6 +31,11 @@ export interface RigOptions {
   readonly password?: string;
   /** Each account's webhook (POST), `{device_id}` and `{state}` filled in by the server. */
   readonly webhookUrl?: string;
+  /**
+   * Run the server from another checkout (a baseline commit, side by side), whose rate-limits file
+   * names only these endpoints; this checkout and all of its endpoints by default.
+   */
+  readonly serverRoot?: { readonly dir: string; readonly limitedEndpoints: readonly string[] };
 }
 
 export interface RigLock {
@@ -104,7 +109,7 @@ export async function startRig(options: RigOptions, extraFlags: readonly string[
     '--seed',
     seedFile,
     '--rate-limits',
-    hugeRateLimits(dir),
+    hugeRateLimits(dir, options.serverRoot?.limitedEndpoints),
     '--no-simulator',
   ];
   if (mosquitto) flags.push('--mqtt-url', mosquitto.url);
@@ -114,6 +119,7 @@ export async function startRig(options: RigOptions, extraFlags: readonly string[
     PROFILE_DIR === undefined ? undefined : mkdtempSync(join(PROFILE_DIR, `${options.broker}-`));
   const server = await startLockcloud([...flags, ...extraFlags], {
     nodeFlags: profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+    ...(options.serverRoot === undefined ? {} : { root: options.serverRoot.dir }),
   });
   const sim = startTsx('src/bin/sim.ts', [
     '--seed',

@@ -1,0 +1,114 @@
+/**
+ * Issue 21, "Measured": writing events costs at most 10 % of sustained command throughput. The v3
+ * command path of bench/commands.ts (200 clients over 1,000 zero-latency simulated locks, embedded
+ * broker), run side by side in one run against the last commit before the event log: a git worktree
+ * of that commit (EVENTS_BASE_COMMIT, 58485a3 by default) made in a temporary directory, its
+ * node_modules this checkout's, its server run from its own sources. Rounds alternate
+ * baseline / events so that the machine's drift falls on both; the ratio is of the medians.
+ *
+ * EVENTS_BASE_DIR: use a checkout already there instead of making (and removing) the worktree.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { cpuText, failureText, runCommands } from './lib/commands.ts';
+import { HttpClient } from './lib/load.ts';
+import { durations, fmtRate, fmtRatio, median, progress, report, type Target } from './lib/report.ts';
+import { startRig } from './lib/rig.ts';
+
+const BASE_COMMIT = process.env.EVENTS_BASE_COMMIT ?? '58485a3';
+const { seconds, rounds } = durations({ seconds: 8, rounds: 3 }, { seconds: 5, rounds: 1 });
+const CLIENTS = 200;
+const WARM_SECONDS = 3;
+const TARGET_RATIO = 0.9;
+// The endpoints the baseline's rate-limits file may name: those it had (the event log's is new).
+const BASE_LIMITED = [
+  'GET /public/locks',
+  'GET /public/lock/{device_id}',
+  'POST /public/lock/{device_id}',
+  'GET /public/action-result',
+  'POST /public/partners/automation',
+  'GET /ext/webhook',
+  'PUT /ext/webhook',
+  'DELETE /ext/webhook',
+  'POST /ext/webhook/rotate-secret',
+  'POST /ext/webhook/test',
+  'GET /ext/webhook/deliveries',
+  'POST /ext/webhook/deliveries/{id}/resend',
+];
+
+const here = resolve('.');
+let baseDir = process.env.EVENTS_BASE_DIR;
+let madeWorktree = false;
+if (baseDir === undefined) {
+  baseDir = join(mkdtempSync(join(tmpdir(), 'lockcloud-base-')), 'checkout');
+  progress(`making a worktree of ${BASE_COMMIT} in ${baseDir}`);
+  execFileSync('git', ['worktree', 'add', '--detach', baseDir, BASE_COMMIT], { stdio: 'ignore' });
+  madeWorktree = true;
+  symlinkSync(join(here, 'node_modules'), join(baseDir, 'node_modules'));
+}
+const baseRev = execFileSync('git', ['-C', baseDir, 'rev-parse', '--short', 'HEAD']).toString().trim();
+const ownRev = execFileSync('git', ['rev-parse', '--short', 'HEAD']).toString().trim();
+if (!existsSync(join(baseDir, 'src/bin/serve.ts'))) throw new Error(`${baseDir} is not a lockcloud checkout`);
+
+const rows: string[][] = [];
+const rates: Record<'baseline' | 'events', number[]> = { baseline: [], events: [] };
+try {
+  for (let round = 1; round <= rounds; round++) {
+    for (const which of ['baseline', 'events'] as const) {
+      const rig = await startRig({
+        broker: 'embedded',
+        accounts: 10,
+        accessPointsPerAccount: 10,
+        locksPerAccessPoint: 10,
+        ...(which === 'baseline' ? { serverRoot: { dir: baseDir, limitedEndpoints: BASE_LIMITED } } : {}),
+      });
+      const client = new HttpClient(rig.server.url, CLIENTS);
+      const pids = { server: rig.server.pid, sim: rig.sim.pid };
+      progress(`round ${round}, ${which}: warming up for ${WARM_SECONDS} s`);
+      await runCommands(client, rig.locks, 50, WARM_SECONDS, pids);
+      progress(`round ${round}, ${which}: ${CLIENTS} clients for ${seconds} s`);
+      const r = await runCommands(client, rig.locks, CLIENTS, seconds, pids);
+      client.close();
+      await rig.stop();
+      const rate = r.latencies.length / r.seconds;
+      rates[which].push(rate);
+      rows.push([
+        String(round),
+        which === 'baseline' ? `before the event log (${baseRev})` : `with the event log (${ownRev})`,
+        String(r.latencies.length),
+        fmtRate(rate),
+        failureText(r.failures),
+        cpuText(r.cpu),
+      ]);
+    }
+  }
+} finally {
+  if (madeWorktree) {
+    execFileSync('git', ['worktree', 'remove', '--force', baseDir], { stdio: 'ignore' });
+  }
+}
+
+const ratio = median(rates.events) / median(rates.baseline);
+const targets: Target[] = [
+  {
+    point: 'measured 1',
+    what: 'sustained commands/s with events ÷ without (medians of the rounds)',
+    target: `≥ ${TARGET_RATIO}`,
+    measured: `${fmtRatio(ratio)} (${fmtRate(median(rates.events))} ÷ ${fmtRate(median(rates.baseline))})`,
+    met: ratio >= TARGET_RATIO,
+  },
+];
+report({
+  name: 'events-cost',
+  title: "21. The event log's cost: sustained v3 commands/s, with and without it (bench/events-cost.ts)",
+  columns: ['round', 'server', 'commands', 'commands/s', 'failed', 'CPU during the run'],
+  rows,
+  targets,
+  notes: [
+    `Each row: a fresh server and \`lockcloud sim\` over the embedded broker, 1,000 zero-latency locks, ${WARM_SECONDS} s warm-up with 50 clients, then ${CLIENTS} clients for ${seconds} s (bench/commands.ts's flow: POST /public/lock/{id}, then action-result until terminated). The baseline is commit ${baseRev} run from a git worktree; rounds alternate.`,
+    'Each command writes 3 to 4 events (command.requested, the movement, command.succeeded) in the transactions of its changes, and reads the running task once to attribute the movement.',
+  ],
+});
+process.exit(0);
