@@ -26,11 +26,13 @@ const ORDER = [
  * an outside probe of the limits rather than measuring a cost. Their figures go to docs/security.md.
  */
 const BY_NAME_ONLY = ['login-timing', 'probe-limits'];
-const USAGE = `usage: npm run bench -- [--quick] [--profile] [--write] [NAME ...]
+const USAGE = `usage: npm run bench -- [--quick] [--profile] [--write | --update] [NAME ...]
   --quick    shorter runs, one round (about half the time)
   --profile  run each server under test with node --cpu-prof and print the top self-time functions
              (read-path profiles a server of its own under GET /public/lock/{id}); not written to the docs
   --write    write docs/benchmarks.md even for a subset of the benches or with --profile
+  --update   write only these benches' sections into docs/benchmarks.md, keeping the rest of it
+             (each such section says its own command, commit, date and load)
   NAME       run only these benches (the file names in bench/ without .ts); ${BY_NAME_ONLY.join(', ')}
              runs only when named`;
 
@@ -40,7 +42,7 @@ if (args.includes('--help') || args.includes('-h')) {
   process.exit(0);
 }
 const flags = new Set(args.filter((a) => a.startsWith('--')));
-const unknownFlags = [...flags].filter((f) => !['--quick', '--profile', '--write'].includes(f));
+const unknownFlags = [...flags].filter((f) => !['--quick', '--profile', '--write', '--update'].includes(f));
 const available = readdirSync('bench')
   .filter((f) => f.endsWith('.ts'))
   .map((f) => f.slice(0, -3))
@@ -63,7 +65,8 @@ const selected =
     : available.filter((n) => wanted.includes(n));
 const quick = flags.has('--quick');
 const profile = flags.has('--profile');
-const write = flags.has('--write') || (wanted.length === 0 && !profile);
+const update = flags.has('--update');
+const write = !update && (flags.has('--write') || (wanted.length === 0 && !profile));
 
 const work = mkdtempSync(join(tmpdir(), 'lockcloud-bench-results-'));
 const profileDir = profile ? join(work, 'profiles') : '';
@@ -116,6 +119,35 @@ function sh(command, commandArgs) {
   return r.status === 0 ? r.stdout.trim() : 'unknown';
 }
 
+/** One bench's section of docs/benchmarks.md. */
+function sectionOf(r) {
+  const parts = [`## ${r.title}`, '', table(r.columns, r.rows), ''];
+  for (const note of r.notes) parts.push(`- ${note}`);
+  parts.push(`- Took ${r.seconds.toFixed(0)} s.`);
+  for (const s of r.sections ?? []) parts.push('', `### ${s.title}`, '', s.body);
+  return parts.join('\n');
+}
+
+if (update && results.length > 0) {
+  // Each bench's section replaced where it is (its heading names the bench's file), or added before
+  // the closing notes; the rest of the file, machine and targets included, is the last full run's.
+  let doc = readFileSync('docs/benchmarks.md', 'utf8');
+  const dirty = sh('git', ['status', '--porcelain', '--untracked-files=no']) !== '';
+  const command = `npm run bench -- ${args.join(' ')}`;
+  const commit = `${sh('git', ['rev-parse', '--short', 'HEAD'])}${dirty ? ' (with uncommitted changes)' : ''}`;
+  for (const r of results) {
+    const own = `- This section alone was written by \`${command}\` at commit ${commit}, ${startedAt.toISOString()}, load average at start ${load.map((x) => x.toFixed(2)).join(', ')}; the machine is the one above, the rest of the file is from the run it describes.`;
+    const section = `${sectionOf(r)}\n${own}`;
+    const name = r.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const existing = new RegExp(`\n## [^\n]*\\(bench/${name}\\.ts\\)[^\n]*\n[\\s\\S]*?(?=\n## )`);
+    doc = existing.test(doc)
+      ? doc.replace(existing, () => `\n${section}\n`)
+      : doc.replace('\n## Reading these numbers', () => `\n${section}\n\n## Reading these numbers`);
+  }
+  writeFileSync('docs/benchmarks.md', doc.replace(/\n{3,}/g, '\n\n'));
+  console.log('updated docs/benchmarks.md');
+}
+
 if (write) {
   const osName = (() => {
     try {
@@ -124,7 +156,7 @@ if (write) {
       return platform();
     }
   })();
-  const dirty = sh('git', ['status', '--porcelain']) !== '';
+  const dirty = sh('git', ['status', '--porcelain', '--untracked-files=no']) !== '';
   const command = `npm run bench${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
   const machine = table(
     ['', ''],
@@ -148,13 +180,7 @@ if (write) {
       ],
     ],
   );
-  const sections = results.map((r) => {
-    const parts = [`## ${r.title}`, '', table(r.columns, r.rows), ''];
-    for (const note of r.notes) parts.push(`- ${note}`);
-    parts.push(`- Took ${r.seconds.toFixed(0)} s.`);
-    for (const s of r.sections ?? []) parts.push('', `### ${s.title}`, '', s.body);
-    return parts.join('\n');
-  });
+  const sections = results.map(sectionOf);
   const doc = [
     '# Benchmarks',
     '',
@@ -196,6 +222,7 @@ if (write) {
     'npm run bench -- --quick           # shorter runs, one round (about 6 minutes here)',
     'npm run bench -- read-path webhooks   # some benches by name (prints only, unless --write)',
     'npm run bench -- read-path --profile  # adds the top self-time functions of the server (node --cpu-prof)',
+    "npm run bench -- idempotency-cost --update  # rewrites only that bench's section here",
     '```',
     '',
   ].join('\n');

@@ -4,6 +4,7 @@
  * end. Each lock runs one command at a time (a lock allows one running command), alternating
  * unlock and lock. Used by bench/commands.ts.
  */
+import { randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import type { HttpClient } from './load.ts';
 import { cpuSeconds } from './processes.ts';
@@ -11,6 +12,8 @@ import type { RigLock } from './rig.ts';
 
 export interface FlowResult {
   readonly latencies: number[];
+  /** The POST's own round trip, of each accepted command. */
+  readonly postLatencies: number[];
   readonly polls: number;
   /** Commands refused or ended unsuccessful, by what was answered. */
   readonly failures: Map<string, number>;
@@ -25,15 +28,20 @@ const unlocked = new Set<string>();
 async function oneCommand(
   client: HttpClient,
   lock: RigLock,
-  out: { polls: number; fail: (why: string) => void },
+  out: { polls: number; fail: (why: string) => void; posted: (ms: number) => void },
+  idempotencyKey: string | undefined,
 ): Promise<boolean> {
   const headers = { authorization: lock.key };
   const command = unlocked.has(lock.deviceId) ? 'lock' : 'unlock';
-  const sent = await client.request('POST', `/public/lock/${lock.deviceId}`, headers, { command });
+  const postHeaders =
+    idempotencyKey === undefined ? headers : { ...headers, 'idempotency-key': idempotencyKey };
+  const t0 = performance.now();
+  const sent = await client.request('POST', `/public/lock/${lock.deviceId}`, postHeaders, { command });
   if (sent.status !== 200) {
     out.fail(`${sent.status} ${sent.body}`);
     return false;
   }
+  out.posted(performance.now() - t0);
   const taskId = (JSON.parse(sent.body) as { task_id: string }).task_id;
   for (;;) {
     out.polls++;
@@ -64,13 +72,19 @@ export async function runCommands(
   clients: number,
   seconds: number,
   pids: { server: number; sim: number },
+  /** Each command with an Idempotency-Key of its own (a new key per command, as a client sends them). */
+  options: { idempotencyKeys?: boolean } = {},
 ): Promise<FlowResult> {
   const latencies: number[] = [];
+  const postLatencies: number[] = [];
   const failures = new Map<string, number>();
   const out = {
     polls: 0,
     fail: (why: string) => {
       failures.set(why, (failures.get(why) ?? 0) + 1);
+    },
+    posted: (ms: number) => {
+      postLatencies.push(ms);
     },
   };
   const cpu0 = { server: cpuSeconds(pids.server), sim: cpuSeconds(pids.sim), client: process.cpuUsage() };
@@ -83,7 +97,8 @@ export async function runCommands(
         const lock = mine[n % mine.length];
         if (!lock) return;
         const t0 = performance.now();
-        if (await oneCommand(client, lock, out)) latencies.push(performance.now() - t0);
+        const key = options.idempotencyKeys ? randomUUID() : undefined;
+        if (await oneCommand(client, lock, out, key)) latencies.push(performance.now() - t0);
       }
     }),
   );
@@ -91,6 +106,7 @@ export async function runCommands(
   const used = process.cpuUsage(cpu0.client);
   return {
     latencies,
+    postLatencies,
     polls: out.polls,
     failures,
     seconds: wall,

@@ -33,9 +33,9 @@ export interface RigOptions {
   readonly webhookUrl?: string;
   /**
    * Run the server from another checkout (a baseline commit, side by side), whose rate-limits file
-   * names only these endpoints; this checkout and all of its endpoints by default.
+   * names only these endpoints (all of its own when none are given); this checkout by default.
    */
-  readonly serverRoot?: { readonly dir: string; readonly limitedEndpoints: readonly string[] };
+  readonly serverRoot?: { readonly dir: string; readonly limitedEndpoints?: readonly string[] };
 }
 
 export interface RigLock {

@@ -29,6 +29,22 @@ export interface LockcloudClientOptions extends ClientOptions {
 }
 
 /**
+ * The options of a command.
+ *
+ * @example
+ * await client.unlock(deviceId, { idempotencyKey: crypto.randomUUID() });
+ */
+export interface CommandOptions extends CallOptions {
+  /**
+   * Sent as `Idempotency-Key` (1 to 255 visible ASCII characters): the same key with the same
+   * command to the same lock within 24 h answers the first command's `task_id` instead of sending
+   * it again. With the client's `retry` on, a command whose answer was lost is then sent again with
+   * the same key (and only then: without a key a lost answer is never resent).
+   */
+  readonly idempotencyKey?: string | undefined;
+}
+
+/**
  * How {@link LockcloudClient.waitForTask} polls.
  *
  * @example
@@ -128,13 +144,14 @@ export class LockcloudClient {
    * @example
    * const { task_id } = await client.sendCommand(deviceId, 'sync');
    */
-  sendCommand(deviceId: string, command: Command, options?: CallOptions): Promise<CommandResponse> {
+  sendCommand(deviceId: string, command: Command, options?: CommandOptions): Promise<CommandResponse> {
     return this.#http.request({
       method: 'POST',
       path: `/public/lock/${segment(deviceId)}`,
       headers: { authorization: this.#apiKey },
       json: { command },
       signal: options?.signal,
+      idempotencyKey: options?.idempotencyKey,
     });
   }
 
@@ -144,7 +161,7 @@ export class LockcloudClient {
    * @example
    * const { task_id } = await client.lock(deviceId);
    */
-  lock(deviceId: string, options?: CallOptions): Promise<CommandResponse> {
+  lock(deviceId: string, options?: CommandOptions): Promise<CommandResponse> {
     return this.sendCommand(deviceId, 'lock', options);
   }
 
@@ -154,7 +171,7 @@ export class LockcloudClient {
    * @example
    * const { task_id } = await client.unlock(deviceId);
    */
-  unlock(deviceId: string, options?: CallOptions): Promise<CommandResponse> {
+  unlock(deviceId: string, options?: CommandOptions): Promise<CommandResponse> {
     return this.sendCommand(deviceId, 'unlock', options);
   }
 
@@ -164,7 +181,7 @@ export class LockcloudClient {
    * @example
    * const { task_id } = await client.sync(deviceId);
    */
-  sync(deviceId: string, options?: CallOptions): Promise<CommandResponse> {
+  sync(deviceId: string, options?: CommandOptions): Promise<CommandResponse> {
     return this.sendCommand(deviceId, 'sync', options);
   }
 
@@ -237,7 +254,11 @@ export class LockcloudClient {
    * @example
    * await client.run(deviceId, 'unlock', { timeoutMs: 20_000 });
    */
-  async run(deviceId: string, command: Command, options: WaitOptions = {}): Promise<SucceededResult> {
+  async run(
+    deviceId: string,
+    command: Command,
+    options: WaitOptions & CommandOptions = {},
+  ): Promise<SucceededResult> {
     const { task_id } = await this.sendCommand(deviceId, command, options);
     return this.waitForTask(task_id, options);
   }
@@ -251,13 +272,14 @@ export class LockcloudClient {
    */
   partnerAutomation(
     request: { command: PartnerCommand; deviceId: string },
-    options?: CallOptions,
+    options?: CommandOptions,
   ): Promise<CommandResponse> {
     return this.#http.request({
       method: 'POST',
       path: '/public/partners/automation',
       json: { command: request.command, apikey: this.#apiKey, device_id: request.deviceId },
       signal: options?.signal,
+      idempotencyKey: options?.idempotencyKey,
     });
   }
 }

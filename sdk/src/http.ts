@@ -49,6 +49,12 @@ export interface HttpRequest {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly path: string;
   readonly headers?: Record<string, string>;
+  /**
+   * Sent as `Idempotency-Key` on every attempt of this request, retries included; with retries on,
+   * a lost answer (no answer, or none in time) is then sent again too: the server answers the first
+   * request's result instead of acting twice.
+   */
+  readonly idempotencyKey?: string | undefined;
   readonly json?: unknown;
   readonly signal?: AbortSignal | undefined;
 }
@@ -96,7 +102,7 @@ export class Http {
 
   /** Sends the request (with retries when on); resolves to the parsed body (undefined when empty). */
   request<T>(req: HttpRequest): Promise<T> {
-    return withRetry(() => this.once<T>(req), this.#retry, req.signal);
+    return withRetry(() => this.once<T>(req), this.#retry, req.signal, req.idempotencyKey !== undefined);
   }
 
   /** One attempt, no retry. */
@@ -107,6 +113,7 @@ export class Http {
       'user-agent': USER_AGENT,
       ...req.headers,
     };
+    if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
     if (req.json !== undefined) headers['content-type'] = 'application/json';
     const timeout = new AbortController();
     const timer =

@@ -11,7 +11,12 @@
  * const client = new LockcloudClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: 'lck_…', retry: true });
  * await client.run(deviceId, 'unlock');
  */
-export { LockcloudClient, type LockcloudClientOptions, type WaitOptions } from './client.js';
+export {
+  type CommandOptions,
+  LockcloudClient,
+  type LockcloudClientOptions,
+  type WaitOptions,
+} from './client.js';
 export {
   AccessDeniedError,
   AccountDeletedError,

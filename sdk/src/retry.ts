@@ -3,7 +3,9 @@
  * `THROTTLED` (Retry-After), v1 `42900` and `50001` (Retry-After). Nothing else is retried: not a
  * plain `DEVICE_IS_BUSY` (the app holds the lock, no end is known), not `ACCESS_DENY` (a 30-minute
  * block), not a network error. Every retried request was refused before anything happened, so a
- * retried command cannot run twice.
+ * retried command cannot run twice. The one exception: a request sent with an `Idempotency-Key`
+ * whose answer was lost (a {@link ConnectionError}, a timeout) is sent again with the same key, for
+ * the server answers a repeated key with the first request's result and never acts twice.
  *
  * A busy lock's wait is a maximum, not a time to wait: `n` counts down to the running command's
  * deadline, and most commands end long before it. So a busy refusal is tried again soon, then less
@@ -11,6 +13,7 @@
  * time the server gave, which is exact.
  */
 import {
+  ConnectionError,
   DeviceBusyError,
   LockBusyError,
   type LockcloudError,
@@ -46,7 +49,8 @@ export interface RetryInfo {
   /** The request about to be made after the wait (2 for the first retry). */
   readonly attempt: number;
   readonly waitMs: number;
-  readonly error: LockcloudError;
+  /** The refusal; a {@link ConnectionError} only for a request with an `Idempotency-Key` whose answer was lost. */
+  readonly error: LockcloudError | ConnectionError;
 }
 
 /**
@@ -75,6 +79,14 @@ export const BUSY_FIRST_INTERVAL_MS = 250;
  * BUSY_MAX_INTERVAL_MS; // 2000
  */
 export const BUSY_MAX_INTERVAL_MS = 2000;
+
+/**
+ * How long after a lost answer a request with an `Idempotency-Key` is sent again.
+ *
+ * @example
+ * LOST_ANSWER_WAIT_MS; // 500
+ */
+export const LOST_ANSWER_WAIT_MS = 500;
 
 /**
  * The longest a busy lock may stay busy, in ms, when the error says (`DEVICE_IS_BUSY n`, a busy v1
@@ -136,7 +148,8 @@ interface BusySpell {
 /**
  * Runs `attempt`, and again while the error is retryable and the attempts and the total wait stay
  * within bounds: a busy lock soon and then less often, up to the longest it may stay busy; a
- * throttled request after the wait the server asked for. Then the last error is thrown as it came.
+ * throttled request after the wait the server asked for; with `resendLost`, a request whose answer
+ * was lost after {@link LOST_ANSWER_WAIT_MS}. Then the last error is thrown as it came.
  * `options` undefined or false: one attempt.
  *
  * @example
@@ -146,6 +159,7 @@ export async function withRetry<T>(
   attempt: () => Promise<T>,
   options: RetryOptions | boolean | undefined,
   signal?: AbortSignal,
+  resendLost = false,
 ): Promise<T> {
   if (options === undefined || options === false) return attempt();
   const settings = options === true ? {} : options;
@@ -171,11 +185,13 @@ export async function withRetry<T>(
         if (waitMs <= 0) throw error;
         busy.nextMs = Math.min(busy.nextMs * 2, BUSY_MAX_INTERVAL_MS);
       } else {
-        waitMs = throttledForMs(error);
+        // The caller's own abort is not a lost answer: it is thrown as it came.
+        const lost = resendLost && error instanceof ConnectionError && !signal?.aborted;
+        waitMs = lost ? LOST_ANSWER_WAIT_MS : throttledForMs(error);
         if (waitMs === undefined || attempts >= maxAttempts || waited + waitMs > maxTotalWaitMs) throw error;
         attempts++;
       }
-      settings.onRetry?.({ attempt: request + 1, waitMs, error: error as LockcloudError });
+      settings.onRetry?.({ attempt: request + 1, waitMs, error: error as LockcloudError | ConnectionError });
       await sleep(waitMs, signal);
       waited += waitMs;
     }

@@ -77,20 +77,24 @@ export type TaskFailureReason =
  * A task still running: no `successful` key.
  *
  * @example
- * const pending: ProcessingResult = { status: 'processing' };
+ * const pending: ProcessingResult = { status: 'processing', task_id: '4f0c…' };
  */
 export interface ProcessingResult {
   status: 'processing';
+  /** The task asked for. */
+  task_id: string;
 }
 
 /**
  * A task that ended well.
  *
  * @example
- * const done: SucceededResult = { status: 'terminated', successful: true };
+ * const done: SucceededResult = { status: 'terminated', task_id: '4f0c…', successful: true };
  */
 export interface SucceededResult {
   status: 'terminated';
+  /** The task asked for. */
+  task_id: string;
   successful: true;
 }
 
@@ -98,10 +102,12 @@ export interface SucceededResult {
  * A task that ended badly, with its reason.
  *
  * @example
- * const failed: FailedResult = { status: 'terminated', successful: false, error: 'TIMEOUT' };
+ * const failed: FailedResult = { status: 'terminated', task_id: '4f0c…', successful: false, error: 'TIMEOUT' };
  */
 export interface FailedResult {
   status: 'terminated';
+  /** The task asked for. */
+  task_id: string;
   successful: false;
   error: TaskFailureReason;
 }
@@ -110,7 +116,7 @@ export interface FailedResult {
  * A task that has ended, well or badly.
  *
  * @example
- * const result: TerminatedResult = { status: 'terminated', successful: true };
+ * const result: TerminatedResult = { status: 'terminated', task_id: '4f0c…', successful: true };
  * if (!result.successful) console.log(result.error);
  */
 export type TerminatedResult = SucceededResult | FailedResult;

@@ -19,6 +19,7 @@ import type {
   DeviceGateway,
   DeviceResult,
   EventBus,
+  IdempotencyClaim,
   Logger,
   Metrics,
   RandomSource,
@@ -61,6 +62,14 @@ const DEADLINE_GRACE_MS = 1000;
 
 export type EndedTask = Extract<Task, { status: 'terminated' }>;
 
+/** send() with a key the account has already: no task was made, the key's record names one. */
+export class IdempotencyKeyTaken extends Error {
+  constructor() {
+    super('the account has this Idempotency-Key already');
+    this.name = 'IdempotencyKeyTaken';
+  }
+}
+
 /**
  * The one command path. v3 answers with the task id at once; v1 waits for the same task to end.
  * A task ends exactly once: by the device's answer, by the deadline timer, or by recovery at start.
@@ -72,8 +81,18 @@ export class Commands {
 
   constructor(private readonly deps: CommandDeps) {}
 
-  /** `origin`: who sends it and how; remembered on the task, so what it causes is attributed to it. */
-  async send(accountId: string, deviceId: string, command: LockCommand, origin: Origin): Promise<Task> {
+  /**
+   * `origin`: who sends it and how; remembered on the task, so what it causes is attributed to it.
+   * `key`: an Idempotency-Key's record, made with the task in one transaction; when the account has
+   * the key already nothing is made and IdempotencyKeyTaken is thrown (IdempotentCommands reads it).
+   */
+  async send(
+    accountId: string,
+    deviceId: string,
+    command: LockCommand,
+    origin: Origin,
+    key?: IdempotencyClaim,
+  ): Promise<Task> {
     const { clock, policy, tasks } = this.deps;
     const lock = await this.deps.locks.getOwned(accountId, deviceId);
     checkCommandAllowed(lock, command, policy);
@@ -92,13 +111,14 @@ export class Commands {
       origin,
     };
     const requested = this.deps.eventLog?.stampAll([commandRequestedEvent(task)]) ?? [];
-    let created = await tasks.createProcessing(task, requested);
-    if (!created.created && created.running.deadline <= now) {
+    let created = await tasks.createProcessing(task, { events: requested, key });
+    if (!created.created && 'running' in created && created.running.deadline <= now) {
       // The running task is past its deadline and nobody ended it (its timer died with a process):
       // end it now rather than answer busy for a task that can no longer finish.
       await this.finish(created.running.id, { successful: false, error: 'TIMEOUT' });
-      created = await tasks.createProcessing(task, requested);
+      created = await tasks.createProcessing(task, { events: requested, key });
     }
+    if (!created.created && 'keyTaken' in created) throw new IdempotencyKeyTaken();
     if (!created.created) {
       throw new DomainError('BUSY', 'another command is running on this lock', {
         retryAfterSeconds: busyWaitSeconds(created.running.deadline, now),

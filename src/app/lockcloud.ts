@@ -9,6 +9,7 @@ import { DeviceLink } from './device-link.ts';
 import { DeviceReports } from './device-reports.ts';
 import { DEFAULT_EVENT_RETENTION_DAYS, EventLog } from './event-log.ts';
 import { HourlyPurges } from './hourly-purges.ts';
+import { IdempotentCommands } from './idempotent-commands.ts';
 import { LockSettings } from './lock-settings.ts';
 import { LockQueries } from './locks.ts';
 import { DEFAULT_LOGIN_LIMITS, Login, type LoginLimits } from './login.ts';
@@ -104,6 +105,8 @@ export class Lockcloud {
   readonly login: Login;
   readonly locks: LockQueries;
   readonly commands: Commands;
+  /** v3 commands sent with an Idempotency-Key. */
+  readonly idempotentCommands: IdempotentCommands;
   readonly reports: DeviceReports;
   readonly devices: DeviceLink;
   readonly sandbox: Sandbox;
@@ -116,7 +119,7 @@ export class Lockcloud {
   readonly lockSettings: LockSettings;
   /** Everything that happened to a lock or an account, with who and how (docs/events.md). */
   readonly eventLog: EventLog;
-  /** Ended tasks, old v1 tokens, sessions, codes and ended blocks, forgotten each hour. */
+  /** Ended tasks, old v1 tokens, expired idempotency keys, sessions, codes and ended blocks, forgotten each hour. */
   private readonly purges: HourlyPurges;
 
   // Kept to itself: surfaces reach the application through its use cases only, never its adapters.
@@ -205,6 +208,12 @@ export class Lockcloud {
       sharedStore: deps.sharedStore,
       eventLog: this.eventLog,
     });
+    this.idempotentCommands = new IdempotentCommands({
+      keys: deps.store.idempotencyKeys,
+      commands: this.commands,
+      clock: deps.clock,
+      hasher: deps.secrets,
+    });
     this.devices = new DeviceLink({
       locks: deps.store.locks,
       accessPoints: deps.store.accessPoints,
@@ -234,6 +243,7 @@ export class Lockcloud {
     this.purges = new HourlyPurges(deps.clock, deps.logger, [
       { what: 'ended tasks', run: (now) => this.commands.purge(now) },
       { what: 'expired v1 tokens', run: (now) => this.tokenAuth.purge(now) },
+      { what: 'expired idempotency keys', run: (now) => this.idempotentCommands.purge(now) },
       ...this.accounts.purges(),
       // Only blocks in force are ever read (every request, the admin CLI); ended ones were never
       // forgotten before this loop ran them too.

@@ -39,6 +39,8 @@ export const DOMAIN_ERROR_CODES = [
   'TOO_MANY_COMMANDS',
   // A webhook operation while no webhook is set; a simulated lock to add where no simulator runs.
   'NOT_CONFIGURED',
+  // An Idempotency-Key the account already used for another request (another lock, command or endpoint).
+  'IDEMPOTENCY_KEY_REUSED',
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

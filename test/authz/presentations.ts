@@ -112,6 +112,8 @@ export interface Outgoing {
   /** A JSON body, or a form for dashboard pages. */
   readonly json?: Record<string, unknown>;
   readonly form?: Record<string, string>;
+  /** Headers of the route's own (an Idempotency-Key); the credential's are added by send(). */
+  readonly headers?: Record<string, string>;
 }
 
 /** Sends the request with the actor's secret in the presentation's place, and a CSRF token as told. */
@@ -124,7 +126,7 @@ export function send(w: World, actor: Actor, p: Presentation, csrf: Csrf, out: O
         : p.secret === 'session'
           ? (w.of[actor].session.cookie('lc_session') ?? '')
           : undefined;
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...out.headers };
   let path = out.path;
   const json = out.json && { ...out.json };
   const form = out.form && { ...out.form };

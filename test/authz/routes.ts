@@ -52,6 +52,17 @@ export interface Endpoint {
   readonly outside?: string;
 }
 
+/**
+ * The v3 commands carry an Idempotency-Key (issue 21): a new one for each request on the account's
+ * own lock (each must move it), and one key for every refused request of every account, so that
+ * the refusals are answered through the keyed path with a key others have used, and leave no row.
+ * test/authz/idempotency-scope.test.ts tries one account's key on every other account.
+ */
+let keysMade = 0;
+const idempotencyKey = (ctx: Ctx): Record<string, string> => ({
+  'idempotency-key': ctx.own ? `authz-own-${++keysMade}` : 'authz-one-key-for-all',
+});
+
 /** Whom an account shares with and unshares from when it may: one with no relation to its locks. */
 const other = (a: Actor): Actor => (a === 'owner' ? 'stranger' : 'owner');
 const page = (status: number): Want => ({ status, page: true });
@@ -217,7 +228,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     route: '/public/lock/:device_id',
     surface: 'v3',
     target: 'lock',
-    request: () => ({ json: { command: 'unlock' } }),
+    request: (ctx) => ({ json: { command: 'unlock' }, headers: idempotencyKey(ctx) }),
     own: { status: 200 },
     foreign: V3_BAD_PARAMS,
     moves: true,
@@ -236,7 +247,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     route: '/public/partners/automation',
     surface: 'partner',
     target: 'lock',
-    request: (ctx) => ({ json: { command: 'unlock', device_id: ctx.target } }),
+    request: (ctx) => ({ json: { command: 'unlock', device_id: ctx.target }, headers: idempotencyKey(ctx) }),
     own: { status: 200 },
     foreign: V3_BAD_PARAMS,
     moves: true,

@@ -210,6 +210,7 @@ const QUERIES: readonly string[] = [
   // A refused login is recorded in the account's log on purpose (its owner's audit): the one write
   // a refusal makes.
   `SELECT 'event', account_id, NULL, id || type FROM events WHERE type <> 'account.login_failed'`,
+  `SELECT 'idempotency', account_id, NULL, key_hash || fingerprint || task_id FROM idempotency_keys`,
   `SELECT 'device', l.owner_id, NULL, d.device_id || d.locked || d.app_open || d.battery
      FROM sim_devices d JOIN locks l USING (device_id)`,
 ];

@@ -59,6 +59,7 @@ const RATE_LIMITS = JSON.stringify({
 
 interface TaskResult {
   status?: string;
+  task_id?: string;
   successful?: boolean;
   error?: string;
 }
@@ -140,7 +141,55 @@ describe('three server processes on PostgreSQL, Redis and Mosquitto', () => {
         const read = await result(other, task);
         assert.ok(read.status === 'processing' || read.status === 'terminated', JSON.stringify(read));
       }
-      assert.deepEqual(await ended(n + 1, task), { status: 'terminated', successful: true });
+      assert.deepEqual(await ended(n + 1, task), { status: 'terminated', task_id: task, successful: true });
+    }
+  });
+
+  it('answers one task to one Idempotency-Key sent to every process at once (issue 21)', async () => {
+    const lock = FAST[5] ?? '';
+    const send = (n: number, key: string, action: 'lock' | 'unlock') =>
+      v3(n, `/public/lock/${lock}`, {
+        method: 'POST',
+        headers: { 'idempotency-key': key },
+        body: JSON.stringify({ command: action }),
+      });
+    const db = new pg.Client({ connectionString: cluster.db.url });
+    await db.connect();
+    const tasksOf = async (): Promise<number> =>
+      Number(
+        (await db.query<{ n: string }>('SELECT count(*) AS n FROM tasks WHERE device_id = $1', [lock]))
+          .rows[0]?.n,
+      );
+    try {
+      for (let round = 0; round < 4; round++) {
+        const key = `cluster-key-${round}`;
+        const action = round % 2 === 0 ? 'unlock' : 'lock';
+        const before = await tasksOf();
+        const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => send(i, key, action)));
+        const ids = await Promise.all(
+          answers.map(async (res) => {
+            assert.equal(res.status, 200, await res.clone().text());
+            return ((await res.json()) as { task_id: string }).task_id;
+          }),
+        );
+        assert.equal(new Set(ids).size, 1, `round ${round}: one task for the key: ${ids.join(', ')}`);
+        const [task = ''] = ids;
+        assert.deepEqual(await ended(round, task), { status: 'terminated', task_id: task, successful: true });
+        // One command reached the lock: the store holds one task more of it than before the round.
+        assert.equal(await tasksOf(), before + 1, `round ${round}: tasks made`);
+        // Afterwards, from every process: the same answer; another command with the key: refused.
+        for (let n = 0; n < 3; n++) {
+          const again = await send(n, key, action);
+          assert.deepEqual(await again.json(), { task_id: task });
+          const other = await send(n, key, action === 'lock' ? 'unlock' : 'lock');
+          assert.equal(other.status, 400);
+          assert.deepEqual(await other.json(), { error: 'BAD_PARAMS' });
+        }
+      }
+      const keys = await db.query<{ n: string }>('SELECT count(*) AS n FROM idempotency_keys');
+      assert.equal(Number(keys.rows[0]?.n), 4);
+    } finally {
+      await db.end();
     }
   });
 

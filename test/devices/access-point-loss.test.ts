@@ -78,7 +78,7 @@ describe('an access point killed (embedded broker)', () => {
     assert.equal(ap.lock(LOCK_A)?.latencyMs, 10_000);
     const taskId = await startTask(rig.t, LOCK_A, 'unlock');
     const res = await rig.t.request(`/public/action-result?task_id=${taskId}`, { key: OWNER_KEY });
-    assert.deepEqual(await res.json(), { status: 'processing' });
+    assert.deepEqual(await res.json(), { status: 'processing', task_id: taskId });
     const started = performance.now();
     ap.kill();
     assert.deepEqual(await taskEnd(rig.t, taskId, FAST_MS), failed('DEVICE_UNREACHABLE'));

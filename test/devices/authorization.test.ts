@@ -206,7 +206,7 @@ describe('device authorization (embedded broker)', () => {
     await control(other);
     await garageControl(garage);
     const res = await rig.t.request(`/public/action-result?task_id=${taskId}`, { key: OWNER_KEY });
-    assert.deepEqual(await res.json(), { status: 'processing' });
+    assert.deepEqual(await res.json(), { status: 'processing', task_id: taskId });
     assert.deepEqual(await lockStatus(rig.t, LOCK_A), HOME_STATUS);
     await advanceClock(rig.t, 5);
     assert.deepEqual(await taskEnd(rig.t, taskId), SUCCESS);

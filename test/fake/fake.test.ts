@@ -69,7 +69,9 @@ async function send(lockcloud: RunningLockcloud, deviceId: string, command: stri
 async function outcome(lockcloud: RunningLockcloud, taskId: string): Promise<unknown> {
   return eventually(`task ${taskId} to end`, async () => {
     const { body } = await call(lockcloud, 'GET', `/public/action-result?task_id=${taskId}`);
-    return (body as { status?: string }).status !== 'processing' && (body as object);
+    const { task_id, ...ended } = body as Record<string, unknown>;
+    assert.equal(task_id, taskId, 'action-result names the task asked for');
+    return ended.status !== 'processing' && ended;
   });
 }
 

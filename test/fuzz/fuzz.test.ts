@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FuzzTarget } from './harness.ts';
+import { takesIdempotencyKey } from './requests.ts';
 import { parseRouteTree, surfaceOf } from './routes.ts';
 import { type FuzzReport, runFuzz } from './run.ts';
 
@@ -59,6 +60,14 @@ describe('fuzzing every endpoint', () => {
           `${method.toUpperCase()} ${path} is fuzzed with its document entry`,
         );
     for (const e of target.endpoints) assert.equal(e.surface, surfaceOf(e.path), e.name);
+    // The Idempotency-Key is learnt from the document: the command endpoints get it fuzzed most.
+    assert.deepEqual(
+      target.endpoints
+        .filter(takesIdempotencyKey)
+        .map((e) => e.name)
+        .sort(),
+      ['POST /public/lock/:device_id', 'POST /public/partners/automation'],
+    );
   });
 
   it('parses nested route trees into full paths', () => {

@@ -183,6 +183,32 @@ const requestId = weighted(
   [1, fc.oneof(latin1(60), fc.constant('x'.repeat(129))).map((id) => [id])],
   [1, fc.constant(['a', 'b'])],
 );
+/**
+ * Idempotency-Key (issue 21): keys from a small pool, so one key meets several bodies and locks
+ * (repeats and reuses), well-formed ones of every length and form, and malformed ones of every kind
+ * (empty, over 255, spaces, control and non-ASCII bytes, broken quoting, the header twice).
+ */
+const idempotencyKey = weighted(
+  [4, fc.constant<string[]>([])],
+  [4, fc.constantFrom('fuzz-key-1', 'fuzz-key-2', '"fuzz-key-1"', 'fuzz-key-3').map((k) => [k])],
+  [2, fc.oneof(fc.uuid(), fc.stringMatching(/^[!-~]{1,255}$/)).map((k) => [k])],
+  [
+    2,
+    fc
+      .oneof(
+        fc.constantFrom('', ' ', '""', '"', '"a"b"', '"\\x"', 'a b', 'k'.repeat(256), '\t'),
+        latin1(40),
+        fc.integer({ min: 256, max: 9_000 }).map((n) => 'k'.repeat(n)),
+      )
+      .map((k) => [k]),
+  ],
+  [1, fc.constant(['fuzz-key-1', 'fuzz-key-2'])],
+);
+
+/** The endpoint documents the header (its OpenAPI parameters): the fuzzer learns it from there. */
+export const takesIdempotencyKey = (endpoint: Endpoint): boolean =>
+  endpoint.operation?.parameters?.some((p) => p.in === 'header' && p.name === 'idempotency-key') ?? false;
+
 const otherHeaders = fc.array(
   fc.oneof(
     fc.tuple(
@@ -215,6 +241,10 @@ function fromEndpoint(endpoint: Endpoint): fc.Arbitrary<FuzzRequest> {
       cookie,
       csrf,
       requestId,
+      // Mostly where it is read; now and then elsewhere, where it must change nothing.
+      idempotencyKey: takesIdempotencyKey(endpoint)
+        ? idempotencyKey
+        : weighted([12, fc.constant<string[]>([])], [1, idempotencyKey]),
       otherHeaders,
       via: weighted([12, fc.constant<'http' | 'raw'>('http')], [1, fc.constant<'http' | 'raw'>('raw')]),
       framing: weighted(
@@ -236,6 +266,7 @@ function fromEndpoint(endpoint: Endpoint): fc.Arbitrary<FuzzRequest> {
         ...optional('content-type', contentType),
         ...optional('content-encoding', encoding),
         ...r.requestId.map((id) => ['x-request-id', id] as const),
+        ...r.idempotencyKey.map((key) => ['idempotency-key', key] as const),
         ...r.otherHeaders.filter(([name]) => r.via === 'http' || name !== 'expect'),
       ];
       return {

@@ -215,7 +215,7 @@ describe('the container image, built with buildah and run in it', { skip: !ci &&
       },
       { timeoutMs: 30_000, everyMs: 50 },
     );
-    assert.deepEqual(result, { status: 'terminated', successful: true });
+    assert.deepEqual(result, { status: 'terminated', task_id, successful: true });
     const state = (await (await fetch(`${url}/public/lock/${lock}`, { headers: auth })).json()) as {
       locked: boolean;
     };

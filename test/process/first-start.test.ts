@@ -48,7 +48,7 @@ describe('first start without flags (the README demo)', () => {
         ).json()) as Record<string, unknown>;
         return body.status === 'terminated' && body;
       });
-      assert.deepEqual(result, { status: 'terminated', successful: true });
+      assert.deepEqual(result, { status: 'terminated', task_id, successful: true });
       const after = (await (await fetch(`${server.url}/public/lock/${id}`, { headers })).json()) as {
         locked: boolean;
       };

@@ -50,10 +50,15 @@ describe('kill -9 of the server', () => {
       const b = second.url;
       for (const id of finished) {
         const r = await fetch(`${b}/public/action-result?task_id=${id}`, json(OWNER_KEY));
-        assert.deepEqual(await r.json(), { status: 'terminated', successful: true });
+        assert.deepEqual(await r.json(), { status: 'terminated', task_id: id, successful: true });
       }
       const running = await fetch(`${b}/public/action-result?task_id=${runningTask}`, json(OWNER_KEY));
-      assert.deepEqual(await running.json(), { status: 'terminated', successful: false, error: 'TIMEOUT' });
+      assert.deepEqual(await running.json(), {
+        status: 'terminated',
+        task_id: runningTask,
+        successful: false,
+        error: 'TIMEOUT',
+      });
       const a = await fetch(`${b}/public/lock/${LOCK_A}`, json(OWNER_KEY));
       assert.deepEqual(await a.json(), { locked: false, battery: 100, responsive: true });
       const lockB = await fetch(`${b}/public/lock/${LOCK_B}`, json(OWNER_KEY));

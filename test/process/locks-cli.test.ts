@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { BetterSqlite3 } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import { eventually } from '../support/eventually.ts';
 import {
   actionResult,
@@ -187,10 +189,45 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
         },
         { everyMs: 250 }, // slowly: v3 is rate limited here
       );
-      assert.deepEqual(result, { status: 'terminated', successful: true });
+      assert.deepEqual(result, { status: 'terminated', task_id: taskId, successful: true });
     } finally {
       await simLockOk(t, LOCK_B, { latency_ms: 0 });
     }
+  });
+
+  it('--idempotency-key sends the key: the same command again answers the first task; --retry sends one of its own', async () => {
+    const keys = (): number => {
+      const db = new BetterSqlite3(join(t.dataDir, 'lockcloud.sqlite'), { readonly: true });
+      try {
+        return (db.prepare('SELECT count(*) AS n FROM idempotency_keys').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    const before = keys();
+    const first = await cli(['unlock', LOCK_A, '--idempotency-key', 'cli-run-1', '--json']);
+    ok(first, /^\{/);
+    const again = await cli(['unlock', LOCK_A, '--idempotency-key', 'cli-run-1', '--json']);
+    ok(again, /^\{/);
+    const { task_id } = JSON.parse(first.stdout) as { task_id: string };
+    assert.equal((JSON.parse(again.stdout) as { task_id: string }).task_id, task_id, 'the first run task');
+    assert.equal(keys(), before + 1);
+    // The key with another command: refused, nothing sent.
+    failed(await cli(['lock', LOCK_A, '--idempotency-key', 'cli-run-1']), 4, /refused: BAD_PARAMS/);
+    failed(await cli(['lock', LOCK_A, '--idempotency-key', 'two words']), 4, /refused: BAD_PARAMS/);
+    assert.equal((await lockState(LOCK_A)).locked, false);
+    // --retry: a key of its own per run (two runs, two keys, two tasks); without either, none.
+    const [r1, r2] = [
+      await cli(['lock', LOCK_A, '--retry', '--json']),
+      await cli(['lock', LOCK_A, '--retry', '--json']),
+    ];
+    ok(r1, /^\{/);
+    ok(r2, /^\{/);
+    assert.notEqual(JSON.parse(r1.stdout).task_id, JSON.parse(r2.stdout).task_id);
+    assert.equal(keys(), before + 3);
+    ok(await cli(['unlock', LOCK_A]), /^unlocked/);
+    assert.equal(keys(), before + 3);
+    ok(await cli(['lock', LOCK_A]), /^locked/);
   });
 
   it('a refusal before running exits 4 with the code: integration off, unknown lock', async () => {

@@ -182,7 +182,7 @@ describe('PostgreSQL restarted under a running lockcloud', () => {
       await until(`slow task ${taskId} ended TIMEOUT`, async () => {
         const res = await fetch(`${server.url}/public/action-result?task_id=${taskId}`, { headers: json });
         const body = JSON.stringify(await res.json());
-        return body === '{"status":"terminated","successful":false,"error":"TIMEOUT"}';
+        return body === `{"status":"terminated","task_id":"${taskId}","successful":false,"error":"TIMEOUT"}`;
       });
 
     // Every accepted command ends, as a documented outcome, and none stays processing.

@@ -116,7 +116,10 @@ export const RESPONSE_FIELDS = {
     ['locked', 'battery', 'responsive'],
   ),
   'POST /public/lock/{device_id}': fieldsOf<CommandResponse>()(['task_id'], ['task_id']),
-  'GET /public/action-result': fieldsOf<ActionResult>()(['status', 'successful', 'error'], ['status']),
+  'GET /public/action-result': fieldsOf<ActionResult>()(
+    ['status', 'task_id', 'successful', 'error'],
+    ['status', 'task_id'],
+  ),
   'POST /public/partners/automation': fieldsOf<CommandResponse>()(['task_id'], ['task_id']),
   'POST /v1/accounts/login': fieldsOf<V1LoginResponse>()(['authorization'], ['authorization']),
   'GET /v1/locks': fieldsOf<V1LockList>()(['locks'], ['locks']),

@@ -86,7 +86,11 @@ describe('sdk: retry on DEVICE_IS_BUSY n and v1 LockBusy', () => {
       assert.ok(r.error instanceof DeviceBusyError, String(r.error));
       assert.ok(r.waitMs > 0 && r.waitMs <= BUSY_MAX_INTERVAL_MS, `a wait of ${r.waitMs} ms`);
     }
-    assert.deepEqual(await plain.actionResult(taskId), { status: 'terminated', successful: true });
+    assert.deepEqual(await plain.actionResult(taskId), {
+      status: 'terminated',
+      task_id: taskId,
+      successful: true,
+    });
     await retrying.waitForTask(task_id);
     assert.equal((await plain.getLock(LOCK_A)).locked, true);
   });

@@ -57,23 +57,29 @@ describe('sdk: LockcloudClient (v3)', () => {
   it('unlock, lock, sync and sendCommand answer a task that waitForTask sees through', async () => {
     const unlock = await c.unlock(LOCK_A);
     assert.equal(typeof unlock.task_id, 'string');
-    assert.deepEqual(await c.waitForTask(unlock.task_id), { status: 'terminated', successful: true });
+    assert.deepEqual(await c.waitForTask(unlock.task_id), {
+      status: 'terminated',
+      task_id: unlock.task_id,
+      successful: true,
+    });
     assert.equal((await c.getLock(LOCK_A)).locked, false);
     await c.waitForTask((await c.lock(LOCK_A)).task_id);
     assert.equal((await c.getLock(LOCK_A)).locked, true);
     await c.waitForTask((await c.sync(LOCK_A)).task_id);
     await c.waitForTask((await c.sendCommand(LOCK_A, 'unlock')).task_id);
     assert.equal((await c.getLock(LOCK_A)).locked, false);
-    assert.deepEqual(await c.run(LOCK_A, 'lock'), { status: 'terminated', successful: true });
+    const ran = await c.run(LOCK_A, 'lock');
+    assert.deepEqual(ran, { status: 'terminated', task_id: ran.task_id, successful: true });
+    assert.equal(typeof ran.task_id, 'string');
     assert.equal((await c.getLock(LOCK_A)).locked, true);
   });
 
   it('actionResult reads the task once: processing, then terminated', async () => {
     await simLockOk(t, LOCK_B, { latency_ms: 300 });
     const { task_id } = await c.lock(LOCK_B);
-    assert.deepEqual(await c.actionResult(task_id), { status: 'processing' });
+    assert.deepEqual(await c.actionResult(task_id), { status: 'processing', task_id });
     await c.waitForTask(task_id);
-    assert.deepEqual(await c.actionResult(task_id), { status: 'terminated', successful: true });
+    assert.deepEqual(await c.actionResult(task_id), { status: 'terminated', task_id, successful: true });
     await simLockOk(t, LOCK_B, { latency_ms: 0 });
   });
 
@@ -84,9 +90,10 @@ describe('sdk: LockcloudClient (v3)', () => {
     assert.ok(err instanceof TaskFailedError);
     assert.equal(err.reason, 'JAMMED');
     assert.equal(err.taskId, task_id);
-    assert.deepEqual(err.result, { status: 'terminated', successful: false, error: 'JAMMED' });
+    assert.deepEqual(err.result, { status: 'terminated', task_id, successful: false, error: 'JAMMED' });
     assert.deepEqual(await c.actionResult(task_id), {
       status: 'terminated',
+      task_id,
       successful: false,
       error: 'JAMMED',
     });

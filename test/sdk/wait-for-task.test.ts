@@ -20,7 +20,7 @@ describe('sdk: waitForTask over a slow lock', () => {
     const c = client(t, { fetch: counting.fetch });
     const { task_id } = await c.unlock(LOCK_A);
     const started = performance.now();
-    assert.deepEqual(await c.waitForTask(task_id), { status: 'terminated', successful: true });
+    assert.deepEqual(await c.waitForTask(task_id), { status: 'terminated', task_id, successful: true });
     const elapsed = performance.now() - started;
     const polls = counting.paths.filter((p) => p === '/public/action-result').length;
     // 0, 100, 250, 475, 812, 1318 ms: five to six polls for a 900 ms lock, not 90.
@@ -58,7 +58,7 @@ describe('sdk: waitForTask over a slow lock', () => {
     assert.equal(err.taskId, task_id);
     assert.equal(err.timeoutMs, 250);
     assert.ok(elapsed >= 240 && elapsed < 600, `${elapsed} ms`);
-    assert.deepEqual(await c.actionResult(task_id), { status: 'processing' });
+    assert.deepEqual(await c.actionResult(task_id), { status: 'processing', task_id });
     await c.waitForTask(task_id);
   });
 

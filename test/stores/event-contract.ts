@@ -129,7 +129,7 @@ export function eventStoreContract(backend: string, factory: StoreFactory): void
         store.locks.writeStatusIf('dev-a', read.version, { ...read.lock, locked: false }, null, [first]),
       );
       assert.equal((await store.locks.get('dev-a'))?.locked, true);
-      await assert.rejects(store.tasks.createProcessing(processing('t-dup', 'dev-a'), [first]));
+      await assert.rejects(store.tasks.createProcessing(processing('t-dup', 'dev-a'), { events: [first] }));
       assert.equal(await store.tasks.get('t-dup'), undefined);
       await assert.rejects(
         store.webhooks.set({ accountId: 'owner', url: 'http://a/', method: 'GET', retries: false }, [first]),
@@ -139,11 +139,14 @@ export function eventStoreContract(backend: string, factory: StoreFactory): void
 
     it("records a task's request only when it was created, and its end once, from the task as ended", async () => {
       const requested = event('command.requested', 'owner', 'dev-a');
-      assert.deepEqual(await store.tasks.createProcessing(processing('t1', 'dev-a'), [requested]), {
-        created: true,
-      });
+      assert.deepEqual(
+        await store.tasks.createProcessing(processing('t1', 'dev-a'), { events: [requested] }),
+        {
+          created: true,
+        },
+      );
       const busy = event('command.requested', 'owner', 'dev-a');
-      const second = await store.tasks.createProcessing(processing('t2', 'dev-a'), [busy]);
+      const second = await store.tasks.createProcessing(processing('t2', 'dev-a'), { events: [busy] });
       assert.equal(second.created, false);
       const running = await store.tasks.processingOn('dev-a');
       assert.deepEqual(running?.origin, processing('t1', 'dev-a').origin, 'the origin is kept on the task');

@@ -10,6 +10,7 @@ import { clusterStoreContract } from './cluster-contract.ts';
 import { dashboardStoreContract } from './dashboard-contract.ts';
 import { eventStoreContract } from './event-contract.ts';
 import { freshnessStoreContract, type SharedStoreFactory } from './freshness-contract.ts';
+import { idempotencyStoreContract } from './idempotency-contract.ts';
 import { storeContract } from './store-contract.ts';
 
 /** One statement on `url` through a connection of its own. */
@@ -49,6 +50,7 @@ dashboardStoreContract('PostgreSQL', postgresFactory);
 clusterStoreContract('PostgreSQL', postgresFactory);
 freshnessStoreContract('PostgreSQL', postgresFactory);
 eventStoreContract('PostgreSQL', postgresFactory);
+idempotencyStoreContract('PostgreSQL', postgresFactory, { acrossConnections: true });
 
 describe('PostgreSQL store specifics', () => {
   it('migrates a fresh database once; opening it again changes nothing and keeps the data', async () => {

@@ -17,6 +17,7 @@ import { clusterStoreContract } from './cluster-contract.ts';
 import { dashboardStoreContract } from './dashboard-contract.ts';
 import { eventStoreContract } from './event-contract.ts';
 import { freshnessStoreContract, type SharedStoreFactory } from './freshness-contract.ts';
+import { idempotencyStoreContract } from './idempotency-contract.ts';
 import { storeContract } from './store-contract.ts';
 
 const dirs = new Map<Store, string>();
@@ -48,6 +49,7 @@ for (const [backend, factory] of [
   clusterStoreContract(backend, factory);
   freshnessStoreContract(backend, factory);
   eventStoreContract(backend, factory);
+  idempotencyStoreContract(backend, factory, { acrossConnections: false });
 }
 
 describe('SQLite store specifics', () => {

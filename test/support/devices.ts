@@ -345,7 +345,10 @@ export async function taskEnd(
       const res = await t.request(`/public/action-result?task_id=${encodeURIComponent(taskId)}`, {
         key: OWNER_KEY,
       });
-      body = (await res.json()) as Record<string, unknown>;
+      const { task_id, ...outcome } = (await res.json()) as Record<string, unknown>;
+      // Every answer names its task (issue 21); the outcome is what the callers compare.
+      if (res.status === 200 && task_id !== taskId) throw new Error(`action-result named ${String(task_id)}`);
+      body = outcome;
       return body.status !== 'processing';
     },
     timeoutMs,

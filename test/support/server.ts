@@ -2,6 +2,7 @@
  * Starts a real lockcloud on a random port over a fresh SQLite file, as `npm start` would, for
  * black-box tests. Everything a test needs to drive it goes over HTTP.
  */
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,8 +126,11 @@ export function waitForTask(
 ): Promise<Record<string, unknown>> {
   return eventually(`task ${taskId} to end`, async () => {
     const res = await t.request(`/public/action-result?task_id=${encodeURIComponent(taskId)}`, { key });
-    const body = (await res.json()) as Record<string, unknown>;
-    return body.status !== 'processing' && body;
+    const { task_id, ...outcome } = (await res.json()) as Record<string, unknown>;
+    // Every answer names its task (issue 21); the outcome is what the callers compare.
+    if (res.status === 200) assert.equal(task_id, taskId, 'action-result answers the task asked for');
+    else assert.equal(task_id, undefined);
+    return outcome.status !== 'processing' && outcome;
   });
 }
 

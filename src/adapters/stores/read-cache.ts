@@ -188,6 +188,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     locks: lockStore,
     tokens: tokenStore,
     tasks: store.tasks,
+    idempotencyKeys: store.idempotencyKeys,
     webhooks: store.webhooks,
     deliveries: store.deliveries,
     simDevices: store.simDevices,

@@ -143,19 +143,28 @@ export interface RateLimitStore {
 /** The events a task's end is, given the task as ended (command.succeeded or command.failed). */
 export type TaskEndEvents = (ended: Task) => readonly LockEvent[];
 
+/** What is written with a new task, in its transaction. */
+export interface TaskMadeWith {
+  /** The task's events (command.requested), written only if the task is made. */
+  readonly events?: readonly LockEvent[];
+  /** Its Idempotency-Key's record: nothing is made when the account has the key already. */
+  readonly key?: IdempotencyClaim;
+}
+
 export type CreateTaskResult =
   | { readonly created: true }
-  | { readonly created: false; readonly running: Task };
+  | { readonly created: false; readonly running: Task }
+  /** The account has the key (unexpired) already: nothing was made. */
+  | { readonly created: false; readonly keyTaken: true };
 
 export interface TaskStore {
   /**
    * Creates a processing task unless one is already processing on the same lock. Atomic across
-   * every process sharing the store: this is what makes "one command at a time" true.
+   * every process sharing the store: this is what makes "one command at a time" true. With `key`,
+   * the key's record is made in the same transaction, and nothing is made when the account has the
+   * key already (an expired record of it is replaced): this is what makes "one task per key" true.
    */
-  createProcessing(
-    task: Task & { status: 'processing' },
-    events?: readonly LockEvent[],
-  ): Promise<CreateTaskResult>;
+  createProcessing(task: Task & { status: 'processing' }, made?: TaskMadeWith): Promise<CreateTaskResult>;
   get(id: string): Promise<Task | undefined>;
   /** The task processing on this lock, if any (a movement it asked for is attributed to it). */
   processingOn(deviceId: string): Promise<Task | undefined>;
@@ -176,6 +185,26 @@ export interface TaskStore {
   /** Ends every processing task (at start-up of the only process: nobody else can finish them). */
   terminateAllProcessing(now: number, error: TaskFailure, events?: TaskEndEvents): Promise<Task[]>;
   purgeEndedBefore(cutoff: number): Promise<number>;
+}
+
+/** One Idempotency-Key of an account (the key itself only as its hash), and the task it made. */
+export interface IdempotencyRecord {
+  readonly accountId: string;
+  readonly keyHash: string;
+  /** What the first request asked: another request with the key must ask the same. */
+  readonly fingerprint: string;
+  readonly taskId: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+/** The key a task is made under: stored with the task, in one transaction (TaskStore.createProcessing). */
+export type IdempotencyClaim = Omit<IdempotencyRecord, 'taskId'>;
+
+export interface IdempotencyKeyStore {
+  get(accountId: string, keyHash: string): Promise<IdempotencyRecord | undefined>;
+  /** Forgets every record expired at `now`; how many went. */
+  purgeExpired(now: number): Promise<number>;
 }
 
 export interface WebhookStore {
@@ -289,6 +318,7 @@ export interface Store {
   readonly apiKeys: ApiKeyStore;
   readonly locks: LockStore;
   readonly tasks: TaskStore;
+  readonly idempotencyKeys: IdempotencyKeyStore;
   readonly webhooks: WebhookStore;
   readonly deliveries: DeliveryStore;
   readonly simDevices: SimDeviceStore;

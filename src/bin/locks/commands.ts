@@ -1,4 +1,5 @@
 /** The one-shot commands of `lockcloud locks`: list, status, and lock / unlock / sync (waiting for the task). */
+import { randomUUID } from 'node:crypto';
 import type { Command as Program } from 'commander';
 import { type Command, TaskFailedError, TaskTimeoutError } from '../../../sdk/src/index.ts';
 import { call, context, networkError } from './context.ts';
@@ -36,11 +37,16 @@ const DONE: Record<Command, string> = { lock: 'locked', unlock: 'unlocked', sync
 export async function command(
   command: Command,
   id: string,
-  opts: { timeout: number },
+  opts: { timeout: number; idempotencyKey?: string },
   cmd: Program,
 ): Promise<void> {
   const ctx = context(cmd);
-  const { task_id } = await call(ctx, (signal) => ctx.client.sendCommand(id, command, { signal }));
+  // With --retry every command carries a key of its own, so no retry of it can act twice (a lost
+  // answer is sent again too); --idempotency-key names one a script can repeat across runs.
+  const idempotencyKey = opts.idempotencyKey ?? (ctx.retry ? randomUUID() : undefined);
+  const { task_id } = await call(ctx, (signal) =>
+    ctx.client.sendCommand(id, command, { signal, idempotencyKey }),
+  );
   const interrupt = new AbortController();
   const onSigint = (): void => interrupt.abort(new CommandFailed('interrupted'));
   process.once('SIGINT', onSigint);

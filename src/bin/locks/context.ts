@@ -25,6 +25,8 @@ interface GlobalOptions {
 
 export interface Context {
   readonly client: LockcloudClient;
+  /** --retry: the SDK tries refused requests again (and commands carry an Idempotency-Key). */
+  readonly retry: boolean;
   readonly url: string;
   readonly json: boolean;
   readonly requestTimeoutMs: number;
@@ -51,6 +53,7 @@ export function context(cmd: Program, options: { alwaysRetry?: boolean } = {}): 
   return {
     // The SDK's own timeout too: it bounds each poll of waitForTask, which runs outside `call`.
     client: new LockcloudClient({ baseUrl: url, apiKey: key, retry, timeoutMs: opts.requestTimeout * 1000 }),
+    retry: retry !== false,
     url: url.replace(/\/+$/, ''),
     json: opts.json === true,
     requestTimeoutMs: opts.requestTimeout * 1000,
@@ -67,6 +70,10 @@ export const RETRY_WITHIN_MS = 30_000;
 function retryNotes(): (info: RetryInfo) => void {
   let busyNoted = false;
   return (info) => {
+    if (info.error instanceof ConnectionError) {
+      note(`no answer (${info.error.message}): sending again with the same Idempotency-Key`);
+      return;
+    }
     if (info.error instanceof DeviceBusyError) {
       if (busyNoted) return;
       busyNoted = true;

@@ -29,7 +29,7 @@ function program(): Program {
     .option('--json', 'machine-readable output on stdout')
     .option(
       '--retry',
-      'on DEVICE_IS_BUSY n, try again as soon as the lock is free (n s at most); on THROTTLED, after the wait the server asks (within 30 s in all)',
+      'on DEVICE_IS_BUSY n, try again as soon as the lock is free (n s at most); on THROTTLED, after the wait the server asks (within 30 s in all); lock, unlock and sync then send an Idempotency-Key, so a command whose answer was lost is sent again without acting twice',
     )
     .addOption(
       new Option('--request-timeout <seconds>', 'give up on a request that gets no answer')
@@ -66,7 +66,13 @@ function program(): Program {
           .argParser(seconds('--timeout', 0.1))
           .default(30),
       )
-      .action((id: string, opts: { timeout: number }, cmd: Program) => command(name, id, opts, cmd));
+      .option(
+        '--idempotency-key <key>',
+        'send this Idempotency-Key: the same key within 24 h answers the first task instead of acting again (1 to 255 visible ASCII characters)',
+      )
+      .action((id: string, opts: { timeout: number; idempotencyKey?: string }, cmd: Program) =>
+        command(name, id, opts, cmd),
+      );
   }
 
   root

@@ -137,6 +137,7 @@ const logInAgain = saying(401, 'UNAUTHORIZED', 'Log in again.');
 const BY_CODE: Record<DomainErrorCode, Refuse> = {
   INVALID_INPUT: badParams,
   CONFLICT: badParams,
+  IDEMPOTENCY_KEY_REUSED: badParams,
   ACCOUNT_NOT_FOUND: badParams,
   NOT_CONFIGURED: badParams,
   INVALID_COMMAND: badParams,

@@ -78,6 +78,8 @@ const BY_CODE: Record<DomainErrorCode, ExtAnswer> = {
   INVALID_COMMAND: 'BAD_PARAMS',
   MISSING_FIELD: 'BAD_PARAMS',
   INVALID_EMAIL: 'BAD_PARAMS',
+  // The message says the key was used for another request; ext keeps v3's status and name for it.
+  IDEMPOTENCY_KEY_REUSED: 'BAD_PARAMS',
   // The endpoints' limits (src/http/rate-limits-hook.ts) and the budget of test events and resends
   // (app/webhooks/manual-sends.ts), with their wait; the address blocked as on v3.
   THROTTLED: 'THROTTLED',

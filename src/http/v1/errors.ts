@@ -203,6 +203,7 @@ const BY_CODE: Record<DomainErrorCode, V1Message> = {
   DELIVERY_NOT_FOUND: 'NotFound',
   CONFIRMATION_REQUIRED: 'OwnerPermissionRequired',
   CONFLICT: 'RequiredFieldEmpty',
+  IDEMPOTENCY_KEY_REUSED: 'RequiredFieldEmpty',
 };
 
 export function v1Answer(error: DomainError): V1ErrorAnswer {

@@ -7,7 +7,7 @@ export const V3_ERRORS = [
     status: 400,
     error: 'BAD_PARAMS',
     cause:
-      "a parameter is missing, of the wrong type or value, or has unknown fields; the body is not valid JSON, not an object, or of another content type; the path cannot be decoded or the request is not valid HTTP; the lock or task is unknown, malformed, not the account's, or expired",
+      "a parameter is missing, of the wrong type or value, or has unknown fields; the body is not valid JSON, not an object, or of another content type; the path cannot be decoded or the request is not valid HTTP; the lock or task is unknown, malformed, not the account's, or expired; an Idempotency-Key is malformed, or the account used it within 24 h for another request (another lock, command or endpoint)",
   },
   { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
   {
@@ -114,6 +114,8 @@ const BY_CODE: Record<DomainErrorCode, V3Entry> = {
   NOT_CONFIGURED: BAD_PARAMS,
   DELIVERY_NOT_FOUND: BAD_PARAMS,
   CONFIRMATION_REQUIRED: BAD_PARAMS,
+  // As decided for v3 (docs/decisions.md): its one 400 for a request it will not carry out.
+  IDEMPOTENCY_KEY_REUSED: BAD_PARAMS,
 };
 
 export function v3Answer(error: DomainError): V3ErrorAnswer {

@@ -70,7 +70,7 @@ describe('POST /_sim/clock', () => {
     const taskId = await acceptedTask(t, LOCK_A, 'unlock');
     // The answer comes once every timer due on the way has fired and what it set off has settled.
     await advanceClock(t, 14);
-    assert.deepEqual(await (await taskResult(t, taskId)).json(), { status: 'processing' });
+    assert.deepEqual(await (await taskResult(t, taskId)).json(), { status: 'processing', task_id: taskId });
     await advanceClock(t, 1);
     assert.deepEqual(await waitForTask(t, taskId), {
       status: 'terminated',

@@ -203,7 +203,7 @@ describe('POST /_sim/locks/:device_id', () => {
     const taskId = await acceptedTask(t, LOCK_A, 'unlock');
     // The clock's answer comes once the command is at the lock and nothing moves until the clock does.
     await advanceClock(t, 0);
-    assert.deepEqual(await (await taskResult(t, taskId)).json(), { status: 'processing' });
+    assert.deepEqual(await (await taskResult(t, taskId)).json(), { status: 'processing', task_id: taskId });
     const busy = await sendCommand(t, LOCK_A, 'lock');
     assert.equal(busy.status, 400);
     const { error } = await json(busy);
@@ -248,7 +248,7 @@ describe('POST /_sim/locks/:device_id', () => {
     const taskId = await acceptedTask(t, LOCK_A, 'unlock');
     // The clock's answer comes once the lock has swallowed the command: only the deadline is left.
     await advanceClock(t, 0);
-    assert.deepEqual(await (await taskResult(t, taskId)).json(), { status: 'processing' });
+    assert.deepEqual(await (await taskResult(t, taskId)).json(), { status: 'processing', task_id: taskId });
     await advanceClock(t, 15);
     assert.deepEqual(await waitForTask(t, taskId), {
       status: 'terminated',

@@ -18,7 +18,7 @@ import {
 const FLAGS = ['--no-rate-limit'];
 const SUCCESS = { status: 'terminated', successful: true };
 const failed = (error: string) => ({ status: 'terminated', successful: false, error });
-const PROCESSING = { status: 200, body: { status: 'processing' } };
+const processing = (taskId: string) => ({ status: 200, body: { status: 'processing', task_id: taskId } });
 
 async function lockStatus(t: TestServer, deviceId: string): Promise<unknown> {
   const { status, body } = await answer(await getLock(t, deviceId));
@@ -36,7 +36,7 @@ describe('command lifecycle: how tasks end', () => {
   it('a task reads processing while the lock carries it out, then terminated successful', async () => {
     await simLockOk(t, LOCK_A, { latency_ms: 5_000 });
     const taskId = await startTask(t, LOCK_A, 'unlock');
-    assert.deepEqual(await answer(await actionResult(t, taskId)), PROCESSING);
+    assert.deepEqual(await answer(await actionResult(t, taskId)), processing(taskId));
     assert.deepEqual(await lockStatus(t, LOCK_A), { locked: true, battery: 100, responsive: true });
     await advanceClock(t, 5);
     assert.deepEqual(await waitForTask(t, taskId), SUCCESS);
@@ -48,7 +48,10 @@ describe('command lifecycle: how tasks end', () => {
       await simLockOk(t, LOCK_A, { fail_next: error });
       const taskId = await startTask(t, LOCK_A, 'unlock');
       assert.deepEqual(await waitForTask(t, taskId), failed(error));
-      assert.deepEqual(await answer(await actionResult(t, taskId)), { status: 200, body: failed(error) });
+      assert.deepEqual(await answer(await actionResult(t, taskId)), {
+        status: 200,
+        body: { task_id: taskId, ...failed(error) },
+      });
       assert.deepEqual(await lockStatus(t, LOCK_A), { locked: true, battery: 100, responsive: true });
       // The planned failure is used up: the next command runs normally.
       assert.deepEqual(await waitForTask(t, await startTask(t, LOCK_A, 'unlock')), SUCCESS);
@@ -59,9 +62,9 @@ describe('command lifecycle: how tasks end', () => {
   it('fail_next TIMEOUT keeps the task processing until the clock passes the 15 s timeout, then TIMEOUT', async () => {
     await simLockOk(t, LOCK_A, { fail_next: 'TIMEOUT' });
     const taskId = await startTask(t, LOCK_A, 'unlock');
-    assert.deepEqual(await answer(await actionResult(t, taskId)), PROCESSING);
+    assert.deepEqual(await answer(await actionResult(t, taskId)), processing(taskId));
     await advanceClock(t, 14);
-    assert.deepEqual(await answer(await actionResult(t, taskId)), PROCESSING);
+    assert.deepEqual(await answer(await actionResult(t, taskId)), processing(taskId));
     await advanceClock(t, 2);
     assert.deepEqual(await waitForTask(t, taskId), failed('TIMEOUT'));
     assert.deepEqual(await lockStatus(t, LOCK_A), { locked: true, battery: 100, responsive: true });
@@ -72,7 +75,7 @@ describe('command lifecycle: how tasks end', () => {
   it('a device slower than the timeout (latency 60 s) ends the task TIMEOUT once the clock moves 16 s', async () => {
     await simLockOk(t, LOCK_A, { latency_ms: 60_000 });
     const taskId = await startTask(t, LOCK_A, 'unlock');
-    assert.deepEqual(await answer(await actionResult(t, taskId)), PROCESSING);
+    assert.deepEqual(await answer(await actionResult(t, taskId)), processing(taskId));
     await advanceClock(t, 16);
     assert.deepEqual(await waitForTask(t, taskId), failed('TIMEOUT'));
   });
@@ -83,7 +86,7 @@ describe('command lifecycle: how tasks end', () => {
       await simLockOk(quick, LOCK_A, { fail_next: 'TIMEOUT' });
       const taskId = await startTask(quick, LOCK_A, 'unlock');
       await advanceClock(quick, 1);
-      assert.deepEqual(await answer(await actionResult(quick, taskId)), PROCESSING);
+      assert.deepEqual(await answer(await actionResult(quick, taskId)), processing(taskId));
       await advanceClock(quick, 2);
       assert.deepEqual(await waitForTask(quick, taskId), failed('TIMEOUT'));
     } finally {
@@ -105,7 +108,10 @@ describe('command lifecycle: how tasks end', () => {
     });
     // The clock's answer comes once the device's late answer has been handled in full.
     await advanceClock(t, 0);
-    assert.deepEqual(await answer(await actionResult(t, taskId)), { status: 200, body: failed('TIMEOUT') });
+    assert.deepEqual(await answer(await actionResult(t, taskId)), {
+      status: 200,
+      body: { task_id: taskId, ...failed('TIMEOUT') },
+    });
   });
 
   it('one clock move past both the device answer (10 s) and the timeout (15 s) ends the task as the device answered', async () => {
@@ -177,7 +183,7 @@ describe('command lifecycle: how tasks end', () => {
     const slow = await startTask(t, LOCK_A, 'unlock');
     const fast = await startTask(t, LOCK_B, 'lock');
     assert.deepEqual(await waitForTask(t, fast), SUCCESS);
-    assert.deepEqual(await answer(await actionResult(t, slow)), PROCESSING);
+    assert.deepEqual(await answer(await actionResult(t, slow)), processing(slow));
     await advanceClock(t, 16);
     assert.deepEqual(await waitForTask(t, slow), failed('TIMEOUT'));
     assert.deepEqual(await waitForTask(t, fast), SUCCESS);

@@ -28,35 +28,34 @@ describe('GET /public/action-result', () => {
   });
   afterEach(() => t.close());
 
-  it('answers exactly {"status":"processing"} while the task runs, with no successful key', async () => {
+  it('answers exactly {"status":"processing","task_id":ID} while the task runs, with no successful key', async () => {
     await simLockOk(t, LOCK_A, { latency_ms: 60_000 });
     const taskId = await startTask(t, LOCK_A, 'unlock');
     const res = await actionResult(t, taskId);
     assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
-    const text = await res.text();
     assert.equal(res.status, 200);
-    assert.deepEqual(JSON.parse(text), { status: 'processing' });
-    assert.ok(!text.includes('successful'), text);
-    assert.ok(!text.includes('error'), text);
+    // The bytes, order included: task_id right after status (issue 21), nothing else.
+    assert.equal(await res.text(), `{"status":"processing","task_id":"${taskId}"}`);
   });
 
-  it('answers exactly {"status":"terminated","successful":true} for a task that succeeded', async () => {
+  it('answers exactly {"status":"terminated","task_id":ID,"successful":true} for a task that succeeded', async () => {
     const taskId = await startTask(t, LOCK_A, 'unlock');
     await waitForTask(t, taskId);
-    assert.deepEqual(await answer(await actionResult(t, taskId)), {
-      status: 200,
-      body: { status: 'terminated', successful: true },
-    });
+    const res = await actionResult(t, taskId);
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), `{"status":"terminated","task_id":"${taskId}","successful":true}`);
   });
 
-  it('answers exactly {"status":"terminated","successful":false,"error":REASON} for a task that failed', async () => {
+  it('answers exactly {"status":"terminated","task_id":ID,"successful":false,"error":REASON} for a task that failed', async () => {
     await simLockOk(t, LOCK_A, { fail_next: 'JAMMED' });
     const taskId = await startTask(t, LOCK_A, 'unlock');
     await waitForTask(t, taskId);
-    assert.deepEqual(await answer(await actionResult(t, taskId)), {
-      status: 200,
-      body: { status: 'terminated', successful: false, error: 'JAMMED' },
-    });
+    const res = await actionResult(t, taskId);
+    assert.equal(res.status, 200);
+    assert.equal(
+      await res.text(),
+      `{"status":"terminated","task_id":"${taskId}","successful":false,"error":"JAMMED"}`,
+    );
   });
 
   it('reads the same result again and again, and after later commands on the lock', async () => {
@@ -68,11 +67,11 @@ describe('GET /public/action-result', () => {
     for (let i = 0; i < 3; i++) {
       assert.deepEqual(await answer(await actionResult(t, first)), {
         status: 200,
-        body: { status: 'terminated', successful: true },
+        body: { status: 'terminated', task_id: first, successful: true },
       });
       assert.deepEqual(await answer(await actionResult(t, second)), {
         status: 200,
-        body: { status: 'terminated', successful: false, error: 'DEVICE_UNREACHABLE' },
+        body: { status: 'terminated', task_id: second, successful: false, error: 'DEVICE_UNREACHABLE' },
       });
     }
   });
@@ -82,7 +81,7 @@ describe('GET /public/action-result', () => {
     await waitForTask(t, taskId);
     assert.deepEqual(await answer(await actionResult(t, taskId, `Bearer ${OWNER_KEY}`)), {
       status: 200,
-      body: { status: 'terminated', successful: true },
+      body: { status: 'terminated', task_id: taskId, successful: true },
     });
   });
 
@@ -120,7 +119,7 @@ describe('GET /public/action-result', () => {
     assert.deepEqual(await answer(await actionResult(t, theirs, OWNER_KEY)), BAD_PARAMS);
     assert.deepEqual(await answer(await actionResult(t, theirs, OTHER_KEY)), {
       status: 200,
-      body: { status: 'terminated', successful: true },
+      body: { status: 'terminated', task_id: theirs, successful: true },
     });
   });
 
@@ -135,7 +134,7 @@ describe('GET /public/action-result', () => {
     assert.deepEqual(await answer(await actionResult(t, old)), BAD_PARAMS);
     assert.deepEqual(await answer(await actionResult(t, recent)), {
       status: 200,
-      body: { status: 'terminated', successful: true },
+      body: { status: 'terminated', task_id: recent, successful: true },
     });
   });
 
@@ -151,7 +150,7 @@ describe('GET /public/action-result', () => {
     await advanceClock(t, 23 * HOUR);
     assert.deepEqual(await answer(await actionResult(t, taskId)), {
       status: 200,
-      body: { status: 'terminated', successful: false, error: 'TIMEOUT' },
+      body: { status: 'terminated', task_id: taskId, successful: false, error: 'TIMEOUT' },
     });
   });
 
@@ -161,7 +160,7 @@ describe('GET /public/action-result', () => {
     await advanceClock(t, HOUR);
     assert.deepEqual(await answer(await actionResult(t, taskId)), {
       status: 200,
-      body: { status: 'terminated', successful: false, error: 'TIMEOUT' },
+      body: { status: 'terminated', task_id: taskId, successful: false, error: 'TIMEOUT' },
     });
   });
 

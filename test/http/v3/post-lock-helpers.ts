@@ -41,7 +41,7 @@ export async function occupy(t: TestServer, deviceId: string, command = 'sync'):
   const taskId = await startTask(t, deviceId, command);
   assert.deepEqual(await answer(await actionResult(t, taskId)), {
     status: 200,
-    body: { status: 'processing' },
+    body: { status: 'processing', task_id: taskId },
   });
   return taskId;
 }

@@ -68,7 +68,7 @@ describe('POST /public/partners/automation', () => {
     assert.deepEqual(await waitForTask(t, taskId), SUCCESS);
     assert.deepEqual(await answer(await actionResult(t, taskId, OWNER_KEY)), {
       status: 200,
-      body: { status: 'terminated', successful: true },
+      body: { status: 'terminated', task_id: taskId, successful: true },
     });
     assert.deepEqual(await answer(await getLock(t, LOCK_A)), {
       status: 200,
@@ -81,7 +81,7 @@ describe('POST /public/partners/automation', () => {
     const taskId = await partnerTask(t, 'lock', LOCK_B);
     assert.deepEqual(await answer(await actionResult(t, taskId)), {
       status: 200,
-      body: { status: 'processing' },
+      body: { status: 'processing', task_id: taskId },
     });
     await advanceClock(t, 3);
     assert.deepEqual(await waitForTask(t, taskId), SUCCESS);

@@ -47,11 +47,14 @@ describe('restart: tasks left processing by an earlier run', () => {
     const taskId = await startTask(first, LOCK_A, 'unlock');
     assert.deepEqual(await answer(await actionResult(first, taskId)), {
       status: 200,
-      body: { status: 'processing' },
+      body: { status: 'processing', task_id: taskId },
     });
 
     const second = await restart();
-    assert.deepEqual(await answer(await actionResult(second, taskId)), { status: 200, body: TIMEOUT });
+    assert.deepEqual(await answer(await actionResult(second, taskId)), {
+      status: 200,
+      body: { task_id: taskId, ...TIMEOUT },
+    });
     // The lock never confirmed: its stored status is as it was.
     assert.deepEqual(await answer(await getLock(second, LOCK_A)), {
       status: 200,
@@ -72,9 +75,12 @@ describe('restart: tasks left processing by an earlier run', () => {
     assert.notEqual(accepted, old);
     assert.deepEqual(await answer(await actionResult(second, accepted)), {
       status: 200,
-      body: { status: 'processing' },
+      body: { status: 'processing', task_id: accepted },
     });
-    assert.deepEqual(await answer(await actionResult(second, old)), { status: 200, body: TIMEOUT });
+    assert.deepEqual(await answer(await actionResult(second, old)), {
+      status: 200,
+      body: { task_id: old, ...TIMEOUT },
+    });
   });
 
   it('after the restart a new command runs to success and moves the lock', async () => {
@@ -90,7 +96,10 @@ describe('restart: tasks left processing by an earlier run', () => {
       status: 200,
       body: { locked: false, battery: 100, responsive: true },
     });
-    assert.deepEqual(await answer(await actionResult(second, old)), { status: 200, body: TIMEOUT });
+    assert.deepEqual(await answer(await actionResult(second, old)), {
+      status: 200,
+      body: { task_id: old, ...TIMEOUT },
+    });
   });
 
   it('tasks that had ended before the restart keep their outcome, and stored statuses survive', async () => {
@@ -107,10 +116,13 @@ describe('restart: tasks left processing by an earlier run', () => {
     });
 
     const second = await restart();
-    assert.deepEqual(await answer(await actionResult(second, done)), { status: 200, body: SUCCESS });
+    assert.deepEqual(await answer(await actionResult(second, done)), {
+      status: 200,
+      body: { task_id: done, ...SUCCESS },
+    });
     assert.deepEqual(await answer(await actionResult(second, jammed)), {
       status: 200,
-      body: { status: 'terminated', successful: false, error: 'JAMMED' },
+      body: { status: 'terminated', task_id: jammed, successful: false, error: 'JAMMED' },
     });
     assert.deepEqual(await answer(await getLock(second, LOCK_B)), {
       status: 200,
@@ -127,10 +139,22 @@ describe('restart: tasks left processing by an earlier run', () => {
     const b = await startTask(first, LOCK_B, 'lock');
 
     let server = await restart();
-    assert.deepEqual(await answer(await actionResult(server, a)), { status: 200, body: TIMEOUT });
-    assert.deepEqual(await answer(await actionResult(server, b)), { status: 200, body: TIMEOUT });
+    assert.deepEqual(await answer(await actionResult(server, a)), {
+      status: 200,
+      body: { task_id: a, ...TIMEOUT },
+    });
+    assert.deepEqual(await answer(await actionResult(server, b)), {
+      status: 200,
+      body: { task_id: b, ...TIMEOUT },
+    });
     server = await restart();
-    assert.deepEqual(await answer(await actionResult(server, a)), { status: 200, body: TIMEOUT });
-    assert.deepEqual(await answer(await actionResult(server, b)), { status: 200, body: TIMEOUT });
+    assert.deepEqual(await answer(await actionResult(server, a)), {
+      status: 200,
+      body: { task_id: a, ...TIMEOUT },
+    });
+    assert.deepEqual(await answer(await actionResult(server, b)), {
+      status: 200,
+      body: { task_id: b, ...TIMEOUT },
+    });
   });
 });

@@ -160,6 +160,7 @@ describe('exactly one delivery per real change, none for a no-op', () => {
     await advanceClock(t, 21);
     assert.deepEqual((await answer(await actionResult(t, taskId))).body, {
       status: 'terminated',
+      task_id: taskId,
       successful: false,
       error: 'TIMEOUT',
     });

@@ -7,6 +7,7 @@ import { SqlBlockStore } from './blocks.ts';
 import { SqlCodeStore } from './codes.ts';
 import { SqlDeliveryStore } from './deliveries.ts';
 import { SqlEventStore } from './events.ts';
+import { SqlIdempotencyKeyStore } from './idempotency-keys.ts';
 import { SqlLockStore } from './locks.ts';
 import { SqlSessionStore } from './sessions.ts';
 import { SqlSimDeviceStore } from './sim-devices.ts';
@@ -23,6 +24,7 @@ export class SqlStore implements Store {
   readonly apiKeys: SqlApiKeyStore;
   readonly locks: SqlLockStore;
   readonly tasks: SqlTaskStore;
+  readonly idempotencyKeys: SqlIdempotencyKeyStore;
   readonly webhooks: SqlWebhookStore;
   readonly deliveries: SqlDeliveryStore;
   readonly simDevices: SqlSimDeviceStore;
@@ -41,6 +43,7 @@ export class SqlStore implements Store {
     this.apiKeys = new SqlApiKeyStore(db);
     this.locks = new SqlLockStore(db);
     this.tasks = new SqlTaskStore(db);
+    this.idempotencyKeys = new SqlIdempotencyKeyStore(db);
     this.webhooks = new SqlWebhookStore(db);
     this.deliveries = new SqlDeliveryStore(db);
     this.simDevices = new SqlSimDeviceStore(db);

@@ -179,6 +179,16 @@ export interface OneTimeCodesTable {
   used_at: number | null;
 }
 
+export interface IdempotencyKeysTable {
+  account_id: string;
+  /** SHA-256 of the client's Idempotency-Key, hex. */
+  key_hash: string;
+  fingerprint: string;
+  task_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -200,6 +210,7 @@ export interface Database {
   sessions: SessionsTable;
   one_time_codes: OneTimeCodesTable;
   events: EventsTable;
+  idempotency_keys: IdempotencyKeysTable;
   meta: MetaTable;
 }
 
@@ -220,6 +231,7 @@ export const DATA_TABLES = [
   'sessions',
   'one_time_codes',
   'events',
+  'idempotency_keys',
 ] as const satisfies readonly (keyof Database)[];
 
 export const bool = (value: boolean): number => (value ? 1 : 0);

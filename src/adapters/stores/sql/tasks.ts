@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { CreateTaskResult, TaskEndEvents, TaskStore } from '../../../app/ports.ts';
-import { LOCK_METHODS, type LockEvent, type LockMethod, type Origin } from '../../../domain/event.ts';
+import type { CreateTaskResult, TaskEndEvents, TaskMadeWith, TaskStore } from '../../../app/ports.ts';
+import { LOCK_METHODS, type LockMethod, type Origin } from '../../../domain/event.ts';
 import { isLockCommand } from '../../../domain/lock.ts';
 import { isTaskFailure, type Task, type TaskFailure, type TaskOutcome } from '../../../domain/task.ts';
 import { actorFromJson, actorJson, insertEvents, withEvents } from './events.ts';
@@ -31,34 +31,59 @@ function toTask(row: Selectable<TasksTable>): Task {
   return { ...base, status: 'terminated', outcome, endedAt: Number(row.ended_at ?? row.deadline) };
 }
 
+/** Thrown inside the transaction to roll the key's record back: the lock was busy. */
+class LockBusy extends Error {}
+
 export class SqlTaskStore implements TaskStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   async createProcessing(
     task: Task & { status: 'processing' },
-    events: readonly LockEvent[] = [],
+    { events = [], key }: TaskMadeWith = {},
   ): Promise<CreateTaskResult> {
-    const created = await withEvents(this.db, events.length > 0, async (db) => {
-      const inserted = await this.insertProcessing(db, task);
-      if (inserted) await insertEvents(db, events);
-      return inserted;
-    });
-    if (created) return { created: true };
-    const running = await this.db
-      .selectFrom('tasks')
-      .selectAll()
-      .where('device_id', '=', task.deviceId)
-      .where('status', '=', 'processing')
-      .executeTakeFirst();
-    // The running task may have ended between the insert and this read: report a short wait.
-    return { created: false, running: running ? toTask(running) : { ...task, deadline: task.createdAt } };
+    if (key === undefined) {
+      const created = await withEvents(this.db, events.length > 0, async (db) => {
+        const inserted = await this.insert(db, task);
+        if (inserted) await insertEvents(db, events);
+        return inserted;
+      });
+      return created ? { created: true } : this.busy(task);
+    }
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        // The primary key decides which request with the key is first; on PostgreSQL a second
+        // transaction inserting the same key waits here for the first to commit or roll back. A
+        // record past its 24 h, not yet purged, is as good as gone: it is written over.
+        const record = {
+          fingerprint: key.fingerprint,
+          task_id: task.id,
+          created_at: key.createdAt,
+          expires_at: key.expiresAt,
+        };
+        const claimed = await trx
+          .insertInto('idempotency_keys')
+          .values({ account_id: key.accountId, key_hash: key.keyHash, ...record })
+          .onConflict((oc) =>
+            oc
+              .columns(['account_id', 'key_hash'])
+              .doUpdateSet(record)
+              .where('idempotency_keys.expires_at', '<=', key.createdAt),
+          )
+          .executeTakeFirst();
+        if (Number(claimed.numInsertedOrUpdatedRows ?? 0) !== 1)
+          return { created: false, keyTaken: true } as const;
+        if (!(await this.insert(trx, task))) throw new LockBusy();
+        await insertEvents(trx, events);
+        return { created: true } as const;
+      });
+    } catch (error) {
+      if (error instanceof LockBusy) return this.busy(task);
+      throw error;
+    }
   }
 
-  private async insertProcessing(
-    db: Kysely<Database>,
-    task: Task & { status: 'processing' },
-  ): Promise<boolean> {
-    // ON CONFLICT DO NOTHING against the partial unique index: the insert is the busy check.
+  /** ON CONFLICT DO NOTHING against the partial unique index: the insert is the busy check. */
+  private async insert(db: Kysely<Database>, task: Task & { status: 'processing' }): Promise<boolean> {
     const result = await db
       .insertInto('tasks')
       .values({
@@ -78,6 +103,12 @@ export class SqlTaskStore implements TaskStore {
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  private async busy(task: Task & { status: 'processing' }): Promise<CreateTaskResult> {
+    const running = await this.processingOn(task.deviceId);
+    // The running task may have ended between the insert and this read: report a short wait.
+    return { created: false, running: running ?? { ...task, deadline: task.createdAt } };
   }
 
   async processingOn(deviceId: string): Promise<Task | undefined> {

@@ -18,10 +18,11 @@ export const actionResultRoutes: FastifyPluginAsyncTypebox<V3Options> = async (a
     async (request) => {
       const { accountId } = requirePrincipal(request.principal);
       const task = await lockcloud.commands.result(accountId, request.query.task_id);
-      if (task.status === 'processing') return { status: 'processing' as const };
+      // task_id right after status (issue 21): the published clients declare it on the result.
+      if (task.status === 'processing') return { status: 'processing' as const, task_id: task.id };
       return task.outcome.successful
-        ? { status: 'terminated' as const, successful: true }
-        : { status: 'terminated' as const, successful: false, error: task.outcome.error };
+        ? { status: 'terminated' as const, task_id: task.id, successful: true }
+        : { status: 'terminated' as const, task_id: task.id, successful: false, error: task.outcome.error };
     },
   );
 };

@@ -3,7 +3,8 @@ import { DomainError } from '../../../domain/errors.ts';
 import { requirePrincipal } from '../../principal.ts';
 import { authenticateAndLimit } from '../../rate-limits-hook.ts';
 import type { V3Options } from '../plugin.ts';
-import { PartnerBody, TaskCreated, V3Error } from '../schemas.ts';
+import { IdempotencyHeaders, PartnerBody, TaskCreated, V3Error } from '../schemas.ts';
+import { sendCommand } from '../send-command.ts';
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -18,6 +19,7 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, {
         description:
           'No Authorization header: `apikey` is checked like it (401) before the other fields. A body that is not a JSON object has no key to check and answers BAD_PARAMS.',
         tags: ['v3'],
+        headers: IdempotencyHeaders,
         body: PartnerBody,
         response: { 200: TaskCreated, 400: V3Error, 401: V3Error, 413: V3Error },
       },
@@ -37,13 +39,16 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, {
     async (request) => {
       const { accountId, actor } = requirePrincipal(request.principal);
       // The partner's key, as the event log tells it: a partner acting with the owner's key.
-      const task = await lockcloud.commands.send(
+      const taskId = await sendCommand(
+        lockcloud,
+        request,
+        'v3 POST /partners/automation',
         accountId,
         request.body.device_id.toLowerCase(),
         request.body.command,
         { actor: { ...actor, kind: 'partner' }, method: 'partner' },
       );
-      return { task_id: task.id };
+      return { task_id: taskId };
     },
   );
 };

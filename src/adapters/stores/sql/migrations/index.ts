@@ -9,6 +9,7 @@ import * as dashboard from './007-dashboard.ts';
 import * as cluster from './008-cluster.ts';
 import * as openDeliveries from './009-open-deliveries.ts';
 import * as events from './010-events.ts';
+import * as idempotency from './011-idempotency.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '008-cluster': cluster,
   '009-open-deliveries': openDeliveries,
   '010-events': events,
+  '011-idempotency': idempotency,
 };
 
 export const migrationProvider: MigrationProvider = {

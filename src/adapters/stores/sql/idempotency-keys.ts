@@ -1,0 +1,35 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { IdempotencyKeyStore, IdempotencyRecord } from '../../../app/ports.ts';
+import type { Database, IdempotencyKeysTable } from './tables.ts';
+
+const toRecord = (row: Selectable<IdempotencyKeysTable>): IdempotencyRecord => ({
+  accountId: row.account_id,
+  keyHash: row.key_hash,
+  fingerprint: row.fingerprint,
+  taskId: row.task_id,
+  createdAt: Number(row.created_at),
+  expiresAt: Number(row.expires_at),
+});
+
+/** Reads and purges; records are made with their task (SqlTaskStore.createProcessing). */
+export class SqlIdempotencyKeyStore implements IdempotencyKeyStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async get(accountId: string, keyHash: string): Promise<IdempotencyRecord | undefined> {
+    const row = await this.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('key_hash', '=', keyHash)
+      .executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async purgeExpired(now: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('idempotency_keys')
+      .where('expires_at', '<=', now)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}
