@@ -76,17 +76,9 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * What a guest (an account a lock is shared with) may read of that lock: its movements, reach,
  * battery and commands; never the owner's account, keys, shares or settings.
  */
-export const GUEST_EVENT_TYPES: readonly EventType[] = [
-  'lock.locked',
-  'lock.unlocked',
-  'lock.online',
-  'lock.offline',
-  'lock.battery_low',
-  'lock.battery_ok',
-  'command.requested',
-  'command.succeeded',
-  'command.failed',
-];
+export const GUEST_EVENT_TYPES: readonly EventType[] = EVENT_TYPES.filter(
+  (type) => type.startsWith('lock.') || type.startsWith('command.'),
+);
 
 export interface LockEvent {
   /** Unique and sortable by time: `evt_` + 12 hex digits of epoch ms + 6 of a counter + 10 random. */

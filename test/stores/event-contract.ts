@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { EventQuery, Store } from '../../src/app/ports.ts';
-import type { Account } from '../../src/domain/account.ts';
 import {
   type EventDraft,
   type EventType,
@@ -14,34 +13,9 @@ import {
   formatEventId,
   type LockEvent,
 } from '../../src/domain/event.ts';
-import type { Lock } from '../../src/domain/lock.ts';
 import type { Task } from '../../src/domain/task.ts';
+import { aLock, anAccount } from '../support/fixtures.ts';
 import type { StoreFactory } from './store-contract.ts';
-
-const account = (id: string): Account => ({
-  id,
-  email: `${id}@example.com`,
-  passwordHash: null,
-  verified: true,
-  deletedAt: null,
-  passwordChangedAt: null,
-  createdAt: 1_000,
-});
-
-const lock = (deviceId: string, ownerId: string): Lock => ({
-  deviceId,
-  serial: 'S',
-  nickname: deviceId,
-  ownerId,
-  locked: true,
-  battery: 90,
-  responsive: true,
-  integration: true,
-  accessPoint: true,
-  appOpen: false,
-  accessPointId: null,
-  createdAt: 1,
-});
 
 let counter = 0;
 /** An event at `ms`, ids strictly rising in the order made. */
@@ -90,10 +64,11 @@ export function eventStoreContract(backend: string, factory: StoreFactory): void
     let store: Store;
     beforeEach(async () => {
       store = await factory.open();
-      for (const id of ['owner', 'guest', 'stranger']) await store.accounts.insert(account(id));
-      await store.locks.insert(lock('dev-a', 'owner'));
-      await store.locks.insert(lock('dev-b', 'owner'));
-      await store.locks.insert(lock('dev-s', 'stranger'));
+      for (const id of ['owner', 'guest', 'stranger'])
+        await store.accounts.insert(anAccount(id, { createdAt: 1_000 }));
+      await store.locks.insert(aLock('dev-a', 'owner', { nickname: 'dev-a' }));
+      await store.locks.insert(aLock('dev-b', 'owner', { nickname: 'dev-b' }));
+      await store.locks.insert(aLock('dev-s', 'stranger', { nickname: 'dev-s' }));
     });
     afterEach(() => factory.cleanup(store));
 
