@@ -10,6 +10,7 @@ import {
   authenticates,
   CSRF_REFUSED,
   type Csrf,
+  follow,
   label,
   leaks,
   PRESENTATIONS,
@@ -177,6 +178,18 @@ export async function runCase(w: World, c: Case, noneStatus?: number): Promise<n
     if (c.e.surface === 'public' && noneStatus !== undefined) assert.equal(res.status, noneStatus, c.what);
   } else {
     const body = checkAnswer(res, text, c.want, c.what);
+    if (c.want.landing !== undefined) {
+      const location = res.headers.get('location') ?? '';
+      const page = await follow(w, c.actor, location);
+      const pageText = await page.text();
+      const what = `${c.what}, then GET ${location}`;
+      checkAnswer(page, pageText, c.want.landing, what);
+      assert.deepEqual(
+        leaks(w, viewer, pageText, JSON.stringify(out)),
+        [],
+        `${what}: another account's data`,
+      );
+    }
     if (c.allowed) {
       c.e.check?.(ctx, body);
       if (c.e.moves) await movedThenBack(w, c, body, deliveriesBefore);

@@ -67,6 +67,11 @@ export interface Want {
   readonly page?: true;
   /** A redirect to a path starting with this. */
   readonly location?: string;
+  /**
+   * The redirect is followed (a GET in the same session, as the browser does): the page it leads to.
+   * A refused dashboard form redirects to its page, which answers with the refusal's status.
+   */
+  readonly landing?: Want;
 }
 
 const v1Error = (status: number, code: number, message: string): Want => ({
@@ -156,6 +161,12 @@ export function send(w: World, actor: Actor, p: Presentation, csrf: Csrf, out: O
     body = new URLSearchParams(form).toString();
   }
   return fetch(w.t.url + path, { method: out.method, headers, body, redirect: 'manual' });
+}
+
+/** The GET a browser makes after a redirect: the actor's own session cookie, nothing else. */
+export function follow(w: World, actor: Actor, location: string): Promise<Response> {
+  const session = w.of[actor].session.cookie('lc_session') ?? '';
+  return fetch(w.t.url + location, { headers: { cookie: `lc_session=${session}` }, redirect: 'manual' });
 }
 
 /** What the actor may see of other accounts (as stored now): the locks shared with it, and whom its locks are shared with. */

@@ -4,6 +4,7 @@
  * the credential it takes (by its surface) and what an account gets for its own object, for a lock
  * shared with it, and for another account's object (or one that does not exist).
  */
+import { carriedOut } from '../dashboard/support.ts';
 import {
   type Outgoing,
   type Surface,
@@ -68,6 +69,12 @@ const other = (a: Actor): Actor => (a === 'owner' ? 'stranger' : 'owner');
 const page = (status: number): Want => ({ status, page: true });
 /** A change carried out: the redirect to its page (Post/Redirect/Get), which shows the outcome once. */
 const redirect = (location: string): Want => ({ status: 303, location });
+/** A refused form: the redirect to its page too, which shows the refusal once with its status. */
+const refused = (to: string, status: number): Want => ({
+  status: 303,
+  location: `${to}?refused=`,
+  landing: page(status),
+});
 const dashNotFound: Want = { status: 404, error: 'NOT_FOUND' };
 const ownLocks = (a: Actor) => LOCKS.filter((l) => l.owner === a).map((l) => l.deviceId);
 const visibleLocks = (a: Actor) =>
@@ -107,7 +114,8 @@ function checkEvents(ctx: Ctx, body: unknown, onlyDevice?: string): void {
 /** A dashboard form the actor's own browser sends (used to set things back). */
 async function dashPost(ctx: Ctx, path: string, form: Record<string, string>): Promise<void> {
   const res = await ctx.w.of[ctx.actor].session.post(path, form);
-  if (res.status !== 303) throw new Error(`${path} for ${ctx.actor}: ${res.status}`);
+  if (!carriedOut(res))
+    throw new Error(`${path} for ${ctx.actor}: ${res.status} ${res.res.headers.get('location')}`);
 }
 async function putWebhookBack(ctx: Ctx): Promise<void> {
   const res = await ctx.w.t.request('/ext/webhook', {
@@ -127,7 +135,7 @@ const lockPage = (action: string, form: (ctx: Ctx) => Record<string, string>, mo
     target: 'lock',
     request: (ctx) => ({ form: form(ctx) }),
     own: redirect('/dashboard/locks?note='),
-    foreign: page(404),
+    foreign: refused('/dashboard/locks', 404),
     ...more,
   }) satisfies Endpoint;
 
@@ -385,7 +393,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     own: { status: 200 },
     foreign: dashNotFound,
   },
-  // ---- the dashboard's pages: the same session; a refusal shows the account's own page.
+  // ---- the dashboard's pages: the same session; a refusal redirects to the account's own page.
   { method: 'GET', route: '/dashboard/locks', surface: 'dash-page', target: 'none', own: page(200) },
   { method: 'GET', route: '/dashboard/api-settings', surface: 'dash-page', target: 'none', own: page(200) },
   { method: 'GET', route: '/dashboard/account', surface: 'dash-page', target: 'none', own: page(200) },
@@ -430,7 +438,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
       dashPost(ctx, `/dashboard/locks/${ctx.target}/share`, { email: PEOPLE[other(ctx.actor)].email }),
   }),
   settingsPost('/code'),
-  settingsPost('/confirm', { request: () => ({ form: { code: '000000' } }), own: page(400) }),
+  settingsPost('/confirm', {
+    request: () => ({ form: { code: '000000' } }),
+    own: refused('/dashboard/api-settings', 400),
+  }),
   settingsPost('/lock', {
     restore: (ctx) => unlockApiSettings(ctx.w.t, ctx.w.of[ctx.actor].session, PEOPLE[ctx.actor].email),
   }),
@@ -440,7 +451,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     target: 'key',
     request: (ctx) => ({ form: { key: ctx.target } }),
     // Another account's key is "no such key", exactly as one that does not exist.
-    foreign: page(400),
+    foreign: refused('/dashboard/api-settings', 400),
   }),
   settingsPost('/webhook', { request: (ctx) => ({ form: { url: hookUrl(ctx), method: 'POST' } }) }),
   settingsPost('/webhook/rotate', { own: redirect('/dashboard/api-settings/secret/') }),
@@ -453,7 +464,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     target: 'none',
     // A wrong current password: the change itself (which ends every session) is test/dashboard's.
     request: () => ({ form: { current_password: 'not-the-password', new_password: 'a-new-long-password' } }),
-    own: page(400),
+    own: refused('/dashboard/account', 400),
   },
   {
     method: 'POST',
@@ -461,7 +472,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     surface: 'dash-page',
     target: 'none',
     request: (ctx) => ({ form: { password: 'not-the-password', confirm_email: PEOPLE[ctx.actor].email } }),
-    own: page(400),
+    own: refused('/dashboard/account', 400),
   },
   // ---- account-less pages and flows: nothing of any account in them, whoever asks.
   open('GET', '/dashboard', 'dash-public'),

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { BetterSqlite3, type SqliteConnection } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import type { Seed } from '../../src/app/seed/schema.ts';
-import { FormClient, latestCode } from '../dashboard/support.ts';
+import { carriedOut, FormClient, latestCode } from '../dashboard/support.ts';
 import { login } from '../http/v1/helpers.ts';
 import { eventually } from '../support/eventually.ts';
 import { answer, startServer, startTask, type TestServer, waitForTask } from '../support/server.ts';
@@ -117,10 +117,10 @@ export interface World {
 export async function unlockApiSettings(t: TestServer, c: FormClient, email: string): Promise<void> {
   await c.get('/dashboard/api-settings');
   const asked = await c.post('/dashboard/api-settings/code', {});
-  if (asked.status !== 303) throw new Error(`API Settings code for ${email}: ${asked.status}`);
+  if (!carriedOut(asked)) throw new Error(`API Settings code for ${email}: ${asked.status}`);
   const code = await latestCode(t, email, /API Settings code/);
   const confirmed = await c.post('/dashboard/api-settings/confirm', { code });
-  if (confirmed.status !== 303) throw new Error(`API Settings confirm for ${email}: ${confirmed.status}`);
+  if (!carriedOut(confirmed)) throw new Error(`API Settings confirm for ${email}: ${confirmed.status}`);
 }
 
 export async function startWorld(): Promise<World> {

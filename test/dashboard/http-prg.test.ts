@@ -236,10 +236,12 @@ describe('dashboard forms redirect after a POST; new secrets through a one-time 
     );
   });
 
-  it('a refused change is shown at once with its status, and nothing was done', async () => {
+  it('a refused change redirects too; its page shows it with its status, and nothing was done', async () => {
     const c = new FormClient(t);
     await c.logIn(OWNER, 'owner-password-2');
-    const refused = await c.post(`/dashboard/locks/${LOCK_B}/share`, { email: 'not-an-address' });
+    const refused = await c.send(`/dashboard/locks/${LOCK_B}/share`, { email: 'not-an-address' });
+    assert.equal(refused.posted, 303);
+    assert.match(refused.location, /^\/dashboard\/locks\?refused=[A-Za-z0-9_-]{22}$/);
     assert.equal(refused.status, 400);
     assert.match(refused.text, /<details class="lock-more" open>/, 'the fold with the error is open');
     assert.match(refused.text, /class="field-error" id="share-[^"]+-error">/);
@@ -259,13 +261,14 @@ describe('dashboard forms show every field error at once', () => {
   it('sign-up: the e-mail and the password error together', async () => {
     const c = new FormClient(t);
     await c.get('/dashboard/signup');
-    const res = await c.post('/dashboard/signup', { email: 'not-an-address', password: 'short' });
+    const res = await c.send('/dashboard/signup', { email: 'not-an-address', password: 'short' });
+    assert.equal(res.posted, 303);
     assert.equal(res.status, 400);
     assert.equal(noticeOf(res.text), 'Check the form.');
     assert.match(fieldError(res.text, 'email') ?? '', /is not an e-mail address/);
     assert.match(fieldError(res.text, 'password') ?? '', /password/i);
     // One wrong field: only that one.
-    const one = await c.post('/dashboard/signup', { email: 'fine@example.com', password: 'short' });
+    const one = await c.send('/dashboard/signup', { email: 'fine@example.com', password: 'short' });
     assert.equal(fieldError(one.text, 'email'), undefined);
     assert.ok(fieldError(one.text, 'password'));
   });
@@ -273,16 +276,16 @@ describe('dashboard forms show every field error at once', () => {
   it('verify, reset and the password change: every wrong field', async () => {
     const c = new FormClient(t);
     await c.get('/dashboard/verify');
-    const verify = await c.post('/dashboard/verify', { email: '', code: 'abc' });
+    const verify = await c.send('/dashboard/verify', { email: '', code: 'abc' });
     assert.equal(verify.status, 400);
     assert.ok(fieldError(verify.text, 'email') && fieldError(verify.text, 'code'));
-    const reset = await c.post('/dashboard/reset', { email: 'x', code: '1', password: '' });
+    const reset = await c.send('/dashboard/reset', { email: 'x', code: '1', password: '' });
     assert.equal(reset.status, 400);
     for (const name of ['email', 'code', 'password']) assert.ok(fieldError(reset.text, name), name);
 
     await c.logIn(OWNER, 'owner-password');
     await c.get('/dashboard/account');
-    const change = await c.post('/dashboard/account/password', { current_password: '', new_password: 'x' });
+    const change = await c.send('/dashboard/account/password', { current_password: '', new_password: 'x' });
     assert.equal(change.status, 400);
     assert.ok(fieldError(change.text, 'current_password') && fieldError(change.text, 'new_password'));
   });
@@ -302,7 +305,9 @@ describe('an unverified login and the sandbox mailbox', () => {
     await c.post('/dashboard/signup', { email, password: 'waiting-password' });
     await latestCode(t, email, /verification code/);
     await c.get('/dashboard/login');
-    const res = await c.post('/dashboard/login', { email, password: 'waiting-password' });
+    const res = await c.send('/dashboard/login', { email, password: 'waiting-password' });
+    assert.equal(res.posted, 303);
+    assert.doesNotMatch(res.location, /waiting/, 'the address is not in the URL');
     assert.equal(res.status, 403);
     assert.match(res.text, /Verify your e-mail address first/);
     assert.match(
@@ -318,7 +323,7 @@ describe('an unverified login and the sandbox mailbox', () => {
     assert.equal(noticeOf(resent.text), 'If this address waits for verification, a new code is on its way.');
     assert.match(resent.text, /name="email" type="email" value="waiting@example.com"/);
     // A wrong password for the same address says nothing of verification.
-    const wrong = await c.post('/dashboard/login', { email, password: 'not-the-password' });
+    const wrong = await c.send('/dashboard/login', { email, password: 'not-the-password' });
     assert.doesNotMatch(wrong.text, /data-testid="unverified"/);
   });
 

@@ -11,7 +11,7 @@ import { memoryMailer } from '../../src/adapters/mail/memory-mailer.ts';
 import { MemoryMailbox } from '../../src/adapters/system/mailbox.ts';
 import { ConfigError, describeConfig, loadConfig } from '../../src/config/config.ts';
 import { startServer, type TestServer } from '../support/server.ts';
-import { FormClient, latestCode } from './support.ts';
+import { carriedOut, FormClient, latestCode } from './support.ts';
 
 interface Received {
   readonly from: string;
@@ -61,7 +61,7 @@ describe('mail over SMTP (SMTP_URL)', () => {
       email: 'smtp-user@example.com',
       password: 'long-enough-pw',
     });
-    assert.equal(res.status, 303);
+    assert.ok(carriedOut(res));
     // Sign-up mails after its answer (docs/security.md); the sandbox's mailbox waits for that.
     const sandboxCode = await latestCode(t, 'smtp-user@example.com', /verification code/);
     const mail = received.find((m) => m.to.includes('smtp-user@example.com'));
@@ -70,9 +70,8 @@ describe('mail over SMTP (SMTP_URL)', () => {
     assert.match(mail.data, /Subject: Your lockcloud verification code/);
     const code = /\b(\d{6})\b/.exec(mail.data)?.[1];
     assert.equal(code, sandboxCode);
-    assert.equal(
-      (await c.post('/dashboard/verify', { email: 'smtp-user@example.com', code: code ?? '' })).status,
-      303,
+    assert.ok(
+      carriedOut(await c.post('/dashboard/verify', { email: 'smtp-user@example.com', code: code ?? '' })),
     );
   });
 });

@@ -68,6 +68,22 @@ export class FormClient {
     return { status: res.status, text, res };
   }
 
+  /**
+   * Posts a form as a browser does and follows its 303 (Post/Redirect/Get), carried out or refused:
+   * answers the page it ends on (status, text, response), with the POST's own status and Location.
+   */
+  async send(
+    path: string,
+    fields: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<{ posted: number; location: string; status: number; text: string; res: Response }> {
+    const posted = await this.post(path, fields, headers);
+    const location = posted.res.headers.get('location') ?? '';
+    if (posted.status !== 303) return { posted: posted.status, location, ...posted };
+    const page = await this.get(location);
+    return { posted: posted.status, location, ...page };
+  }
+
   /** Posts a form that must be carried out: a 303 (Post/Redirect/Get), then the page it leads to. */
   async submit(
     path: string,
@@ -78,15 +94,30 @@ export class FormClient {
     if (posted.status !== 303 || location === null)
       throw new Error(`${path}: ${posted.status}, not a redirect: ${posted.text.slice(0, 300)}`);
     const page = await this.get(location);
+    if (refusedTo(location)) throw new Error(`${path}: refused (${page.status}): ${page.text.slice(0, 600)}`);
     return { location, status: page.status, text: page.text };
   }
 
   async logIn(email: string, password: string): Promise<void> {
     await this.get('/dashboard/login');
     const { status, res } = await this.post('/dashboard/login', { email, password });
-    if (status !== 303) throw new Error(`login of ${email} refused: ${status}`);
+    if (status !== 303 || refusedTo(res.headers.get('location')))
+      throw new Error(`login of ${email} refused: ${status} ${res.headers.get('location')}`);
     await this.get(res.headers.get('location') ?? '/dashboard/locks');
   }
+}
+
+/**
+ * Whether a form's redirect leads to the page of its refusal (`?refused=<handle>`) rather than to
+ * the outcome of a change: both answer 303, since a refused form redirects too.
+ */
+export function refusedTo(location: string | null): boolean {
+  return location !== null && /[?&]refused=/.test(location);
+}
+
+/** A form that was carried out: 303, and not to the page of a refusal. */
+export function carriedOut(res: { status: number; res: Response }): boolean {
+  return res.status === 303 && !refusedTo(res.res.headers.get('location'));
 }
 
 export interface MailView {

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DomainError, DomainErrorCode } from '../../domain/errors.ts';
+import { type DomainError, type DomainErrorCode, isDomainError } from '../../domain/errors.ts';
 import type { TaskFailure } from '../../domain/task.ts';
 import type { ErrorRenderer } from '../error-pipeline.ts';
 import { UNAVAILABLE_MESSAGE } from '../unavailable.ts';
+import type { Refused } from './flash.ts';
 import { isApi, sendPage } from './reply.ts';
 import { problemPage } from './views/auth-pages.ts';
 
@@ -72,6 +73,29 @@ export interface Refusal {
 export function fieldErrors(r: Refusal): Record<string, string> {
   if (r.fields !== undefined) return { ...r.fields };
   return r.field === undefined ? {} : { [r.field]: r.message };
+}
+
+/**
+ * A form's refusal as its page shows it: every error of the form's own `fields` next to its field
+ * (renamed where the page names the field apart) under "Check the form.", else the message on top;
+ * with the status and wait. Errors that are not the domain's are thrown on to the error pipeline.
+ */
+export function refusedForm(
+  error: unknown,
+  fields: readonly string[],
+  rename: Readonly<Record<string, string>> = {},
+): Refused {
+  if (!isDomainError(error)) throw error;
+  const r = refusalOf(error);
+  const errors = Object.fromEntries(
+    Object.entries(fieldErrors(r))
+      .filter(([name]) => fields.includes(name))
+      .map(([name, text]) => [rename[name] ?? name, text]),
+  );
+  const wait = r.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: r.retryAfterSeconds };
+  return Object.keys(errors).length > 0
+    ? { status: r.status, ...wait, errors, notice: { kind: 'error', text: 'Check the form.' } }
+    : { status: r.status, ...wait, notice: { kind: 'error', text: r.message } };
 }
 
 type Refuse = (error: DomainError) => Refusal;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sameSecret } from '../../app/constant-time.ts';
 import { state } from './context.ts';
+import { query } from './reply.ts';
 import type { Notice } from './views/layout.ts';
 
 /** A secret the page shows once: a new API key or a webhook signing secret. */
@@ -10,10 +11,27 @@ export interface Revealed {
   readonly value: string;
 }
 
+/**
+ * A refused form, for its page to show once after the redirect exactly as it would have in place:
+ * the status (and wait) of the refusal, every error by field, and the values it refills. Values are
+ * only those the page refilled before (an address, a webhook URL, a nickname, `next`): never a
+ * password, a code, a secret or a CSRF token.
+ */
+export interface Refused {
+  readonly status: number;
+  readonly retryAfterSeconds?: number;
+  readonly notice: Notice;
+  readonly errors?: Readonly<Record<string, string>>;
+  readonly values?: Readonly<Record<string, string>>;
+  /** The login form only: the password matched an unverified address, so the page offers the way on. */
+  readonly unverified?: boolean;
+}
+
 /** What the page after a redirect shows once: how the change went, and a new secret if it made one. */
 export interface Flash {
   readonly notice?: Notice;
   readonly revealed?: Revealed;
+  readonly refused?: Refused;
 }
 
 interface Held extends Flash {
@@ -24,8 +42,17 @@ interface Held extends Flash {
 
 /** Long enough for the redirect and a slow page load; short enough that a forgotten tab holds nothing. */
 export const FLASH_TTL_MS = 2 * 60 * 1000;
-/** A bound on memory, whatever a client does: the oldest go first. */
+/**
+ * A bound on memory, whatever a client does: the oldest go first. Refusals are kept apart, so a flood
+ * of refused forms (anyone can send them) never pushes out a new key waiting to be shown.
+ */
 const MAX_HELD = 10_000;
+const MAX_REFUSALS = 10_000;
+/**
+ * A refilled value is kept up to this length: longer than any value a form takes (an address is at
+ * most 254, a webhook URL 256, a nickname 128), so only junk is cut, and a refusal stays small.
+ */
+export const MAX_REFILL = 1024;
 const HANDLE = /^[A-Za-z0-9_-]{22}$/;
 
 /**
@@ -40,20 +67,23 @@ const HANDLE = /^[A-Za-z0-9_-]{22}$/;
  */
 export class Flashes {
   private readonly held = new Map<string, Held>();
+  private readonly refusals = new Map<string, Held>();
 
   constructor(private readonly now: () => number) {}
 
   /** Keeps the flash for the browser whose CSRF token is `owner`; answers its handle. */
   put(owner: string, flash: Flash): string {
     const now = this.now();
-    for (const [handle, h] of this.held) if (h.expiresAt <= now) this.held.delete(handle);
-    while (this.held.size >= MAX_HELD) {
-      const oldest = this.held.keys().next().value;
+    const [pool, max] = flash.refused === undefined ? [this.held, MAX_HELD] : [this.refusals, MAX_REFUSALS];
+    for (const [handle, h] of pool) if (h.expiresAt <= now) pool.delete(handle);
+    while (pool.size >= max) {
+      const oldest = pool.keys().next().value;
       if (oldest === undefined) break;
-      this.held.delete(oldest);
+      pool.delete(oldest);
     }
     const handle = randomBytes(16).toString('base64url');
-    this.held.set(handle, { ...flash, owner, expiresAt: now + FLASH_TTL_MS });
+    const kept = flash.refused === undefined ? flash : { ...flash, refused: clipped(flash.refused) };
+    pool.set(handle, { ...kept, owner, expiresAt: now + FLASH_TTL_MS });
     return handle;
   }
 
@@ -63,12 +93,33 @@ export class Flashes {
    */
   take(owner: string, handle: string | undefined): Flash | undefined {
     if (handle === undefined || !HANDLE.test(handle)) return undefined;
-    const h = this.held.get(handle);
+    const pool = this.held.has(handle) ? this.held : this.refusals;
+    const h = pool.get(handle);
     if (h === undefined || !sameSecret(owner, h.owner)) return undefined;
-    this.held.delete(handle);
+    pool.delete(handle);
     if (h.expiresAt <= this.now()) return undefined;
-    return { ...(h.notice ? { notice: h.notice } : {}), ...(h.revealed ? { revealed: h.revealed } : {}) };
+    return {
+      ...(h.notice ? { notice: h.notice } : {}),
+      ...(h.revealed ? { revealed: h.revealed } : {}),
+      ...(h.refused ? { refused: h.refused } : {}),
+    };
   }
+}
+
+/** A message may quote what was typed ("x" is not an e-mail address): kept to the same bound. */
+function clipped(refused: Refused): Refused {
+  const clip = (record: Readonly<Record<string, string>> | undefined) =>
+    record === undefined
+      ? undefined
+      : Object.fromEntries(Object.entries(record).map(([name, text]) => [name, text.slice(0, MAX_REFILL)]));
+  const values = clip(refused.values);
+  const errors = clip(refused.errors);
+  return {
+    ...refused,
+    notice: { ...refused.notice, text: refused.notice.text.slice(0, MAX_REFILL) },
+    ...(values ? { values } : {}),
+    ...(errors ? { errors } : {}),
+  };
 }
 
 /**
@@ -86,4 +137,40 @@ export function redirectWithNotice(
 ): FastifyReply {
   const handle = flashes.put(owner, { notice });
   return reply.redirect(`${to}${to.includes('?') ? '&' : '?'}note=${handle}`, 303);
+}
+
+/**
+ * The redirect after a refused form (303 to the form's page, never answering the POST in place): a
+ * reload of that page then shows the form again and sends nothing, so it spends no second attempt.
+ * The refusal waits under a handle of this browser's, once; the URL carries only the handle
+ * (`?refused=`), never an address, a password or a code.
+ */
+export function redirectRefused(
+  flashes: Flashes,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  to: string,
+  refused: Refused,
+): FastifyReply {
+  const handle = flashes.put(state(request).csrf, { refused });
+  return reply.redirect(`${to}${to.includes('?') ? '&' : '?'}refused=${handle}`, 303);
+}
+
+/**
+ * The handle a page after a redirect was given: `note` after a change, `refused` after a refusal
+ * (named apart so the address bar and a client tell the two apart without reading the page).
+ */
+export function handleOf(request: FastifyRequest): string | undefined {
+  const { note, refused } = query(request);
+  return refused ?? note;
+}
+
+/**
+ * The page that shows a stored refusal answers with the refusal's status (and its Retry-After), as
+ * the form's answer did before: what a tool, a test or an assistive reader learns from the status is
+ * unchanged, and the answers that must not tell addresses apart stay equal. Answers that status.
+ */
+export function refusedStatus(reply: FastifyReply, refused: Refused): number {
+  if (refused.retryAfterSeconds !== undefined) reply.header('retry-after', String(refused.retryAfterSeconds));
+  return refused.status;
 }

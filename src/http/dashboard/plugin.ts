@@ -91,9 +91,10 @@ export async function dashboardPlugin(app: FastifyInstance, { lockcloud, sandbox
     }
   });
 
-  // What a page shows once after its form's redirect (Post/Redirect/Get), new secrets included.
+  // What a page shows once after its form's redirect (Post/Redirect/Get): how it went, a new secret,
+  // or the form's refusal.
   const flashes = new Flashes(() => lockcloud.now());
-  authRoutes(app, lockcloud, sandbox);
+  authRoutes(app, lockcloud, sandbox, flashes);
   lockRoutes(app, lockcloud, sandbox, flashes);
   apiSettingsRoutes(app, lockcloud, flashes);
   accountRoutes(app, lockcloud, flashes);

@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SignedIn } from '../../../app/accounts/index.ts';
 import type { Lockcloud } from '../../../app/lockcloud.ts';
-import { isDomainError } from '../../../domain/errors.ts';
 import { cookieOptions, SESSION_COOKIE, state } from '../context.ts';
-import { fieldErrors, refusalOf } from '../errors.ts';
-import { type Flashes, redirectWithNotice } from '../flash.ts';
-import { form, HIDDEN, query, sendPage } from '../reply.ts';
+import { refusedForm } from '../errors.ts';
+import { type Flashes, handleOf, redirectRefused, redirectWithNotice, refusedStatus } from '../flash.ts';
+import { form, HIDDEN, sendPage } from '../reply.ts';
 import { type AccountView, accountPage } from '../views/account-page.ts';
 
 export function accountRoutes(app: FastifyInstance, lockcloud: Lockcloud, flashes: Flashes): void {
@@ -27,27 +26,22 @@ export function accountRoutes(app: FastifyInstance, lockcloud: Lockcloud, flashe
     return sendPage(reply, accountPage({ csrf: state(request).csrf, email: account.email }, view), status);
   }
 
+  /**
+   * A refused form: 303 to the page with every error at once under a one-time handle (a reload sends
+   * no password again). The delete form's password field is named apart from the change form's.
+   */
   function refused(request: FastifyRequest, reply: FastifyReply, error: unknown, passwordField: string) {
-    if (!isDomainError(error)) throw error;
-    const r = refusalOf(error);
-    if (r.retryAfterSeconds !== undefined) reply.header('retry-after', String(r.retryAfterSeconds));
-    // Every field at once; the delete form's password field is named apart from the change form's.
-    const errors = Object.fromEntries(
-      Object.entries(fieldErrors(r)).map(([name, text]) => [
-        name === 'current_password' ? passwordField : name,
-        text,
-      ]),
-    );
-    const extra: Partial<AccountView> =
-      Object.keys(errors).length > 0
-        ? { errors, notice: { kind: 'error', text: 'Check the form.' } }
-        : { notice: { kind: 'error', text: r.message } };
-    return render(request, reply, extra, r.status);
+    const fields = ['current_password', 'new_password', 'confirm_email'];
+    const refusal = refusedForm(error, fields, { current_password: passwordField });
+    return redirectRefused(flashes, request, reply, '/dashboard/account', refusal);
   }
 
   app.get('/account', HIDDEN, (request, reply) => {
-    const flash = flashes.take(state(request).csrf, query(request).note);
-    return render(request, reply, flash?.notice ? { notice: flash.notice } : {});
+    const flash = flashes.take(state(request).csrf, handleOf(request));
+    const { refused } = flash ?? {};
+    if (refused === undefined) return render(request, reply, flash?.notice ? { notice: flash.notice } : {});
+    const extra = { notice: refused.notice, ...(refused.errors ? { errors: refused.errors } : {}) };
+    return render(request, reply, extra, refusedStatus(reply, refused));
   });
 
   app.post('/account/password', HIDDEN, async (request, reply) => {

@@ -1,12 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SignedIn } from '../../../app/accounts/index.ts';
 import type { Lockcloud } from '../../../app/lockcloud.ts';
-import { isDomainError } from '../../../domain/errors.ts';
 import { sessionActor } from '../../../domain/event.ts';
 import { SESSION_COOKIE, state } from '../context.ts';
-import { fieldErrors, refusalOf } from '../errors.ts';
-import { type Flash, type Flashes, redirectWithNotice } from '../flash.ts';
-import { form, HIDDEN, query, sendPage } from '../reply.ts';
+import { refusedForm } from '../errors.ts';
+import {
+  type Flash,
+  type Flashes,
+  handleOf,
+  redirectRefused,
+  redirectWithNotice,
+  refusedStatus,
+} from '../flash.ts';
+import { form, HIDDEN, sendPage } from '../reply.ts';
 import { type ApiSettingsView, apiSettingsPage, deliveryView } from '../views/api-settings-page.ts';
 
 type Extra = Partial<Pick<ApiSettingsView, 'notice' | 'revealed' | 'errors' | 'webhookValues'>>;
@@ -56,8 +62,9 @@ export function apiSettingsRoutes(app: FastifyInstance, lockcloud: Lockcloud, fl
 
   /**
    * Runs one change, then redirects (303) to the page, which a reload does not send again; a new
-   * secret goes through a one-time handle (/api-settings/secret/:handle). A refusal changed nothing:
-   * the page shows it at once, next to its fields when it names them, with the refusal's status.
+   * secret goes through a one-time handle (/api-settings/secret/:handle). A refusal changed nothing
+   * and redirects too: the page shows it once, next to its fields when it names them, with the
+   * refusal's status; a reload shows the page and spends no second code attempt.
    */
   function post(path: string, run: (request: FastifyRequest, who: SignedIn) => Promise<Flash>) {
     app.post(path, HIDDEN, async (request, reply) => {
@@ -70,30 +77,30 @@ export function apiSettingsRoutes(app: FastifyInstance, lockcloud: Lockcloud, fl
         if (flash.notice === undefined) return reply.redirect(PAGE, 303);
         return redirectWithNotice(flashes, request, reply, PAGE, flash.notice);
       } catch (error) {
-        if (!isDomainError(error)) throw error;
-        const r = refusalOf(error);
-        if (r.retryAfterSeconds !== undefined) reply.header('retry-after', String(r.retryAfterSeconds));
         const f = form(request);
-        const webhookValues = path.endsWith('/webhook')
-          ? { url: f.url ?? '', method: f.method ?? 'POST' }
-          : undefined;
         // The code field is on the page only while locked; the webhook fields only once unlocked.
         const shown = me(request).apiUnlocked ? ['url', 'method'] : ['code'];
-        const errors = Object.fromEntries(
-          Object.entries(fieldErrors(r)).filter(([name]) => shown.includes(name)),
-        );
-        const extra: Extra =
-          Object.keys(errors).length > 0
-            ? { errors, notice: { kind: 'error', text: 'Check the form.' }, webhookValues }
-            : { notice: { kind: 'error', text: r.message }, webhookValues };
-        return render(request, reply, extra, r.status);
+        const refused = refusedForm(error, shown);
+        // The webhook form is refilled as sent; the code never is.
+        const values = path.endsWith('/webhook')
+          ? { url: f.url ?? '', method: f.method ?? 'POST' }
+          : undefined;
+        return redirectRefused(flashes, request, reply, PAGE, { ...refused, ...(values ? { values } : {}) });
       }
     });
   }
 
   app.get('/api-settings', HIDDEN, (request, reply) => {
-    const flash = flashes.take(state(request).csrf, query(request).note);
-    return render(request, reply, flash?.notice ? { notice: flash.notice } : {});
+    const flash = flashes.take(state(request).csrf, handleOf(request));
+    const { refused } = flash ?? {};
+    if (refused === undefined) return render(request, reply, flash?.notice ? { notice: flash.notice } : {});
+    const { url, method } = refused.values ?? {};
+    const extra: Extra = {
+      notice: refused.notice,
+      ...(refused.errors ? { errors: refused.errors } : {}),
+      ...(url === undefined ? {} : { webhookValues: { url, method: method ?? 'POST' } }),
+    };
+    return render(request, reply, extra, refusedStatus(reply, refused));
   });
 
   // The one view of a new secret: a reload, another browser, a wrong or old handle see 410 and why.

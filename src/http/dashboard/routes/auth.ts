@@ -3,7 +3,8 @@ import type { Lockcloud } from '../../../app/lockcloud.ts';
 import { KNOWN_CLIENT_MS } from '../../../app/login.ts';
 import { isDomainError } from '../../../domain/errors.ts';
 import { cookieOptions, DEVICE_COOKIE, SESSION_COOKIE, state } from '../context.ts';
-import { fieldErrors, refusalOf } from '../errors.ts';
+import { refusedForm } from '../errors.ts';
+import { type Flashes, handleOf, redirectRefused, refusedStatus } from '../flash.ts';
 import type { Html } from '../html.ts';
 import { form, HIDDEN, query, safeNext, sendPage } from '../reply.ts';
 import {
@@ -32,31 +33,65 @@ function okNotice(request: FastifyRequest): Notice | undefined {
 }
 
 /**
- * Re-renders the form with the refusal: next to its field when it names one, else on top. Errors
- * that are not the domain's go to the plugin's error handler.
+ * The refused form's page: the stored refusal once (its errors, refilled values and status), else
+ * the plain form with what the query says. A reload after the handle was used shows the plain form.
  */
-export function refuse(
+function shown(
+  flashes: Flashes,
+  request: FastifyRequest,
   reply: FastifyReply,
-  error: unknown,
-  render: (s: Partial<FormState>) => Html,
-  fields: readonly string[],
+  render: (s: Partial<FormState> & { unverified?: boolean; next?: string }) => Html,
 ): FastifyReply {
-  if (!isDomainError(error)) throw error;
-  const r = refusalOf(error);
-  if (r.retryAfterSeconds !== undefined) reply.header('retry-after', String(r.retryAfterSeconds));
-  // Every field the form got wrong, each next to its field; the rest (if any) on top.
-  const errors = Object.fromEntries(Object.entries(fieldErrors(r)).filter(([name]) => fields.includes(name)));
-  const s =
-    Object.keys(errors).length > 0
-      ? { errors, notice: { kind: 'error' as const, text: 'Check the form.' } }
-      : { notice: { kind: 'error' as const, text: r.message } };
-  return sendPage(reply, render(s), r.status);
+  const q = query(request);
+  const refused = flashes.take(state(request).csrf, handleOf(request))?.refused;
+  if (refused === undefined)
+    return sendPage(
+      reply,
+      render({ notice: okNotice(request), next: q.next, values: { email: q.email ?? '' } }),
+    );
+  const { values = {} } = refused;
+  return sendPage(
+    reply,
+    render({
+      notice: refused.notice,
+      ...(refused.errors ? { errors: refused.errors } : {}),
+      values: { email: values.email ?? '' },
+      next: values.next,
+      unverified: refused.unverified === true,
+    }),
+    refusedStatus(reply, refused),
+  );
 }
 
-export function authRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: boolean): void {
+export function authRoutes(
+  app: FastifyInstance,
+  lockcloud: Lockcloud,
+  sandbox: boolean,
+  flashes: Flashes,
+): void {
   const { accounts } = lockcloud;
   // In the sandbox no mail leaves the server: the pages that wait for one say where it is read.
   const base = (request: FastifyRequest) => ({ csrf: state(request).csrf, sandboxMail: sandbox });
+  /**
+   * A refused form: 303 to its page with the refusal under a one-time handle, so a reload sends
+   * nothing again. Only the address (and login's `next`) is refilled: never a password or a code.
+   */
+  const refuse = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    to: string,
+    error: unknown,
+    fields: readonly string[],
+    values: Record<string, string>,
+  ) => {
+    const refused = refusedForm(error, fields);
+    const unverified = isDomainError(error) && error.code === 'EMAIL_NOT_VERIFIED';
+    return redirectRefused(flashes, request, reply, to, {
+      ...refused,
+      values,
+      ...(unverified ? { unverified } : {}),
+    });
+  };
 
   app.get('/', HIDDEN, async (request, reply) =>
     reply.redirect(state(request).me ? '/dashboard/locks' : '/dashboard/login'),
@@ -64,16 +99,7 @@ export function authRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
 
   app.get('/login', HIDDEN, async (request, reply) => {
     if (state(request).me) return reply.redirect('/dashboard/locks');
-    const q = query(request);
-    return sendPage(
-      reply,
-      loginPage({
-        ...base(request),
-        notice: okNotice(request),
-        next: q.next,
-        values: { email: q.email ?? '' },
-      }),
-    );
+    return shown(flashes, request, reply, (s) => loginPage({ ...base(request), ...s }));
   });
 
   app.post('/login', HIDDEN, async (request, reply) => {
@@ -89,15 +115,9 @@ export function authRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
       reply.setCookie(DEVICE_COOKIE, device, cookieOptions(request, KNOWN_CLIENT_MS / 1000));
       return reply.redirect(safeNext(f.next), 303);
     } catch (error) {
-      const values = { email: f.email ?? '' };
-      // Not verified yet (the password matched): the way on, to the code or a new one.
-      const unverified = isDomainError(error) && error.code === 'EMAIL_NOT_VERIFIED';
-      return refuse(
-        reply,
-        error,
-        (s) => loginPage({ ...base(request), ...s, values, next: f.next, unverified }),
-        [],
-      );
+      // Not verified yet (the password matched): the page offers the way on, to the code or a new one.
+      const values = { email: f.email ?? '', ...(f.next === undefined ? {} : { next: f.next }) };
+      return refuse(request, reply, '/dashboard/login', error, [], values);
     }
   });
 
@@ -107,7 +127,9 @@ export function authRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
     return reply.redirect('/dashboard/login?ok=logged-out', 303);
   });
 
-  app.get('/signup', HIDDEN, async (request, reply) => sendPage(reply, signUpPage(base(request))));
+  app.get('/signup', HIDDEN, async (request, reply) =>
+    shown(flashes, request, reply, (s) => signUpPage({ ...base(request), ...s })),
+  );
 
   app.post('/signup', HIDDEN, async (request, reply) => {
     const f = form(request);
@@ -116,22 +138,12 @@ export function authRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
       return reply.redirect(`/dashboard/verify?ok=signed-up&email=${encodeURIComponent(email)}`, 303);
     } catch (error) {
       const values = { email: f.email ?? '' };
-      return refuse(reply, error, (s) => signUpPage({ ...base(request), ...s, values }), [
-        'email',
-        'password',
-      ]);
+      return refuse(request, reply, '/dashboard/signup', error, ['email', 'password'], values);
     }
   });
 
   app.get('/verify', HIDDEN, async (request, reply) =>
-    sendPage(
-      reply,
-      verifyPage({
-        ...base(request),
-        notice: okNotice(request),
-        values: { email: query(request).email ?? '' },
-      }),
-    ),
+    shown(flashes, request, reply, (s) => verifyPage({ ...base(request), ...s })),
   );
 
   app.post('/verify', HIDDEN, async (request, reply) => {
@@ -141,7 +153,7 @@ export function authRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
       return reply.redirect(`/dashboard/login?ok=verified&email=${encodeURIComponent(f.email ?? '')}`, 303);
     } catch (error) {
       const values = { email: f.email ?? '' };
-      return refuse(reply, error, (s) => verifyPage({ ...base(request), ...s, values }), ['email', 'code']);
+      return refuse(request, reply, '/dashboard/verify', error, ['email', 'code'], values);
     }
   });
 
@@ -153,12 +165,12 @@ export function authRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
       const email = encodeURIComponent((f.email ?? '').trim());
       return reply.redirect(`/dashboard/verify?ok=resent&email=${email}`, 303);
     } catch (error) {
-      return refuse(reply, error, (s) => verifyPage({ ...base(request), ...s, values }), ['email']);
+      return refuse(request, reply, '/dashboard/verify', error, ['email'], values);
     }
   });
 
   app.get('/forgot', HIDDEN, async (request, reply) =>
-    sendPage(reply, forgotPage({ ...base(request), values: { email: query(request).email ?? '' } })),
+    shown(flashes, request, reply, (s) => forgotPage({ ...base(request), ...s })),
   );
 
   app.post('/forgot', HIDDEN, async (request, reply) => {
@@ -168,19 +180,12 @@ export function authRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
       return reply.redirect(`/dashboard/reset?ok=code-sent&email=${encodeURIComponent(email)}`, 303);
     } catch (error) {
       const values = { email: f.email ?? '' };
-      return refuse(reply, error, (s) => forgotPage({ ...base(request), ...s, values }), ['email']);
+      return refuse(request, reply, '/dashboard/forgot', error, ['email'], values);
     }
   });
 
   app.get('/reset', HIDDEN, async (request, reply) =>
-    sendPage(
-      reply,
-      resetPage({
-        ...base(request),
-        notice: okNotice(request),
-        values: { email: query(request).email ?? '' },
-      }),
-    ),
+    shown(flashes, request, reply, (s) => resetPage({ ...base(request), ...s })),
   );
 
   app.post('/reset', HIDDEN, async (request, reply) => {
@@ -194,11 +199,7 @@ export function authRoutes(app: FastifyInstance, lockcloud: Lockcloud, sandbox: 
       );
     } catch (error) {
       const values = { email: f.email ?? '' };
-      return refuse(reply, error, (s) => resetPage({ ...base(request), ...s, values }), [
-        'email',
-        'code',
-        'password',
-      ]);
+      return refuse(request, reply, '/dashboard/reset', error, ['email', 'code', 'password'], values);
     }
   });
 }

@@ -7,7 +7,14 @@ import { isLockCommand, type Lock } from '../../../domain/lock.ts';
 import type { Task } from '../../../domain/task.ts';
 import { state } from '../context.ts';
 import { refusalOf, taskFailureMessage } from '../errors.ts';
-import { type Flashes, redirectWithNotice } from '../flash.ts';
+import {
+  type Flashes,
+  handleOf,
+  type Refused,
+  redirectRefused,
+  redirectWithNotice,
+  refusedStatus,
+} from '../flash.ts';
 import { form, HIDDEN, query, sendPage } from '../reply.ts';
 import type { Notice } from '../views/layout.ts';
 import { type LocksView, locksPage } from '../views/locks-page.ts';
@@ -18,6 +25,8 @@ const LOCK_ADDED: Notice = {
   kind: 'success',
   text: 'A simulated lock is added: it is paired with your simulated access point and takes commands now.',
 };
+/** A share form's error is kept under this prefix and the lock's device id (one form per lock). */
+const SHARE = 'share:';
 const RUNNING: Record<string, string> = { lock: 'Locking…', unlock: 'Unlocking…', sync: 'Syncing…' };
 
 /** A task as the page shows it: its state and one readable sentence. */
@@ -112,8 +121,26 @@ export function lockRoutes(
     redirectWithNotice(flashes, request, reply, '/dashboard/locks', notice);
 
   /**
-   * Runs a settings change, then redirects to the page with the outcome; a refusal changed nothing
-   * and is shown at once, next to the share field when it is that form's.
+   * A refusal changed nothing: 303 to the page, which shows it once under a one-time handle with the
+   * refusal's status, so a reload sends no second command or share.
+   */
+  const refuse = (request: FastifyRequest, reply: FastifyReply, refused: Refused) =>
+    redirectRefused(flashes, request, reply, '/dashboard/locks', refused);
+
+  /** The page's answer to a domain refusal: its status and wait, its message on top. */
+  const onTop = (error: unknown): Refused => {
+    if (!isDomainError(error)) throw error;
+    const r = refusalOf(error);
+    return {
+      status: r.status,
+      notice: { kind: 'error', text: r.message },
+      ...(r.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: r.retryAfterSeconds }),
+    };
+  };
+
+  /**
+   * Runs a settings change, then redirects to the page with the outcome; a refusal redirects too,
+   * shown next to the share field when it is that form's.
    */
   async function change(
     request: FastifyRequest,
@@ -125,29 +152,46 @@ export function lockRoutes(
       const text = await run();
       return done(request, reply, { kind: 'success', text });
     } catch (error) {
-      if (!isDomainError(error)) throw error;
-      const r = refusalOf(error);
-      if (r.retryAfterSeconds !== undefined) reply.header('retry-after', String(r.retryAfterSeconds));
-      if (shareField && r.status === 400)
-        return renderPage(
-          request,
-          reply,
-          400,
-          { kind: 'error', text: 'Check the form.' },
-          { [deviceId(request)]: r.message },
-        );
-      return renderPage(request, reply, r.status, { kind: 'error', text: r.message });
+      const refused = onTop(error);
+      if (shareField && refused.status === 400)
+        return refuse(request, reply, {
+          status: 400,
+          notice: { kind: 'error', text: 'Check the form.' },
+          errors: { [`${SHARE}${deviceId(request)}`]: refused.notice.text },
+        });
+      return refuse(request, reply, refused);
     }
   }
 
   app.get('/locks', HIDDEN, (request, reply) => {
     const q = query(request);
-    const flash = flashes.take(state(request).csrf, q.note);
-    return renderPage(request, reply, 200, flash?.notice ?? (q.ok === 'lock-added' ? LOCK_ADDED : undefined));
+    const flash = flashes.take(state(request).csrf, handleOf(request));
+    const { refused } = flash ?? {};
+    if (refused === undefined)
+      return renderPage(
+        request,
+        reply,
+        200,
+        flash?.notice ?? (q.ok === 'lock-added' ? LOCK_ADDED : undefined),
+      );
+    const errors = refused.errors ?? {};
+    const shareErrors = Object.fromEntries(
+      Object.entries(errors)
+        .filter(([name]) => name.startsWith(SHARE))
+        .map(([name, text]) => [name.slice(SHARE.length), text]),
+    );
+    const nickname = refused.values?.nickname;
+    const added =
+      nickname === undefined && errors.nickname === undefined
+        ? undefined
+        : { nickname, ...(errors.nickname === undefined ? {} : { error: errors.nickname }) };
+    const status = refusedStatus(reply, refused);
+    return renderPage(request, reply, status, refused.notice, shareErrors, added);
   });
 
   // Without JavaScript the form waits for the task to end (as v1 does), then redirects to the page,
-  // which says how it ended: a reload shows the page again and sends no second command.
+  // which says how it ended: a reload shows the page again and sends no second command. A refused
+  // command (the lock's budget, a busy or low lock) redirects as well, its wait in Retry-After.
   app.post('/locks/:id/command', HIDDEN, async (request, reply) => {
     const command = form(request).command;
     try {
@@ -163,11 +207,7 @@ export function lockRoutes(
       const kind = ended.successful === true ? ('success' as const) : ('error' as const);
       return done(request, reply, { kind, text: ended.message });
     } catch (error) {
-      if (!isDomainError(error)) throw error;
-      const r = refusalOf(error);
-      // The lock's command budget: the page says how long to wait, and so does the header.
-      if (r.retryAfterSeconds !== undefined) reply.header('retry-after', String(r.retryAfterSeconds));
-      return renderPage(request, reply, r.status, { kind: 'error', text: r.message });
+      return refuse(request, reply, onTop(error));
     }
   });
 
@@ -193,14 +233,13 @@ export function lockRoutes(
         if (!isDomainError(error)) throw error;
         const r = refusalOf(error);
         const onField = r.field === 'nickname';
-        return renderPage(
-          request,
-          reply,
-          r.status,
-          { kind: 'error', text: onField ? 'Check the form.' : r.message },
-          undefined,
-          { nickname, ...(onField ? { error: r.message } : {}) },
-        );
+        return refuse(request, reply, {
+          ...onTop(error),
+          ...(onField
+            ? { notice: { kind: 'error', text: 'Check the form.' }, errors: { nickname: r.message } }
+            : {}),
+          ...(nickname === undefined ? {} : { values: { nickname } }),
+        });
       }
     });
 
