@@ -102,6 +102,17 @@ export class Browser {
     const form = new URLSearchParams({ _csrf: this.csrf, ...fields });
     return this.take(await this.http.expect(status, 'POST', path, { headers: this.cookieHeader, form }));
   }
+
+  /**
+   * Posts a form, which answers 303 carried out or refused (Post/Redirect/Get), and reads the page it
+   * leads to, insisting on that page's status (a refusal's page keeps the refusal's).
+   */
+  async submit(path: string, fields: Record<string, string>, pageStatus: number): Promise<Answer> {
+    await this.post(path, fields, 303);
+    const location = this.http.answers.at(-1)?.headers.match(/^location: (.+)$/m)?.[1];
+    if (location === undefined) throw new Error(`POST ${path}: a 303 without a Location`);
+    return this.get(location, pageStatus);
+  }
 }
 
 /** The newest code mailed to `email` under a subject matching `subject` (the sandbox's mailbox). */

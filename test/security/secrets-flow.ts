@@ -132,39 +132,39 @@ export async function exercise(
   await browser.post('/dashboard/signup', { email: NEWCOMER, password: firstPassword }, 303);
   const signupCode = secrets.add('code', 'sign-up code', await mailedCode(http, NEWCOMER, /verification/));
   await browser.get('/dashboard/verify');
-  await browser.post('/dashboard/verify', { email: NEWCOMER, code: wrongCode(signupCode) }, 400);
+  await browser.submit('/dashboard/verify', { email: NEWCOMER, code: wrongCode(signupCode) }, 400);
   await browser.post('/dashboard/verify', { email: NEWCOMER, code: signupCode }, 303);
   await browser.get('/dashboard/login');
-  await browser.post('/dashboard/login', { email: NEWCOMER, password: `${firstPassword}!` }, 400);
+  await browser.submit('/dashboard/login', { email: NEWCOMER, password: `${firstPassword}!` }, 400);
   await browser.post('/dashboard/login', { email: NEWCOMER, password: firstPassword }, 303);
   await browser.get('/dashboard/api-settings');
-  await browser.post('/dashboard/api-settings/code', {}, 200);
+  await browser.submit('/dashboard/api-settings/code', {}, 200);
   const apiCode = secrets.add('code', 'API Settings code', await mailedCode(http, NEWCOMER, /API Settings/));
-  await browser.post('/dashboard/api-settings/confirm', { code: wrongCode(apiCode) }, 400);
-  await browser.post('/dashboard/api-settings/confirm', { code: apiCode }, 200);
-  const keyPage = await browser.post('/dashboard/api-settings/keys', {}, 201);
+  await browser.submit('/dashboard/api-settings/confirm', { code: wrongCode(apiCode) }, 400);
+  await browser.submit('/dashboard/api-settings/confirm', { code: apiCode }, 200);
+  const keyPage = await browser.submit('/dashboard/api-settings/keys', {}, 200);
   const dashKey = /data-testid="revealed-key">([^<]+)</.exec(keyPage.body)?.[1] ?? '';
   secrets.add('api key', 'made in the dashboard', dashKey);
   const revealedSecret = (body: string) =>
     /data-testid="revealed-webhook-secret">([^<]+)</.exec(body)?.[1] ?? '';
-  const hookPage = await browser.post(
+  const hookPage = await browser.submit(
     '/dashboard/api-settings/webhook',
     { url: `${receiver.url}/new`, method: 'POST' },
     200,
   );
   secrets.add('webhook secret', 'set in the dashboard', revealedSecret(hookPage.body));
-  const rotatePage = await browser.post('/dashboard/api-settings/webhook/rotate', {}, 200);
+  const rotatePage = await browser.submit('/dashboard/api-settings/webhook/rotate', {}, 200);
   secrets.add('webhook secret', 'rotated in the dashboard', revealedSecret(rotatePage.body));
   await http.expect(200, 'GET', '/public/locks', { headers: { authorization: dashKey } });
   await http.expect(401, 'POST', '/public/partners/automation', partner(dashKey.slice(0, -1)));
   await browser.get('/dashboard/account');
   const changed = secrets.add('password', 'changed in the dashboard', unique('changed-pw'));
-  await browser.post(
+  await browser.submit(
     '/dashboard/account/password',
     { current_password: `${firstPassword}!`, new_password: changed },
     400,
   );
-  await browser.post(
+  await browser.submit(
     '/dashboard/account/password',
     { current_password: firstPassword, new_password: changed },
     200,
@@ -184,7 +184,7 @@ export async function exercise(
   const resetCode = secrets.add('code', 'reset code', await mailedCode(http, OWNER, /password code/));
   const reset = secrets.add('password', 'set by reset', unique('reset-pw'));
   await forgot.get('/dashboard/reset');
-  await forgot.post('/dashboard/reset', { email: OWNER, code: wrongCode(resetCode), password: reset }, 400);
+  await forgot.submit('/dashboard/reset', { email: OWNER, code: wrongCode(resetCode), password: reset }, 400);
   await forgot.post('/dashboard/reset', { email: OWNER, code: resetCode, password: reset }, 303);
   await login(OWNER, reset, 200);
 

@@ -5,7 +5,7 @@
  * lock's.
  */
 import assert from 'node:assert/strict';
-import { FormClient } from '../../dashboard/support.ts';
+import { FormClient, refusedTo } from '../../dashboard/support.ts';
 import { eventually } from '../../support/eventually.ts';
 import { OWNER, OWNER_KEY, type TestServer } from '../../support/server.ts';
 import { call, type Reply } from './helpers.ts';
@@ -62,6 +62,7 @@ export class Commander {
     const { t } = this;
     let reply: Reply;
     let taskId: string | undefined;
+    let formCarried = false;
     switch (surface) {
       case 'v3':
         reply = await call(t, `/public/lock/${lock}`, { method: 'POST', key: this.key, json: { command } });
@@ -90,8 +91,10 @@ export class Commander {
         taskId = reply.status === 202 ? (reply.body as { task_id: string }).task_id : undefined;
         break;
       case 'dashboard-form': {
-        // The form waits for the task to end, as v1 does, then redirects to the page (303).
-        const page = await this.browser.post(`/dashboard/locks/${lock}/command`, { command });
+        // The form waits for the task to end, as v1 does, then redirects to the page (303), carried
+        // out or refused; the reply is the page the redirect leads to (a refusal's status and wait).
+        const page = await this.browser.send(`/dashboard/locks/${lock}/command`, { command });
+        formCarried = page.posted === 303 && !refusedTo(page.location);
         reply = {
           status: page.status,
           headers: Object.fromEntries(page.res.headers),
@@ -101,10 +104,7 @@ export class Commander {
       }
     }
     if (taskId !== undefined) await waitEnded(t, taskId, this.key);
-    const carried =
-      (surface === 'v1' && reply.status === 204) ||
-      (surface === 'dashboard-form' && reply.status === 303) ||
-      taskId !== undefined;
+    const carried = (surface === 'v1' && reply.status === 204) || formCarried || taskId !== undefined;
     return { surface, reply, carried };
   }
 }

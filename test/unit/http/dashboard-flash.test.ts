@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FLASH_TTL_MS, Flashes } from '../../../src/http/dashboard/flash.ts';
+import { FLASH_TTL_MS, Flashes, MAX_REFILL } from '../../../src/http/dashboard/flash.ts';
 import { sortedByName } from '../../../src/http/dashboard/views/locks-page.ts';
 
 const SECRET = { kind: 'key', value: 'lck_secret' } as const;
@@ -42,6 +42,36 @@ describe('Flashes', () => {
     const first = flashes.put('a', {});
     for (let i = 0; i < 10_000; i++) flashes.put('a', {});
     assert.equal(flashes.take('a', first), undefined);
+  });
+
+  it('keeps refusals apart: a flood of refused forms never pushes out a secret waiting to be shown', () => {
+    const flashes = new Flashes(() => 0);
+    const secret = flashes.put('a', { revealed: SECRET });
+    const refused = { status: 400, notice: { kind: 'error', text: 'Check the form.' } } as const;
+    const firstRefusal = flashes.put('b', { refused });
+    for (let i = 0; i < 10_000; i++) flashes.put('b', { refused });
+    assert.equal(flashes.take('b', firstRefusal), undefined, 'the oldest refusal went');
+    assert.deepEqual(flashes.take('a', secret), { revealed: SECRET });
+  });
+
+  it('gives a refusal back once, as stored, its refilled values and messages bounded in length', () => {
+    const flashes = new Flashes(() => 0);
+    const refused = {
+      status: 429,
+      retryAfterSeconds: 7,
+      notice: { kind: 'error', text: 'Too many attempts. Try again in 7 s.' },
+      errors: { email: 'x'.repeat(5000) },
+      values: { email: 'owner@example.com', url: 'y'.repeat(5000) },
+      unverified: true,
+    } as const;
+    const handle = flashes.put('a', { refused });
+    const taken = flashes.take('a', handle)?.refused;
+    assert.deepEqual(taken, {
+      ...refused,
+      errors: { email: 'x'.repeat(MAX_REFILL) },
+      values: { email: 'owner@example.com', url: 'y'.repeat(MAX_REFILL) },
+    });
+    assert.equal(flashes.take('a', handle), undefined, 'once');
   });
 });
 
