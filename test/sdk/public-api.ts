@@ -64,6 +64,7 @@ export const PUBLIC_TYPES = [
   'CallOptions',
   'ClientOptions',
   'Command',
+  'CommandOptions',
   'CommandResponse',
   'DeliveriesOptions',
   'DeliveryAccepted',
