@@ -47,15 +47,24 @@ export function freshDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'lockcloud-sandbox-test-'));
 }
 
+/** Events the device link writes as access points and locks come and go (its own traffic). */
+const LINK_EVENT = /^(access_point|lock)\.(online|offline)$/;
+
 /**
- * What the store holds, less when each access point was last heard from and which device report
- * each lock applied last (and its status write count): those record the device link's own traffic
- * (every start and reconnect), not data the seed or the sandbox set.
+ * What the store holds, less when each access point was last heard from, which device report each
+ * lock applied last (and its status write count), and when the link's own events happened (their
+ * ids hold the time): those record the device link's own traffic (every start and reconnect), not
+ * data the seed or the sandbox set. Which link events there are is still compared.
  */
 export async function snapshotOf(t: TestServer): Promise<StoreSnapshot> {
   const snapshot = await t.server.store.snapshot();
+  const events = (snapshot.events ?? []).map((row) =>
+    LINK_EVENT.test(String(row.type)) ? { ...row, id: 'LINK', occurred_at: 'LINK' } : row,
+  );
+  const order = (row: Record<string, unknown>) => `${row.id} ${row.type} ${row.device_id} ${row.data}`;
   return {
     ...snapshot,
+    events: events.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0)),
     access_points: (snapshot.access_points ?? []).map(({ last_seen_at: _seen, ...row }) => row),
     locks: (snapshot.locks ?? []).map(
       ({ status_version: _v, report_ap: _ap, report_epoch: _epoch, report_seq: _seq, ...row }) => row,
