@@ -281,7 +281,7 @@ describe('lockcloud: packed, installed into an empty project, run from there', (
       },
       { timeoutMs: 30_000, everyMs: 50 },
     );
-    assert.deepEqual(result, { status: 'terminated', successful: true });
+    assert.deepEqual(result, { status: 'terminated', task_id, successful: true });
     const status = (await (
       await fetch(`${url}/public/lock/${lock?.device_id}`, { headers: auth })
     ).json()) as {
