@@ -291,5 +291,58 @@ export function eventStoreContract(backend: string, factory: StoreFactory): void
       await store.restore(snapshot);
       assert.deepEqual(await store.events.list(query('owner')), [e]);
     });
+
+    it('gives each event a position in commit order, read back by since, positionOf and head', async () => {
+      const start = await store.events.head();
+      const a = event('lock.locked', 'owner', 'dev-a');
+      const b = event('lock.unlocked', 'owner', 'dev-a');
+      const c = event('api_key.created', 'stranger', null);
+      await store.events.append([a, b]);
+      await store.events.append([c]);
+      assert.equal(await store.events.head(), start + 3);
+      const read = await store.events.since(start, 10);
+      assert.deepEqual(
+        read.map((r) => [r.seq, r.event.id]),
+        [
+          [start + 1, a.id],
+          [start + 2, b.id],
+          [start + 3, c.id],
+        ],
+      );
+      assert.deepEqual(read[0]?.event, a);
+      assert.deepEqual(
+        (await store.events.since(start + 1, 1)).map((r) => r.event.id),
+        [b.id],
+      );
+      assert.equal(await store.events.positionOf(b.id), start + 2);
+      assert.equal(await store.events.positionOf(formatEventId(1, 0, '0'.repeat(10))), undefined);
+      assert.deepEqual(await store.events.since(start + 3, 10), []);
+    });
+
+    it('never hands out a position twice, also after a purge or a sandbox restore', async () => {
+      await store.events.append([event('lock.locked', 'owner', 'dev-a')]);
+      const snapshot = await store.snapshot();
+      const before = await store.events.head();
+      await store.events.purgeBefore(Number.MAX_SAFE_INTEGER);
+      await store.restore(snapshot);
+      const later = event('lock.unlocked', 'owner', 'dev-a');
+      await store.events.append([later]);
+      assert.equal(await store.events.positionOf(later.id), before + 1);
+    });
+
+    it('takes no position for a change that did not happen or was rolled back', async () => {
+      const read = await store.locks.readStatus('dev-a');
+      assert.ok(read);
+      const start = await store.events.head();
+      const moved = event('lock.unlocked', 'owner', 'dev-a');
+      const status = { ...read.lock, locked: false };
+      assert.equal(await store.locks.writeStatusIf('dev-a', read.version, status, null, [moved]), true);
+      const stale = event('lock.locked', 'owner', 'dev-a');
+      assert.equal(await store.locks.writeStatusIf('dev-a', read.version, read.lock, null, [stale]), false);
+      // The same id again fails the insert: the transaction, and the position it took, roll back.
+      await assert.rejects(store.events.append([event('lock.locked', 'owner', 'dev-a'), moved]));
+      assert.equal(await store.events.head(), start + 1);
+      assert.equal(await store.events.positionOf(moved.id), start + 1);
+    });
   });
 }

@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Store } from '../../src/app/ports.ts';
+import { formatEventId } from '../../src/domain/event.ts';
 import { aLock, anAccount } from '../support/fixtures.ts';
 import type { StoreFactory } from './store-contract.ts';
 
@@ -31,7 +32,17 @@ async function committedElsewhere(write: Promise<unknown>): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
 }
 
-export function freshnessStoreContract(backend: string, factory: SharedStoreFactory): void {
+export function freshnessStoreContract(
+  backend: string,
+  factory: SharedStoreFactory,
+  /**
+   * Whether two connections may hold write transactions at once from one thread. SQLite's other
+   * connection in a test shares the thread, where a second writer would wait out the busy timeout
+   * on a lock the first cannot release; there the writers take turns (as the file lock makes
+   * separate processes do anyway).
+   */
+  { concurrentWriters = false }: { concurrentWriters?: boolean } = {},
+): void {
   describe(`Store contract, reads after writes: ${backend}`, () => {
     let store: Store;
     beforeEach(async () => {
@@ -146,6 +157,62 @@ export function freshnessStoreContract(backend: string, factory: SharedStoreFact
         assert.deepEqual(await store.locks.get(LOCK), aLock(LOCK, 'acc-1', { battery: 12, locked: false }));
         await committedElsewhere(other.apiKeys.insert({ ...key, id: 'k3', hash: 'key-hash-3' }));
         assert.equal((await store.apiKeys.findByHash('key-hash-3'))?.key.id, 'k3');
+      } finally {
+        await other.close();
+      }
+    });
+
+    it("reads the event log in commit order: a follower never skips another process's event", async () => {
+      const other = await factory.another(store);
+      try {
+        const start = await store.events.head();
+        let n = 0;
+        const write = async (on: Store, ms: number): Promise<string> => {
+          n++;
+          const id = formatEventId(ms, n, n.toString(16).padStart(10, '0'));
+          await on.events.append([
+            {
+              id,
+              occurredAt: ms,
+              type: 'lock.locked',
+              accountId: 'acc-1',
+              deviceId: LOCK,
+              actor: { kind: 'device' },
+              method: 'manual',
+              taskId: null,
+              data: {},
+            },
+          ]);
+          return id;
+        };
+        // Two writers whose ids interleave out of commit order (the other's clock runs behind),
+        // and a follower reading what is new as they go, as the live stream does.
+        const written: string[] = [];
+        const seen: string[] = [];
+        let last = start;
+        const follow = async (): Promise<void> => {
+          for (const { seq, event } of await store.events.since(last, 1_000)) {
+            seen.push(event.id);
+            last = seq;
+          }
+        };
+        for (let round = 0; round < 40; round++) {
+          if (concurrentWriters) {
+            const [a, b] = await Promise.all([
+              write(store, 50_000 + round),
+              write(other, 10_000 + round),
+              follow(),
+            ]);
+            written.push(a, b);
+          } else {
+            written.push(await write(store, 50_000 + round));
+            await follow();
+            written.push(await write(other, 10_000 + round));
+          }
+        }
+        await follow();
+        assert.deepEqual([...seen].sort(), [...written].sort());
+        assert.equal(new Set(seen).size, seen.length);
       } finally {
         await other.close();
       }

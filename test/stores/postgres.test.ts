@@ -48,7 +48,7 @@ const postgresFactory: SharedStoreFactory = {
 storeContract('PostgreSQL', postgresFactory);
 dashboardStoreContract('PostgreSQL', postgresFactory);
 clusterStoreContract('PostgreSQL', postgresFactory);
-freshnessStoreContract('PostgreSQL', postgresFactory);
+freshnessStoreContract('PostgreSQL', postgresFactory, { concurrentWriters: true });
 eventStoreContract('PostgreSQL', postgresFactory);
 idempotencyStoreContract('PostgreSQL', postgresFactory, { acrossConnections: true });
 

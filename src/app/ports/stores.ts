@@ -300,12 +300,28 @@ export interface EventQuery {
   readonly order: EventOrder;
 }
 
+/** An event with its position in the log's commit order (migration 012). */
+export interface SequencedEvent {
+  readonly seq: number;
+  readonly event: LockEvent;
+}
+
 /** The event log. Changes write their events through the other stores, in their transactions. */
 export interface EventStore {
   /** Events with no other change to go with (a failed login). */
   append(events: readonly LockEvent[]): Promise<void>;
   /** Raw, for the reader's redaction to follow; guests get only GUEST_EVENT_TYPES of shared locks. */
   list(query: EventQuery): Promise<LockEvent[]>;
+  /**
+   * Every account's events after position `seq`, in commit order, at most `limit`: what a reader
+   * following the log (the live stream, webhook endpoints) has not seen yet. Once position N is
+   * read, no event with a smaller position can appear later.
+   */
+  since(seq: number, limit: number): Promise<SequencedEvent[]>;
+  /** An event's position, or undefined when the log does not hold it (never did, or purged). */
+  positionOf(id: string): Promise<number | undefined>;
+  /** The last position handed out (0 before any event): where a reader starting now begins. */
+  head(): Promise<number>;
   /** Forgets events that occurred before `cutoff` (retention). */
   purgeBefore(cutoff: number): Promise<number>;
 }

@@ -20,6 +20,9 @@ import { ManualClock } from '../../support/manual-clock.ts';
 const noStore: EventStore = {
   append: async () => undefined,
   list: async () => [],
+  since: async () => [],
+  positionOf: async () => undefined,
+  head: async () => 0,
   purgeBefore: async () => 0,
 };
 let n = 0;

@@ -1,5 +1,5 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type { EventQuery, EventStore } from '../../../app/ports.ts';
+import type { EventQuery, EventStore, SequencedEvent } from '../../../app/ports.ts';
 import {
   ACTOR_KINDS,
   type Actor,
@@ -66,13 +66,26 @@ function toEvent(row: Selectable<EventsTable>): LockEvent {
   };
 }
 
-/** Writes events with `db`, which is the transaction of the change they record. */
+/**
+ * Writes events with `db`, which is the transaction of the change they record, as its last
+ * statement: taking positions locks the counter's row until the transaction ends (migration 012),
+ * so positions follow commit order, and a transaction that takes no other lock after it cannot
+ * deadlock on it. Outside a transaction (an event with no change) it opens its own.
+ */
 export async function insertEvents(db: Kysely<Database>, events: readonly LockEvent[]): Promise<void> {
   if (events.length === 0) return;
+  if (!db.isTransaction) return db.transaction().execute((trx) => insertEvents(trx, events));
+  const { value: last } = await db
+    .updateTable('event_sequence')
+    .set((eb) => ({ value: eb('value', '+', events.length) }))
+    .where('name', '=', 'events')
+    .returning('value')
+    .executeTakeFirstOrThrow();
+  const first = Number(last) - events.length + 1;
   await db
     .insertInto('events')
     .values(
-      events.map((e) => ({
+      events.map((e, i) => ({
         id: e.id,
         type: e.type,
         occurred_at: e.occurredAt,
@@ -84,6 +97,7 @@ export async function insertEvents(db: Kysely<Database>, events: readonly LockEv
         method: e.method,
         task_id: e.taskId,
         data: JSON.stringify(e.data),
+        seq: first + i,
       })),
     )
     .execute();
@@ -161,6 +175,31 @@ export class SqlEventStore implements EventStore {
       .limit(query.limit)
       .execute();
     return rows.map(toEvent);
+  }
+
+  async since(seq: number, limit: number): Promise<SequencedEvent[]> {
+    const rows = await this.db
+      .selectFrom('events')
+      .selectAll()
+      .where('seq', '>', seq)
+      .orderBy('seq', 'asc')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({ seq: Number(row.seq), event: toEvent(row) }));
+  }
+
+  async positionOf(id: string): Promise<number | undefined> {
+    const row = await this.db.selectFrom('events').select('seq').where('id', '=', id).executeTakeFirst();
+    return row === undefined ? undefined : Number(row.seq);
+  }
+
+  async head(): Promise<number> {
+    const row = await this.db
+      .selectFrom('event_sequence')
+      .select('value')
+      .where('name', '=', 'events')
+      .executeTakeFirst();
+    return row === undefined ? 0 : Number(row.value);
   }
 
   async purgeBefore(cutoff: number): Promise<number> {

@@ -95,6 +95,14 @@ export interface EventsTable {
   task_id: string | null;
   /** JSON. */
   data: string;
+  /** The position in commit order (migration 012). */
+  seq: number;
+}
+
+/** One row, `events`: the last position handed out (migration 012). */
+export interface EventSequenceTable {
+  name: string;
+  value: number;
 }
 
 export interface WebhooksTable {
@@ -210,6 +218,7 @@ export interface Database {
   sessions: SessionsTable;
   one_time_codes: OneTimeCodesTable;
   events: EventsTable;
+  event_sequence: EventSequenceTable;
   idempotency_keys: IdempotencyKeysTable;
   meta: MetaTable;
 }

@@ -10,6 +10,7 @@ import * as cluster from './008-cluster.ts';
 import * as openDeliveries from './009-open-deliveries.ts';
 import * as events from './010-events.ts';
 import * as idempotency from './011-idempotency.ts';
+import * as eventSequence from './012-event-sequence.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '009-open-deliveries': openDeliveries,
   '010-events': events,
   '011-idempotency': idempotency,
+  '012-event-sequence': eventSequence,
 };
 
 export const migrationProvider: MigrationProvider = {
