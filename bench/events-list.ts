@@ -36,11 +36,11 @@ async function filled(
   const db = new BetterSqlite3(join(dir, SQLITE_FILE_NAME));
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
-  db.exec('DROP INDEX events_device; DROP INDEX events_account;');
+  db.exec('DROP INDEX events_device; DROP INDEX events_account; DROP INDEX events_seq;');
   db.prepare(
     `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
      INSERT INTO events (id, type, occurred_at, account_id, device_id, actor_kind, actor_account_id,
-                         actor_key_prefix, method, task_id, data)
+                         actor_key_prefix, method, task_id, data, seq)
      SELECT printf('evt_%012x%06x%010x', ? + i * 10, 0, i),
             CASE i % 4 WHEN 0 THEN 'lock.locked' WHEN 1 THEN 'command.requested'
                        WHEN 2 THEN 'lock.unlocked' ELSE 'command.succeeded' END,
@@ -52,12 +52,14 @@ async function filled(
             CASE i % 2 WHEN 0 THEN NULL ELSE 'lck_abcdef' END,
             CASE i % 2 WHEN 0 THEN 'manual' ELSE 'api_v3' END,
             NULL,
-            '{}'
+            '{}',
+            i + 1
        FROM n`,
   ).run(count - 1, T0, T0);
   // The migration's own indexes, built once over the rows.
   db.exec(
-    'CREATE INDEX events_device ON events (device_id, id); CREATE INDEX events_account ON events (account_id, id); ANALYZE;',
+    `CREATE INDEX events_device ON events (device_id, id); CREATE INDEX events_account ON events (account_id, id);
+     CREATE UNIQUE INDEX events_seq ON events (seq); UPDATE event_sequence SET value = ${count}; ANALYZE;`,
   );
   db.close();
   const fillSeconds = (performance.now() - started) / 1000;
