@@ -273,7 +273,7 @@ export class Commands {
 
   private async onDeviceResult(task: Task, result: DeviceResult): Promise<void> {
     // The device is the truth about the lock even when its answer comes after the deadline.
-    if (result.report) await this.deps.reports.apply(task.deviceId, result.report);
+    if (result.report) await this.deps.reports.applyAnswer(task, result.report);
     await this.finish(task.id, result.ok ? { successful: true } : { successful: false, error: result.error });
   }
 
