@@ -1,0 +1,154 @@
+/**
+ * An event said in words for a reader (docs/events.md, "Methods": "Unlocked by API key lck_4tj2… (v3)",
+ * "Locked by hand"). Used by the dashboard's activity pages and the CLI, so it takes the event's
+ * plain parts rather than one representation of it: the domain's LockEvent and the wire JSON (through
+ * `wordsInput`) both fit. No I/O; a type this code does not know is said as its name.
+ */
+
+/** What the words are made of; a guest's copy has no key prefix (redactFor), and the words do without. */
+export interface EventForWords {
+  readonly type: string;
+  readonly actor: { readonly kind: string; readonly keyPrefix?: string | undefined };
+  readonly method: string | null;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** The wire event (`GET /ext/events`, the SDK's LockcloudEvent) as EventForWords. */
+export function wordsInput(event: {
+  readonly type: string;
+  readonly actor: { readonly kind: string; readonly key_prefix?: string | undefined };
+  readonly method: string | null;
+  readonly data: Readonly<Record<string, unknown>>;
+}): EventForWords {
+  return {
+    type: event.type,
+    actor: { kind: event.actor.kind, keyPrefix: event.actor.key_prefix },
+    method: event.method,
+    data: event.data,
+  };
+}
+
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+
+/** A key as the dashboard shows it: its display prefix and an ellipsis, never more. */
+const keyWords = (prefix: string | undefined): string =>
+  prefix === undefined ? 'API key' : `API key ${prefix}…`;
+
+/** The short name of a method, in brackets after a command's words. */
+const METHOD_SHORT: Readonly<Record<string, string>> = {
+  api_v3: 'v3',
+  api_v1: 'v1',
+  partner: 'partner',
+  dashboard: 'dashboard',
+  manual: 'by hand',
+  auto: 'auto-lock',
+};
+
+/** Who acted, in a few words: the dashboard's "who" column. */
+export function actorWords(actor: EventForWords['actor']): string {
+  switch (actor.kind) {
+    case 'api_key':
+      return keyWords(actor.keyPrefix);
+    case 'partner':
+      return actor.keyPrefix === undefined ? 'Partner automation' : `Partner (${keyWords(actor.keyPrefix)})`;
+    case 'v1_token':
+      return 'v1 app';
+    case 'dashboard_session':
+      return 'Dashboard';
+    case 'account':
+      return 'The account (e-mailed code)';
+    case 'device':
+      return 'The device';
+    case 'system':
+      return 'The server';
+    default:
+      return actor.kind;
+  }
+}
+
+/** How a lock moved: "by API key lck_4tj2… (v3)", "by hand", "from the dashboard". */
+function movedHow(event: EventForWords): string {
+  switch (event.method) {
+    case 'api_v3':
+      return `by ${keyWords(event.actor.keyPrefix)} (v3)`;
+    case 'api_v1':
+      return 'by v1 app';
+    case 'partner':
+      return `by partner automation${event.actor.keyPrefix === undefined ? '' : ` (${keyWords(event.actor.keyPrefix)})`}`;
+    case 'dashboard':
+      return 'from the dashboard';
+    case 'manual':
+      return 'by hand';
+    case 'auto':
+      return 'automatically';
+    default:
+      return event.method === null ? '' : `(${event.method})`;
+  }
+}
+
+const capitalized = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
+
+function commandWords(event: EventForWords): string {
+  const command = capitalized(text(event.data.command) ?? 'command');
+  const short = event.method === null ? '' : ` (${METHOD_SHORT[event.method] ?? event.method})`;
+  switch (event.type) {
+    case 'command.requested':
+      return `${command} requested ${movedHow(event)}`.trimEnd();
+    case 'command.succeeded':
+      return `${command} succeeded${short}`;
+    default:
+      return `${command} failed: ${text(event.data.reason) ?? 'unknown reason'}${short}`;
+  }
+}
+
+const PASSWORD: Readonly<Record<string, string>> = {
+  changed: 'Password changed',
+  reset: 'Password reset with an e-mailed code',
+  admin: 'Password set by the operator',
+};
+
+/** The event in one sentence, without its time (the reader's page or terminal shows that). */
+export function eventWords(event: EventForWords): string {
+  const d = event.data;
+  switch (event.type) {
+    case 'lock.locked':
+      return `Locked ${movedHow(event)}`.trimEnd();
+    case 'lock.unlocked':
+      return `Unlocked ${movedHow(event)}`.trimEnd();
+    case 'lock.online':
+      return 'Came back online';
+    case 'lock.offline':
+      return 'Went offline';
+    case 'lock.battery_low':
+      return `Battery low (${text(d.battery) ?? '?'} %)`;
+    case 'lock.battery_ok':
+      return `Battery OK again (${text(d.battery) ?? '?'} %)`;
+    case 'command.requested':
+    case 'command.succeeded':
+    case 'command.failed':
+      return commandWords(event);
+    case 'access_point.online':
+      return `Access point ${text(d.name) ?? text(d.access_point_id) ?? ''} connected`.replace('  ', ' ');
+    case 'access_point.offline':
+      return `Access point ${text(d.name) ?? text(d.access_point_id) ?? ''} went away`.replace('  ', ' ');
+    case 'share.created':
+      return `Shared with account ${text(d.account_id) ?? '?'}`;
+    case 'share.removed':
+      return `Share with account ${text(d.account_id) ?? '?'} ended`;
+    case 'api_key.created':
+      return `${keyWords(text(d.key_prefix))} created`;
+    case 'api_key.deleted':
+      return `${keyWords(text(d.key_prefix))} deleted`;
+    case 'webhook.updated':
+      return `Webhook set to ${text(d.host) ?? 'a receiver'}`;
+    case 'webhook.removed':
+      return 'Webhook removed';
+    case 'account.password_changed':
+      return PASSWORD[text(d.how) ?? ''] ?? 'Password changed';
+    case 'account.login_failed':
+      return `Failed login from ${text(d.client_ip) ?? 'an unknown address'}`;
+    default:
+      return event.type;
+  }
+}
