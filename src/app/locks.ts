@@ -26,6 +26,17 @@ export class LockQueries {
     throw new DomainError('LOCK_NOT_FOUND');
   }
 
+  /**
+   * A lock the account owns or that is shared with it (the dashboard's activity page); any other is
+   * one that does not exist for it.
+   */
+  async getVisible(accountId: string, deviceId: string): Promise<Lock> {
+    const lock = await this.locks.get(deviceId);
+    if (lock && (lock.ownerId === accountId || (await this.locks.isSharedWith(deviceId, accountId))))
+      return lock;
+    throw new DomainError('LOCK_NOT_FOUND');
+  }
+
   /** v3's rule: a lock the account does not own is answered exactly like one that does not exist. */
   async getOwned(accountId: string, deviceId: string): Promise<Lock> {
     const lock = await this.locks.get(deviceId);

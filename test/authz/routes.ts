@@ -397,6 +397,24 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', route: '/dashboard/locks', surface: 'dash-page', target: 'none', own: page(200) },
   { method: 'GET', route: '/dashboard/api-settings', surface: 'dash-page', target: 'none', own: page(200) },
   { method: 'GET', route: '/dashboard/account', surface: 'dash-page', target: 'none', own: page(200) },
+  // The activity pages (the event log through EventLog, as the session's account): a guest reads the
+  // shared lock's page (its lock events, the owner's side left out: test/dashboard/http-activity).
+  {
+    method: 'GET',
+    route: '/dashboard/locks/:id/activity',
+    surface: 'dash-page',
+    target: 'lock',
+    own: page(200),
+    shared: page(200),
+    foreign: page(404),
+  },
+  {
+    method: 'GET',
+    route: '/dashboard/account/activity',
+    surface: 'dash-page',
+    target: 'none',
+    own: page(200),
+  },
   // A handle no browser was given: 410 and the account's own page. A handle is the browser's that
   // made it (another's is 410 and left in place): test/dashboard/http-prg.test.ts.
   {

@@ -48,6 +48,8 @@ describe('fuzzing every endpoint', () => {
       'POST /dashboard/api/locks/:id/commands',
       'GET /dashboard/api/deliveries',
       'GET /dashboard/api-settings/secret/:handle',
+      'GET /dashboard/locks/:id/activity',
+      'GET /dashboard/account/activity',
       'POST /dashboard/login',
       'GET /healthz',
     ])

@@ -101,6 +101,9 @@ function queryValue(name: string): fc.Arbitrary<string> {
     ok: fc.constantFrom('verified', 'deleted', 'resent', 'nope'),
     note: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{22}$/), fc.constantFrom('', 'x', '../x')),
     email: fc.constantFrom(OWNER, ''),
+    // The activity pages' (and /ext/events'): an event id, a type's start, or near misses.
+    cursor: fc.constantFrom('evt_0000000000000000000000000000', 'evt_', 'evt_zz', ''),
+    type: fc.constantFrom('lock.', 'command.failed', 'LOCK', '', 'a'.repeat(65)),
   };
   return weighted([3, valid[name] ?? text()], [1, text(30)], [1, weirdSegment]);
 }
@@ -115,7 +118,9 @@ function queryOf(endpoint: Endpoint): fc.Arbitrary<string> {
     .filter((p) => p.in === 'query')
     .map((p) => p.name);
   const names =
-    endpoint.surface === 'dashboard' ? ['next', 'ok', 'email', 'note', ...documented] : documented;
+    endpoint.surface === 'dashboard'
+      ? ['next', 'ok', 'email', 'note', 'cursor', 'type', ...documented]
+      : documented;
   const pair = (name: fc.Arbitrary<string>) =>
     fc.tuple(name, queryValue('')).map(([n, v]) => `${n}=${asIs(v)}`);
   const known = names.map((n) => queryValue(n).map((v) => `${n}=${asIs(v)}`));

@@ -11,6 +11,7 @@ import { dashboardErrors, sendRefusal } from './errors.ts';
 import { Flashes } from './flash.ts';
 import { isApi } from './reply.ts';
 import { accountRoutes } from './routes/account.ts';
+import { activityRoutes } from './routes/activity.ts';
 import { apiSettingsRoutes } from './routes/api-settings.ts';
 import { authRoutes } from './routes/auth.ts';
 import { lockRoutes } from './routes/locks.ts';
@@ -98,6 +99,7 @@ export async function dashboardPlugin(app: FastifyInstance, { lockcloud, sandbox
   lockRoutes(app, lockcloud, sandbox, flashes);
   apiSettingsRoutes(app, lockcloud, flashes);
   accountRoutes(app, lockcloud, flashes);
+  activityRoutes(app, lockcloud);
 
   answerErrorsWith(app, dashboardErrors);
 }

@@ -13,6 +13,7 @@ export function accountPage(ctx: PageContext, v: AccountView): Html {
 <section class="card" aria-labelledby="profile-title">
 <h2 id="profile-title">Profile</h2>
 <dl class="facts"><dt>E-mail</dt><dd>${ctx.email ?? ''}</dd><dt>Member since</dt><dd>${when(v.createdAt)}</dd></dl>
+<p><a href="/dashboard/account/activity">Account activity</a>: what happened to your locks, keys, webhook and password.</p>
 </section>
 <section class="card" aria-labelledby="password-title">
 <h2 id="password-title">Password</h2>
