@@ -2,6 +2,7 @@
  * The event log (`GET /ext/events`, docs/events.md), reached through {@link LockcloudClient.events}
  * with the client's API key.
  */
+import { type EventStreamOptions, eventStream } from './event-stream.js';
 import type { CallOptions, Http } from './http.js';
 import type { EventPage, LockcloudEvent } from './types-ext.js';
 
@@ -84,5 +85,22 @@ export class EventsApi {
       if (page.next_cursor === null) return;
       cursor = page.next_cursor;
     }
+  }
+
+  /**
+   * `GET /ext/events/stream`: the events as they happen, for ever. It connects again by itself after
+   * a dropped connection or the server's close for a reason, sending `Last-Event-ID` of the last
+   * event it yielded (so none is missed or repeated), with waits that double and jitter. It throws
+   * on a refusal (`BadParamsError`, `UnauthorizedError`, also when the key is deleted while it
+   * streams) and ends without an error on `break`, `return()` or the signal.
+   *
+   * @example
+   * for await (const e of client.events.stream({ deviceId: lockId, type: 'lock.' })) {
+   *   console.log(e.type, e.method);
+   *   if (e.type === 'lock.unlocked') break; // ends the connection
+   * }
+   */
+  stream(options?: EventStreamOptions): AsyncGenerator<LockcloudEvent, void, undefined> {
+    return eventStream(this.#http, this.#apiKey, options);
   }
 }

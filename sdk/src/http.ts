@@ -105,6 +105,58 @@ export class Http {
     return withRetry(() => this.once<T>(req), this.#retry, req.signal, req.idempotencyKey !== undefined);
   }
 
+  /**
+   * Opens a streamed GET (`/ext/events/stream`): resolves once the answer's headers came, with its
+   * body unread; the timeout covers only that wait, since a stream's body never ends by itself. An
+   * error answer rejects with its class, no answer with {@link ConnectionError}.
+   *
+   * @example
+   * const res = await http.open({ path: '/ext/events/stream', headers: { authorization: key } });
+   */
+  async open(req: Omit<HttpRequest, 'method' | 'json' | 'idempotencyKey'>): Promise<Response> {
+    const url = this.baseUrl + req.path;
+    const headers = { 'user-agent': USER_AGENT, ...req.headers };
+    const timeout = new AbortController();
+    const timer =
+      this.#timeoutMs > MAX_TIMER_MS ? undefined : setTimeout(() => timeout.abort(), this.#timeoutMs);
+    // The timer is cleared once headers came: from then on only the caller's signal aborts the body.
+    const signal = req.signal === undefined ? timeout.signal : AbortSignal.any([req.signal, timeout.signal]);
+    let res: Response;
+    try {
+      res = await this.#fetch(url, { method: 'GET', headers, signal });
+    } catch (error) {
+      if (req.signal?.aborted) throw req.signal.reason;
+      if (timeout.signal.aborted) throw new RequestTimeoutError('GET', url, this.#timeoutMs);
+      throw new ConnectionError('GET', url, error);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (res.ok) return res;
+    const text = await res.text().catch(() => '');
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    throw this.errorFrom({
+      status: res.status,
+      body,
+      retryAfterSeconds: parseRetryAfter(res.headers.get('retry-after')),
+      requestId: res.headers.get('x-request-id') ?? undefined,
+    });
+  }
+
+  /**
+   * The error class of an error answer (also of one a stream says in its body).
+   *
+   * @example
+   * throw http.errorFrom({ status: 401, body: { error: 'UNAUTHORIZED' } });
+   */
+  errorFrom(details: ErrorDetails): LockcloudError {
+    return this.#errorFrom(details);
+  }
+
   /** One attempt, no retry. */
   async once<T>(req: HttpRequest): Promise<T> {
     const url = this.baseUrl + req.path;

@@ -61,6 +61,7 @@ export {
   WrongControlTypeError,
   WrongEmailOrPasswordError,
 } from './errors.js';
+export type { EventStreamOptions } from './event-stream.js';
 export type { EventsApi, EventsOptions } from './events.js';
 export type { DeliveriesOptions, WebhookApi } from './ext.js';
 export type { CallOptions, ClientOptions } from './http.js';

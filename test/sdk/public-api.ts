@@ -72,6 +72,7 @@ export const PUBLIC_TYPES = [
   'ErrorDetails',
   'EventActor',
   'EventPage',
+  'EventStreamOptions',
   'EventsApi',
   'EventsOptions',
   'FailedResult',
