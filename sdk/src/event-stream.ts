@@ -34,6 +34,11 @@ export interface EventStreamOptions extends CallOptions {
    * made again. Default 45 000 ms.
    */
   readonly idleTimeoutMs?: number | undefined;
+  /**
+   * Called before each wait to connect again: why (the error; undefined when the server ended the
+   * answer, or closed it for a reason) and how long.
+   */
+  readonly onReconnect?: ((info: { readonly error: unknown; readonly waitMs: number }) => void) | undefined;
 }
 
 /** Why the server closed the stream: a reason to resume, or the key's end (not resumed). */
@@ -87,7 +92,8 @@ export async function* eventStream(
       // One connection: aborted by the caller, or by us when it has been silent too long.
       const conn = new AbortController();
       const connSignal = AbortSignal.any([signal, conn.signal]);
-      let wait: number | undefined;
+      let wait: number;
+      let why: unknown;
       try {
         const res = await http.open({
           path,
@@ -130,6 +136,7 @@ export async function* eventStream(
         wait = backoff(base, maxWait, failures);
       } catch (error) {
         if (signal.aborted) return;
+        why = error;
         // A refusal ends the stream (a bad filter or id: BadParamsError; a bad key: UnauthorizedError),
         // unless it asks for a wait (429, 503); an event that is not JSON is the server's fault, said.
         if (error instanceof LockcloudError) {
@@ -140,6 +147,7 @@ export async function* eventStream(
         else wait = backoff(base, maxWait, failures);
       }
       failures++;
+      options.onReconnect?.({ error: why, waitMs: wait });
       if (!(await pause(wait, signal))) return;
     }
   } finally {

@@ -30,7 +30,11 @@ const COMMANDS: Readonly<Record<string, Entry>> = {
     load: () => import('./migrate.ts'),
   },
   locks: {
-    summary: "drive a server's v3 API: list, status, lock, unlock, sync, watch",
+    summary: "drive a server's v3 API: list, status, lock, unlock, sync, watch, events",
+    load: () => import('./locks.ts'),
+  },
+  events: {
+    summary: "read a server's event log, or follow it live (`lockcloud locks events`)",
     load: () => import('./locks.ts'),
   },
 };
@@ -86,6 +90,8 @@ async function cli(argv: readonly string[]): Promise<number | undefined> {
   }
   // The command modules read their own arguments from process.argv, as when run on their own.
   process.argv = [process.argv[0] ?? process.execPath, process.argv[1] ?? 'lockcloud', ...args];
+  // `lockcloud events ...` is `lockcloud locks events ...`: one program, its options and exit codes.
+  if (name === 'events') process.argv.splice(2, 0, 'events');
   await entry.load();
   return undefined;
 }

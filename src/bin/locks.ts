@@ -1,8 +1,9 @@
 /**
  * `npm run locks -- <command>` / `lockcloud locks <command>`: the command-line client of the v3 API,
- * built on the SDK alone (it imports nothing of the server).
+ * built on the SDK (and the pure event words of src/domain/event-words.ts, shared with the dashboard;
+ * it imports nothing that runs the server).
  *
- *   list | status ID | lock ID | unlock ID | sync ID | watch
+ *   list | status ID | lock ID | unlock ID | sync ID | watch | events
  *
  * The base URL and the API key come from --url / --key, else LOCKCLOUD_URL / LOCKCLOUD_API_KEY
  * (default URL http://127.0.0.1:8080). --json prints machine-readable output on stdout.

@@ -130,10 +130,15 @@ describe('events.stream()', () => {
         res.write(frame(event(4)));
       },
     ]);
+    const reconnects: unknown[] = [];
     const stream = client(s.url).events.stream({
       deviceId: 'lock-a',
       type: 'lock.',
       lastEventId: event(0).id,
+      onReconnect: ({ error, waitMs }) => {
+        assert.ok(waitMs >= 0 && waitMs <= 5, `${waitMs}: the server's retry, jittered`);
+        reconnects.push(error);
+      },
     });
     assert.deepEqual(
       await take(stream, 4),
@@ -143,6 +148,7 @@ describe('events.stream()', () => {
       s.seen.map((x) => x.lastEventId),
       [event(0).id, event(2).id, event(3).id],
     );
+    assert.deepEqual(reconnects, [undefined, undefined], 'the server ended each answer');
     for (const x of s.seen) {
       assert.equal(x.url, '/ext/events/stream?device_id=lock-a&type=lock.');
       assert.equal(x.authorization, KEY);

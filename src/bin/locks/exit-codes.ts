@@ -62,7 +62,10 @@ export function exitCodeOf(error: unknown): number {
       return EXIT.unreachable;
     }
     const wait = error.retryAfterSeconds === undefined ? '' : `, try again in ${error.retryAfterSeconds} s`;
-    note(`refused: ${String(error.code)}${wait}${explain(String(error.code))}`);
+    // /ext answers say what was wrong (`type: must be ...`); v3's carry the code alone.
+    const said = (error.body as { message?: unknown } | null)?.message;
+    const why = typeof said === 'string' ? `: ${said}` : explain(String(error.code));
+    note(`refused: ${String(error.code)}${wait}${why}`);
     return EXIT.refused;
   }
   if (error instanceof TypeError && /id is required/.test(error.message)) {

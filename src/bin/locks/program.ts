@@ -2,6 +2,7 @@
 import { InvalidArgumentError, Option, Command as Program } from 'commander';
 import { command, list, status } from './commands.ts';
 import { DEFAULT_URL } from './context.ts';
+import { type EventsOptions, events } from './events.ts';
 import { EXIT, EXIT_CODES_HELP, exitCodeOf } from './exit-codes.ts';
 import { NAME } from './output.ts';
 import { watch } from './watch.ts';
@@ -23,7 +24,9 @@ function positiveInteger(value: string): number {
 
 function program(): Program {
   const root = new Program(NAME)
-    .description('Talk to a lockcloud server: list locks, read their status, lock, unlock, sync, watch.')
+    .description(
+      'Talk to a lockcloud server: list locks, read their status, lock, unlock, sync, watch, read the event log.',
+    )
     .option('--url <url>', `the server's base URL (env LOCKCLOUD_URL; default ${DEFAULT_URL})`)
     .option('--key <key>', 'the API key (env LOCKCLOUD_API_KEY)')
     .option('--json', 'machine-readable output on stdout')
@@ -86,6 +89,21 @@ function program(): Program {
     .option('--once', 'print the current state of every lock and stop')
     .addOption(new Option('--count <n>', 'stop after n changes').argParser(positiveInteger).conflicts('once'))
     .action((opts: { interval: number; once?: boolean; count?: number }, cmd: Program) => watch(opts, cmd));
+
+  root
+    .command('events')
+    .description(
+      "the account's event log, newest first (--follow: the events as they happen, until Ctrl-C); also `lockcloud events`",
+    )
+    .option('--device <device_id>', "only this lock's events")
+    .option('--type <prefix>', 'only this type, or types starting with it (lock., command.failed)')
+    .addOption(
+      new Option('--limit <n>', 'how many of the latest events (without --follow)')
+        .argParser(positiveInteger)
+        .default(20),
+    )
+    .option('--follow', 'print each new event as it happens (a line per event), until Ctrl-C')
+    .action((opts: EventsOptions, cmd: Program) => events(opts, cmd));
 
   return root;
 }
