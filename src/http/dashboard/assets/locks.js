@@ -1,5 +1,8 @@
-// The locks page, live: command buttons show their task until it ends, and the status refreshes.
-// Without this script the forms still work (the server waits for the task and shows how it ended).
+// The locks page, live: command buttons show their task until it ends, and the status refreshes
+// when the event stream says a lock changed (GET /dashboard/api/events/stream, server-sent events:
+// docs/events.md). Where the stream is not to be had (the browser gave up on it: an older server's
+// 404, a proxy that refuses it) the status is polled instead. Without this script the forms still
+// work (the server waits for the task and shows how it ended).
 
 (() => {
   const main = document.querySelector('main[data-csrf]');
@@ -101,7 +104,51 @@
       void run(form);
     });
   }
-  setInterval(() => {
-    if (document.visibilityState === 'visible') refresh().catch(() => undefined);
-  }, POLL_STATUS_MS);
+  let poller;
+  function poll() {
+    main.dataset.live = 'polling';
+    poller ??= setInterval(() => {
+      if (document.visibilityState === 'visible') refresh().catch(() => undefined);
+    }, POLL_STATUS_MS);
+  }
+
+  // Several events in one moment (a command's request, movement and end) make one read.
+  let pending = false;
+  function soon() {
+    if (pending) return;
+    pending = true;
+    setTimeout(() => {
+      pending = false;
+      refresh().catch(() => undefined);
+    }, 0);
+  }
+
+  function follow() {
+    if (typeof EventSource !== 'function') return poll();
+    const stream = new EventSource('/dashboard/api/events/stream');
+    // Each connection (the first, and each the browser makes again with Last-Event-ID after a drop)
+    // starts with a read: whatever changed while it was away is shown.
+    stream.addEventListener('open', () => {
+      main.dataset.live = 'stream';
+      clearInterval(poller);
+      poller = undefined;
+      soon();
+    });
+    stream.addEventListener('lock_event', soon);
+    stream.addEventListener('close', (event) => {
+      let reason;
+      try {
+        reason = JSON.parse(event.data).reason;
+      } catch {
+        reason = undefined;
+      }
+      // The session ended: as every other refusal of the page's requests, back to log in.
+      if (reason === 'unauthorized') window.location.assign('/dashboard/login');
+    });
+    stream.addEventListener('error', () => {
+      // CONNECTING: the browser tries again by itself (the server's `retry`). CLOSED: it gave up.
+      if (stream.readyState === EventSource.CLOSED) poll();
+    });
+  }
+  follow();
 })();
