@@ -2,7 +2,7 @@
 import { InvalidArgumentError, Option, Command as Program } from 'commander';
 import { command, list, status } from './commands.ts';
 import { DEFAULT_URL } from './context.ts';
-import { type EventsOptions, events } from './events.ts';
+import type { EventsOptions } from './events.ts';
 import { EXIT, EXIT_CODES_HELP, exitCodeOf } from './exit-codes.ts';
 import { NAME } from './output.ts';
 import { watch } from './watch.ts';
@@ -103,7 +103,8 @@ function program(): Program {
         .default(20),
     )
     .option('--follow', 'print each new event as it happens (a line per event), until Ctrl-C')
-    .action((opts: EventsOptions, cmd: Program) => events(opts, cmd));
+    // Loaded when asked for: the other commands start without it (and the event words).
+    .action(async (opts: EventsOptions, cmd: Program) => (await import('./events.ts')).events(opts, cmd));
 
   return root;
 }
