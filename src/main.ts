@@ -272,6 +272,7 @@ export async function createServer(
       webhookTransport: httpTransport(addressPolicy({ allowLoopback: sandbox, allow: config.webhookAllow })),
       webhookLimits: { ...DEFAULT_DISPATCH_LIMITS, timeoutMs: config.webhookTimeoutMs },
       eventRetentionDays: config.eventRetentionDays,
+      streamLimits: { heartbeatMs: config.eventStreamHeartbeatMs, perAccount: config.eventStreamsPerAccount },
       metrics,
     });
     // Before starting: a start that fails halfway stops the timers it had started.
@@ -303,6 +304,7 @@ export async function createServer(
       sandbox,
       version: VERSION,
       trustProxy: config.trustProxy,
+      streamBufferBytes: config.eventStreamBufferBytes,
       ops: {
         checks: readinessChecks(
           store,

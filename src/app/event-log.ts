@@ -37,7 +37,18 @@ function invalid(field: string, message: string): never {
   throw new DomainError('INVALID_INPUT', `${field}: ${message}`, { field });
 }
 
-function eventIdParam(field: string, value: string | undefined): string | undefined {
+/** The `type` and `device_id` filters, checked as GET /ext/events and the live stream both check them. */
+export function checkEventFilters(filters: {
+  readonly type?: string | undefined;
+  readonly deviceId?: string | undefined;
+}): void {
+  if (filters.type !== undefined && !TYPE_PREFIX.test(filters.type))
+    invalid('type', 'must be an event type or its start (lowercase letters, "_" and ".", up to 64)');
+  if (filters.deviceId !== undefined && !DEVICE_ID.test(filters.deviceId))
+    invalid('device_id', 'must be a lock id (letters, digits, "-" and "_", up to 128)');
+}
+
+export function eventIdParam(field: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (!isEventId(value)) invalid(field, 'must be an event id (evt_ and 28 lowercase hex digits)');
   return value;
@@ -90,10 +101,7 @@ export class EventLog {
     const order = filters.order ?? 'oldest-first';
     if (order !== 'oldest-first' && order !== 'newest-first')
       invalid('order', 'must be oldest-first or newest-first');
-    if (filters.type !== undefined && !TYPE_PREFIX.test(filters.type))
-      invalid('type', 'must be an event type or its start (lowercase letters, "_" and ".", up to 64)');
-    if (filters.deviceId !== undefined && !DEVICE_ID.test(filters.deviceId))
-      invalid('device_id', 'must be a lock id (letters, digits, "-" and "_", up to 128)');
+    checkEventFilters(filters);
     let after = eventIdParam('after', filters.after);
     let before = eventIdParam('before', filters.before);
     if (after !== undefined && before !== undefined && after >= before)

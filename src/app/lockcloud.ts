@@ -7,7 +7,9 @@ import { type CommandPolicy, Commands } from './commands.ts';
 import { DEMO_META_KEY, type Demo, demoSeed } from './demo.ts';
 import { DeviceLink } from './device-link.ts';
 import { DeviceReports } from './device-reports.ts';
+import { EventFollower } from './event-follower.ts';
 import { DEFAULT_EVENT_RETENTION_DAYS, EventLog } from './event-log.ts';
+import { DEFAULT_STREAM_LIMITS, EventStreams, type StreamLimits } from './event-stream.ts';
 import { HourlyPurges } from './hourly-purges.ts';
 import { IdempotentCommands } from './idempotent-commands.ts';
 import { LockSettings } from './lock-settings.ts';
@@ -76,6 +78,8 @@ export interface LockcloudDeps {
   readonly sharedStore?: boolean;
   /** How long the event log keeps an event (--event-retention-days). */
   readonly eventRetentionDays?: number;
+  /** The live event stream's heartbeat and per-account limit. */
+  readonly streamLimits?: StreamLimits;
 }
 
 export interface StartOptions {
@@ -119,6 +123,9 @@ export class Lockcloud {
   readonly lockSettings: LockSettings;
   /** Everything that happened to a lock or an account, with who and how (docs/events.md). */
   readonly eventLog: EventLog;
+  /** The log as it grows, for GET /ext/events/stream: one follower for every stream of the process. */
+  readonly eventStreams: EventStreams;
+  private readonly follower: EventFollower;
   /** Ended tasks, old v1 tokens, expired idempotency keys, sessions, codes and ended blocks, forgotten each hour. */
   private readonly purges: HourlyPurges;
 
@@ -129,6 +136,17 @@ export class Lockcloud {
       deps.clock,
       deps.random,
       deps.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS,
+    );
+    this.follower = new EventFollower(deps.store.events, deps.clock, deps.events, (error) =>
+      deps.logger.error({ err: error }, 'reading the event log for the live streams failed'),
+    );
+    const { store } = deps;
+    this.eventStreams = new EventStreams(
+      this.follower,
+      store.events,
+      store.locks,
+      deps.clock,
+      deps.streamLimits ?? DEFAULT_STREAM_LIMITS,
     );
     this.auth = new ApiKeyAuth(deps.store.apiKeys, deps.secrets, deps.clock);
     this.tokenAuth = new TokenAuth(deps.store.tokens, deps.secrets, deps.clock);
@@ -311,6 +329,8 @@ export class Lockcloud {
   }
 
   async stop(): Promise<void> {
+    this.eventStreams.closeAll();
+    this.follower.stop();
     this.commands.stop();
     this.purges.stop();
     this.rateLimits?.stop();

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
 import type { Delivery } from '../../domain/delivery.ts';
-import type { LockEvent } from '../../domain/event.ts';
 import { answerErrorsWith } from '../error-pipeline.ts';
 import { requirePrincipal } from '../principal.ts';
 import {
@@ -12,6 +11,8 @@ import {
   refuseBlocked,
 } from '../rate-limits-hook.ts';
 import { extErrors } from './errors.ts';
+import { DEFAULT_STREAM_BUFFER_BYTES, eventStreamRoute } from './event-stream-route.ts';
+import { eventView } from './event-view.ts';
 import {
   DeliveriesQuery,
   DeliveryAccepted,
@@ -42,27 +43,14 @@ const deliveryView = (d: Delivery) => ({
   next_attempt_at: d.status === 'pending' ? iso(d.nextAttemptAt) : null,
 });
 
-/** An event as GET /ext/events lists it (docs/events.md). */
-export const eventView = (e: LockEvent) => ({
-  id: e.id,
-  type: e.type,
-  occurred_at: new Date(e.occurredAt).toISOString(),
-  device_id: e.deviceId,
-  actor: {
-    kind: e.actor.kind,
-    ...(e.actor.accountId === undefined ? {} : { account_id: e.actor.accountId }),
-    ...(e.actor.keyPrefix === undefined ? {} : { key_prefix: e.actor.keyPrefix }),
-  },
-  method: e.method,
-  task_id: e.taskId,
-  data: e.data,
-});
-
 const tags = ['extensions'];
 const security = [{ apiKey: [] }];
 
 /** lockcloud's own API under /ext: the webhook settings and log (the dashboard uses the same use cases). */
-export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = async (app, { lockcloud }) => {
+export const extPlugin: FastifyPluginAsyncTypebox<{
+  lockcloud: Lockcloud;
+  streamBufferBytes?: number;
+}> = async (app, { lockcloud, streamBufferBytes }) => {
   const { webhooks } = lockcloud;
   const limits = lockcloud.rateLimits;
   answerErrorsWith(app, extErrors);
@@ -212,6 +200,11 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
       return { events: page.events.map(eventView), next_cursor: page.nextCursor };
     },
   );
+
+  await app.register(eventStreamRoute, {
+    lockcloud,
+    bufferBytes: streamBufferBytes ?? DEFAULT_STREAM_BUFFER_BYTES,
+  });
 
   app.post(
     '/webhook/deliveries/:id/resend',

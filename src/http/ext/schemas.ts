@@ -73,6 +73,20 @@ export const EventsQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export const EventStreamQuery = Type.Object(
+  {
+    device_id: EventsQuery.properties.device_id,
+    type: EventsQuery.properties.type,
+    last_event_id: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description: 'resume after this event id (the Last-Event-ID header wins when both are given)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const EventView = Type.Object({
   id: Type.String({ description: 'unique, sorts by time: evt_ and 28 hex digits' }),
   type: Type.String({ description: 'lock.unlocked, command.failed, ... (docs/events.md)' }),

@@ -1,0 +1,237 @@
+/**
+ * The live stream's use case (docs/events.md, "The live stream"): each reader's view of the log as it
+ * grows, with GET /ext/events's visibility and filters, resumable by event id with no gap and no
+ * duplicate. The process's one EventFollower reads the log; this decides what each reader gets.
+ */
+import { DomainError } from '../domain/errors.ts';
+import { GUEST_EVENT_TYPES, type LockEvent, redactFor } from '../domain/event.ts';
+import type { EventFollower } from './event-follower.ts';
+import { checkEventFilters, eventIdParam } from './event-log.ts';
+import type { Cancel, Clock, EventStore, LockStore, SequencedEvent } from './ports.ts';
+
+export type StreamCloseReason = 'too_slow' | 'shutting_down' | 'unauthorized';
+
+/** Where a stream's events go: the HTTP response. */
+export interface StreamSink {
+  /** The event as the reader may see it (already redacted). */
+  event(event: LockEvent): void;
+  heartbeat(): void;
+  /** The server ends the stream; `lastEventId` is the last event sent (or the resume id), for resuming. */
+  close(reason: StreamCloseReason, lastEventId: string | null): void;
+}
+
+export interface StreamRequest {
+  readonly deviceId?: string | undefined;
+  readonly type?: string | undefined;
+  /** Resume after this event (Last-Event-ID); none: only events committed from now on. */
+  readonly lastEventId?: string | undefined;
+}
+
+export interface StreamLimits {
+  /** Streams one account may hold open on one process at once. */
+  readonly perAccount: number;
+  /** Real time between heartbeats. */
+  readonly heartbeatMs: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = { perAccount: 20, heartbeatMs: 15_000 };
+
+/** An opened stream: start() sends the backlog (if resuming) then the live events. */
+export interface OpenedStream {
+  start(): Promise<void>;
+  /** The client went away (or the sink closed it): forgets it. */
+  end(): void;
+  /** Ends it from the server's side with a reason. */
+  close(reason: StreamCloseReason): void;
+}
+
+const GUEST_TYPES = new Set<string>(GUEST_EVENT_TYPES);
+const BACKFILL_PAGE = 500;
+
+function invalid(field: string, message: string): never {
+  throw new DomainError('INVALID_INPUT', `${field}: ${message}`, { field });
+}
+
+export class EventStreams {
+  private readonly open = new Set<OpenedStream & { heartbeat(): void }>();
+  private readonly perAccount = new Map<string, number>();
+  private heartbeat: Cancel | undefined;
+  private closing = false;
+
+  constructor(
+    private readonly follower: EventFollower,
+    private readonly events: EventStore,
+    private readonly locks: LockStore,
+    private readonly clock: Clock,
+    private readonly limits: StreamLimits = DEFAULT_STREAM_LIMITS,
+  ) {}
+
+  /** Streams open on this process (for tests and metrics). */
+  get count(): number {
+    return this.open.size;
+  }
+
+  /**
+   * Checks the request and registers the stream (its live events wait in a buffer until start()).
+   * Throws the request's error before anything is sent: bad filters or resume id, too many streams.
+   */
+  async openStream(readerId: string, request: StreamRequest, sink: StreamSink): Promise<OpenedStream> {
+    checkEventFilters(request);
+    const resumeId = eventIdParam('last_event_id', request.lastEventId);
+    if (this.closing)
+      throw new DomainError('THROTTLED', 'the server is shutting down', { retryAfterSeconds: 1 });
+    const held = this.perAccount.get(readerId) ?? 0;
+    if (held >= this.limits.perAccount)
+      throw new DomainError(
+        'THROTTLED',
+        `at most ${this.limits.perAccount} event streams at once per account: close one first`,
+        { retryAfterSeconds: 1 },
+      );
+    this.perAccount.set(readerId, held + 1);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      const n = (this.perAccount.get(readerId) ?? 1) - 1;
+      if (n <= 0) this.perAccount.delete(readerId);
+      else this.perAccount.set(readerId, n);
+    };
+    try {
+      return await this.register(readerId, request, resumeId, sink, release);
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /** Ends every stream with `shutting_down` (the server stops); no new one opens. */
+  closeAll(): void {
+    this.closing = true;
+    for (const stream of [...this.open]) stream.close('shutting_down');
+    this.heartbeat?.();
+    this.heartbeat = undefined;
+  }
+
+  private async register(
+    readerId: string,
+    request: StreamRequest,
+    resumeId: string | undefined,
+    sink: StreamSink,
+    release: () => void,
+  ): Promise<OpenedStream> {
+    const deviceId = request.deviceId?.toLowerCase();
+    const type = request.type;
+    // Positions of the events already sent; the buffer holds live batches while the backlog is read.
+    let sent = 0;
+    let lastId: string | null = resumeId ?? null;
+    let buffer: SequencedEvent[] | undefined = [];
+    let ended = false;
+    let shared = new Set<string>();
+
+    // What GET /ext/events would list to this reader, its filters aside.
+    const sees = (e: LockEvent): boolean =>
+      e.accountId === readerId || (e.deviceId !== null && GUEST_TYPES.has(e.type) && shared.has(e.deviceId));
+    const visible = (e: LockEvent): LockEvent | undefined => {
+      // Shares change in log order: a share removed mid-stream hides the lock's later events.
+      if ((e.type === 'share.created' || e.type === 'share.removed') && e.data.account_id === readerId) {
+        if (e.deviceId !== null) {
+          if (e.type === 'share.created') shared.add(e.deviceId);
+          else shared.delete(e.deviceId);
+        }
+      }
+      if (deviceId !== undefined && e.deviceId !== deviceId) return undefined;
+      if (type !== undefined && !e.type.startsWith(type)) return undefined;
+      return sees(e) ? redactFor(e, readerId) : undefined;
+    };
+    const deliver = (batch: readonly SequencedEvent[]) => {
+      for (const { seq, event } of batch) {
+        if (ended) return;
+        if (seq <= sent) continue;
+        sent = seq;
+        const shown = visible(event);
+        if (shown === undefined) continue;
+        lastId = event.id;
+        sink.event(shown);
+      }
+    };
+
+    const subscription = await this.follower.subscribe((batch) => {
+      if (buffer === undefined) deliver(batch);
+      else buffer.push(...batch);
+    });
+    let stream: (OpenedStream & { heartbeat(): void }) | undefined;
+    try {
+      shared = await this.sharedWith(readerId);
+      sent = resumeId === undefined ? subscription.position : await this.resumePosition(resumeId, sees);
+    } catch (error) {
+      subscription.cancel();
+      throw error;
+    }
+
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      subscription.cancel();
+      if (stream !== undefined) this.open.delete(stream);
+      release();
+      if (this.open.size === 0) {
+        this.heartbeat?.();
+        this.heartbeat = undefined;
+      }
+    };
+    stream = {
+      start: async () => {
+        try {
+          // The backlog, by position, until the store has no more; then what arrived meanwhile.
+          for (;;) {
+            const page = await this.events.since(sent, BACKFILL_PAGE);
+            deliver(page);
+            if (ended || page.length < BACKFILL_PAGE) break;
+          }
+        } finally {
+          const waiting = buffer ?? [];
+          buffer = undefined;
+          deliver(waiting);
+        }
+      },
+      end,
+      heartbeat: () => sink.heartbeat(),
+      close: (reason) => {
+        if (ended) return;
+        end();
+        sink.close(reason, lastId);
+      },
+    };
+    this.open.add(stream);
+    this.heartbeat ??= this.clock.every(this.limits.heartbeatMs, () => this.beat());
+    return stream;
+  }
+
+  private beat(): void {
+    for (const stream of this.open) stream.heartbeat();
+  }
+
+  /** The locks shared with the reader (not its own): whose lock events it sees, redacted. */
+  private async sharedWith(readerId: string): Promise<Set<string>> {
+    const locks = await this.locks.listVisibleTo(readerId);
+    return new Set(locks.filter((l) => l.ownerId !== readerId).map((l) => l.deviceId));
+  }
+
+  /**
+   * Where a resume starts. An id the log no longer holds that is older than its oldest event was
+   * purged: from the oldest. Otherwise the reader must be able to see it (GET /ext/events would list it).
+   */
+  private async resumePosition(id: string, sees: (e: LockEvent) => boolean): Promise<number> {
+    const position = await this.events.positionOf(id);
+    if (position === undefined) {
+      const [oldest] = await this.events.since(0, 1);
+      if (oldest === undefined || id < oldest.event.id) return 0;
+      return invalid('last_event_id', 'unknown event');
+    }
+    const [found] = await this.events.since(position - 1, 1);
+    // Its filters aside: a reader may narrow them when it resumes.
+    if (found === undefined || found.seq !== position || !sees(found.event))
+      return invalid('last_event_id', 'unknown event');
+    return position;
+  }
+}
