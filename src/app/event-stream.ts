@@ -16,6 +16,8 @@ export interface StreamSink {
   /** The event as the reader may see it (already redacted). */
   event(event: LockEvent): void;
   heartbeat(): void;
+  /** Resolves once the client has taken what was sent: the backlog is read no faster than it reads. */
+  ready(): Promise<void>;
   /** The server ends the stream; `lastEventId` is the last event sent (or the resume id), for resuming. */
   close(reason: StreamCloseReason, lastEventId: string | null): void;
 }
@@ -184,6 +186,8 @@ export class EventStreams {
         try {
           // The backlog, by position, until the store has no more; then what arrived meanwhile.
           for (;;) {
+            await sink.ready();
+            if (ended) break;
             const page = await this.events.since(sent, BACKFILL_PAGE);
             deliver(page);
             if (ended || page.length < BACKFILL_PAGE) break;

@@ -72,6 +72,18 @@ export async function answerWithStream(
   const sink: StreamSink = {
     event: (event) => write(frameOf(event)),
     heartbeat: () => write(': heartbeat\n\n'),
+    ready: () =>
+      new Promise<void>((resolve) => {
+        if (res === undefined || done || !res.writableNeedDrain) return resolve();
+        const raw = res;
+        const go = () => {
+          raw.off('drain', go);
+          raw.off('close', go);
+          resolve();
+        };
+        raw.on('drain', go);
+        raw.on('close', go);
+      }),
     close: (reason, lastEventId) =>
       finish(`event: close\ndata: ${JSON.stringify({ reason, last_event_id: lastEventId })}\n\n`),
   };
