@@ -327,6 +327,16 @@ export const ENDPOINTS: readonly Endpoint[] = [
     foreign: { status: 200, body: { events: [], next_cursor: null } },
     check: (ctx, body) => checkEvents(ctx, body, ctx.target.toLowerCase()),
   },
+  // The live stream: every credential presentation is refused as on GET /ext/events; an allowed
+  // stream never ends, so who sees what on it is tested where it is read frame by frame.
+  {
+    method: 'GET',
+    route: '/ext/events/stream',
+    surface: 'ext',
+    target: 'none',
+    skipAllowed:
+      'a stream does not end: its visibility (own, shared, redacted, a share ended) is test/http/ext/event-stream.test.ts',
+  },
   // ---- the dashboard's JSON endpoints: session cookie, X-CSRF-Token on POST.
   {
     method: 'GET',

@@ -77,7 +77,20 @@ function send(
       },
       (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        // A live stream (GET /ext/events/stream) never ends by itself: its first bytes are its answer.
+        const stream = /^text\/event-stream/.test(res.headers['content-type'] ?? '');
+        res.on('data', (c: Buffer) => {
+          chunks.push(c);
+          if (stream) res.destroy();
+        });
+        if (stream)
+          res.on('close', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: flatHeaders(res.headers),
+              body: Buffer.concat(chunks),
+            }),
+          );
         res.on('error', reject);
         res.on('end', () =>
           resolve({
@@ -125,7 +138,12 @@ function sendRaw(base: URL, bytes: Buffer): Promise<Answer> {
     const chunks: Buffer[] = [];
     const socket = connect(Number(base.port), base.hostname, () => socket.write(bytes));
     const timer = setTimeout(() => socket.destroy(), ANSWER_TIMEOUT_MS);
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      // A live stream never ends by itself: once its head is in, the answer is known.
+      const head = Buffer.concat(chunks).toString('latin1');
+      if (head.includes('\r\n\r\n') && /\r\ncontent-type: text\/event-stream/i.test(head)) socket.destroy();
+    });
     socket.on('error', () => {}); // the server may close while we still write: what it sent counts
     socket.on('close', () => {
       clearTimeout(timer);

@@ -94,6 +94,12 @@ export async function answerWithStream(
   for (const [name, value] of Object.entries(reply.getHeaders()))
     if (value !== undefined) res.setHeader(name, value);
   res.writeHead(200, SSE_HEADERS);
+  if (reply.request.method === 'HEAD') {
+    // HEAD: the stream's head alone (Fastify answers HEAD with the GET route).
+    stream.end();
+    res.end();
+    return;
+  }
   res.write('retry: 3000\n\n');
   res.on('close', () => {
     clearTimeout(cut);
