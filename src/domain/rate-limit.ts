@@ -59,6 +59,7 @@ export const EXT_LIMITED_ENDPOINTS = [
   'GET /ext/webhook/deliveries',
   'POST /ext/webhook/deliveries/{id}/resend',
   'GET /ext/events',
+  'GET /ext/events/stream',
 ] as const;
 
 export const LIMITED_ENDPOINTS = [...V3_LIMITED_ENDPOINTS, ...EXT_LIMITED_ENDPOINTS] as const;
@@ -120,6 +121,8 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
     'POST /ext/webhook/deliveries/{id}/resend': { account: perSecond(60, 2), ip: perSecond(120, 4) },
     // The event log is paged through (a burst) and polled like the delivery log.
     'GET /ext/events': { account: perSecond(30, 5), ip: perSecond(60, 10) },
+    // Opening a stream counts as one request; a client that reconnects after each close stays far under.
+    'GET /ext/events/stream': { account: perSecond(30, 5), ip: perSecond(60, 10) },
   },
   commands: perSecond(10, 1),
   block: { excess: 100, windowMs: 60_000, blockMs: 30 * 60_000 },
