@@ -8,7 +8,7 @@ export const EXT_ERRORS = [
     status: 400,
     error: 'BAD_PARAMS',
     cause:
-      'a field is missing, unknown, of the wrong type or value (the message names it); the body is not valid JSON, not an object, or of another content type; no webhook is set for an operation that needs one (test, rotate-secret, resend); a filter of `GET /ext/events` is bad, unknown or given twice (the message names it; docs/events.md); the path cannot be decoded or the request is not valid HTTP',
+      'a field is missing, unknown, of the wrong type or value (the message names it); the body is not valid JSON, not an object, or of another content type; no webhook is set for an operation that needs one (test, rotate-secret, resend); a filter of `GET /ext/events` or `GET /ext/events/stream` is bad, unknown or given twice (the message names it; docs/events.md); the stream resume id (`Last-Event-ID`, `last_event_id`) is malformed or names an event the log holds that the account cannot see, or none it ever held (`last_event_id: unknown event`); the path cannot be decoded or the request is not valid HTTP',
   },
   { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
   {
@@ -37,7 +37,7 @@ export const EXT_ERRORS = [
     status: 429,
     error: 'THROTTLED',
     cause:
-      "the client address (checked before the key) or the account is over the endpoint's rate limit; test events and resends: over the account's budget (30 at once, then one every 2 s); Retry-After says when one more is allowed",
+      "the client address (checked before the key) or the account is over the endpoint's rate limit; test events and resends: over the account's budget (30 at once, then one every 2 s); `GET /ext/events/stream`: the account already holds `--event-streams-per-account` (20) streams open on this server process; Retry-After says when one more is allowed",
   },
   { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
   {
