@@ -41,6 +41,7 @@ const V1_TOKEN = ['/v1/locks', '/v1/locks/{lockId}', '/v1/locks/{lockId}/control
 /** The extension API: the webhook settings, its secret, its delivery log and the event log; all keyed, in both modes. */
 const EXT_OPERATIONS: Record<string, string[]> = {
   '/ext/events': ['get'],
+  '/ext/events/stream': ['get'],
   '/ext/webhook': ['delete', 'get', 'put'],
   '/ext/webhook/rotate-secret': ['post'],
   '/ext/webhook/test': ['post'],

@@ -45,6 +45,13 @@ type Doc = { paths: Record<string, Record<string, Operation>> };
 const SURFACES = ['/public/', '/v1/', '/ext/', '/_sim/'];
 /** The routes that answer no body on success (204). */
 const NO_BODY = ['POST /v1/locks/{lockId}/control', 'DELETE /ext/webhook', 'POST /_sim/reset'];
+/** Answers a text/event-stream, not JSON (docs/events.md, "The live stream"). */
+const STREAMS = ['GET /ext/events/stream'];
+/**
+ * Documented routes the SDK does not reach yet: the live stream's client is being written apart
+ * (issue 21 point 3, the clients' side). Remove the entry with it.
+ */
+const SDK_PENDING = ['GET /ext/events/stream'];
 
 function operation(doc: Doc, key: string): Operation {
   const [method = '', path = ''] = key.replace(/\[\]$/, '').split(' ');
@@ -149,7 +156,11 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
     const covered = new Set(Object.keys(RESPONSE_FIELDS).map((k) => k.replace(/\[\]$/, '')));
     for (const key of documentedRoutes(doc)) {
       if (successSchema(operation(doc, key))) assert.ok(covered.has(key), `${key} has no SDK type`);
-      else assert.ok(NO_BODY.includes(key), `${key}: no JSON answer, and not listed as answering none`);
+      else
+        assert.ok(
+          NO_BODY.includes(key) || STREAMS.includes(key),
+          `${key}: no JSON answer, and not listed as answering none`,
+        );
     }
   });
 
@@ -247,7 +258,7 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
     const pattern = (route: string) => new RegExp(`^${route.replace(/\{[^}]+\}/g, '[^/]+')}$`);
     const reached = (route: string) => sent.some((s) => s.status < 300 && pattern(route).test(s.route));
     assert.deepEqual(
-      routes.filter((route) => !reached(route)),
+      routes.filter((route) => !reached(route) && !SDK_PENDING.includes(route)),
       [],
       'documented routes no SDK method reached',
     );
