@@ -272,7 +272,11 @@ export async function createServer(
       webhookTransport: httpTransport(addressPolicy({ allowLoopback: sandbox, allow: config.webhookAllow })),
       webhookLimits: { ...DEFAULT_DISPATCH_LIMITS, timeoutMs: config.webhookTimeoutMs },
       eventRetentionDays: config.eventRetentionDays,
-      streamLimits: { heartbeatMs: config.eventStreamHeartbeatMs, perAccount: config.eventStreamsPerAccount },
+      streamLimits: {
+        heartbeatMs: config.eventStreamHeartbeatMs,
+        perAccount: config.eventStreamsPerAccount,
+        bufferBytes: config.eventStreamBufferBytes,
+      },
       metrics,
     });
     // Before starting: a start that fails halfway stops the timers it had started.
@@ -304,7 +308,6 @@ export async function createServer(
       sandbox,
       version: VERSION,
       trustProxy: config.trustProxy,
-      streamBufferBytes: config.eventStreamBufferBytes,
       ops: {
         checks: readinessChecks(
           store,

@@ -34,9 +34,15 @@ export interface StreamLimits {
   readonly perAccount: number;
   /** Real time between heartbeats. */
   readonly heartbeatMs: number;
+  /** A client leaving more than this unread (past the socket's buffers) is closed `too_slow`. */
+  readonly bufferBytes: number;
 }
 
-export const DEFAULT_STREAM_LIMITS: StreamLimits = { perAccount: 20, heartbeatMs: 15_000 };
+export const DEFAULT_STREAM_LIMITS: StreamLimits = {
+  perAccount: 20,
+  heartbeatMs: 15_000,
+  bufferBytes: 1024 * 1024,
+};
 
 /** An opened stream: start() sends the backlog (if resuming) then the live events. */
 export interface OpenedStream {
@@ -67,6 +73,11 @@ export class EventStreams {
     private readonly clock: Clock,
     private readonly limits: StreamLimits = DEFAULT_STREAM_LIMITS,
   ) {}
+
+  /** What the surfaces hold a stream's client to (too_slow). */
+  get bufferBytes(): number {
+    return this.limits.bufferBytes;
+  }
 
   /** Streams open on this process (for tests and metrics). */
   get count(): number {

@@ -27,8 +27,6 @@ export interface HttpOptions {
   readonly trustProxy: readonly string[];
   /** /healthz and /readyz, and the request metrics; readiness checks nothing by default. */
   readonly ops?: OpsOptions;
-  /** A live event stream's client leaving more than this unread is closed `too_slow`. */
-  readonly streamBufferBytes?: number;
 }
 
 /** Builds the HTTP application over the use cases. It does not listen: the caller decides where. */
@@ -66,11 +64,7 @@ export async function buildHttp(options: HttpOptions): Promise<FastifyInstance> 
   registerOpenApiJson(app);
   await app.register(v1Plugin, { prefix: '/v1', lockcloud });
   await app.register(v3Plugin, { prefix: '/public', lockcloud });
-  await app.register(extPlugin, {
-    prefix: '/ext',
-    lockcloud,
-    ...(options.streamBufferBytes === undefined ? {} : { streamBufferBytes: options.streamBufferBytes }),
-  });
+  await app.register(extPlugin, { prefix: '/ext', lockcloud });
   if (options.sandbox) await app.register(sandboxPlugin, { prefix: '/_sim', lockcloud });
   await app.register(dashboardPlugin, { prefix: '/dashboard', lockcloud, sandbox: options.sandbox });
   // People who open the bare address get the dashboard.

@@ -403,6 +403,13 @@ export const ENDPOINTS: readonly Endpoint[] = [
     own: { status: 200 },
     foreign: dashNotFound,
   },
+  {
+    method: 'GET',
+    route: '/dashboard/api/events/stream',
+    surface: 'dash-api',
+    target: 'none',
+    skipAllowed: "a stream does not end: the session's view of it is test/dashboard/event-stream.test.ts",
+  },
   // ---- the dashboard's pages: the same session; a refusal redirects to the account's own page.
   { method: 'GET', route: '/dashboard/locks', surface: 'dash-page', target: 'none', own: page(200) },
   { method: 'GET', route: '/dashboard/api-settings', surface: 'dash-page', target: 'none', own: page(200) },

@@ -14,6 +14,7 @@ import { accountRoutes } from './routes/account.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { apiSettingsRoutes } from './routes/api-settings.ts';
 import { authRoutes } from './routes/auth.ts';
+import { eventStreamRoutes } from './routes/event-stream.ts';
 import { lockRoutes } from './routes/locks.ts';
 
 export interface DashboardOptions {
@@ -100,6 +101,7 @@ export async function dashboardPlugin(app: FastifyInstance, { lockcloud, sandbox
   apiSettingsRoutes(app, lockcloud, flashes);
   accountRoutes(app, lockcloud, flashes);
   activityRoutes(app, lockcloud);
+  eventStreamRoutes(app, lockcloud);
 
   answerErrorsWith(app, dashboardErrors);
 }

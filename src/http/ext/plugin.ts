@@ -11,7 +11,7 @@ import {
   refuseBlocked,
 } from '../rate-limits-hook.ts';
 import { extErrors } from './errors.ts';
-import { DEFAULT_STREAM_BUFFER_BYTES, eventStreamRoute } from './event-stream-route.ts';
+import { eventStreamRoute } from './event-stream-route.ts';
 import { eventView } from './event-view.ts';
 import {
   DeliveriesQuery,
@@ -47,10 +47,7 @@ const tags = ['extensions'];
 const security = [{ apiKey: [] }];
 
 /** lockcloud's own API under /ext: the webhook settings and log (the dashboard uses the same use cases). */
-export const extPlugin: FastifyPluginAsyncTypebox<{
-  lockcloud: Lockcloud;
-  streamBufferBytes?: number;
-}> = async (app, { lockcloud, streamBufferBytes }) => {
+export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = async (app, { lockcloud }) => {
   const { webhooks } = lockcloud;
   const limits = lockcloud.rateLimits;
   answerErrorsWith(app, extErrors);
@@ -201,10 +198,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{
     },
   );
 
-  await app.register(eventStreamRoute, {
-    lockcloud,
-    bufferBytes: streamBufferBytes ?? DEFAULT_STREAM_BUFFER_BYTES,
-  });
+  await app.register(eventStreamRoute, { lockcloud });
 
   app.post(
     '/webhook/deliveries/:id/resend',
