@@ -27,6 +27,8 @@ export interface StreamRequest {
   readonly type?: string | undefined;
   /** Resume after this event (Last-Event-ID); none: only events committed from now on. */
   readonly lastEventId?: string | undefined;
+  /** The API key the stream was opened with: its deletion ends the stream `unauthorized`. */
+  readonly keyId?: string | undefined;
 }
 
 export interface StreamLimits {
@@ -140,6 +142,7 @@ export class EventStreams {
     let buffer: SequencedEvent[] | undefined = [];
     let ended = false;
     let shared = new Set<string>();
+    let stream: (OpenedStream & { heartbeat(): void }) | undefined;
 
     // What GET /ext/events would list to this reader, its filters aside.
     const sees = (e: LockEvent): boolean =>
@@ -156,11 +159,20 @@ export class EventStreams {
       if (type !== undefined && !e.type.startsWith(type)) return undefined;
       return sees(e) ? redactFor(e, readerId) : undefined;
     };
+    const revokes = (e: LockEvent): boolean =>
+      request.keyId !== undefined &&
+      e.type === 'api_key.deleted' &&
+      e.accountId === readerId &&
+      e.data.key_id === request.keyId;
     const deliver = (batch: readonly SequencedEvent[]) => {
       for (const { seq, event } of batch) {
         if (ended) return;
         if (seq <= sent) continue;
         sent = seq;
+        if (revokes(event)) {
+          stream?.close('unauthorized');
+          return;
+        }
         const shown = visible(event);
         if (shown === undefined) continue;
         lastId = event.id;
@@ -172,7 +184,6 @@ export class EventStreams {
       if (buffer === undefined) deliver(batch);
       else buffer.push(...batch);
     });
-    let stream: (OpenedStream & { heartbeat(): void }) | undefined;
     try {
       shared = await this.sharedWith(readerId);
       sent = resumeId === undefined ? subscription.position : await this.resumePosition(resumeId, sees);

@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { StreamSink } from '../app/event-stream.ts';
+import type { StreamRequest, StreamSink } from '../app/event-stream.ts';
 import type { Lockcloud } from '../app/lockcloud.ts';
 import type { LockEvent } from '../domain/event.ts';
 import { eventView } from './ext/event-view.ts';
@@ -44,7 +44,7 @@ export function resumeIdOf(request: FastifyRequest, query: string | undefined): 
 export async function answerWithStream(
   lockcloud: Lockcloud,
   readerId: string,
-  filters: { deviceId?: string | undefined; type?: string | undefined; lastEventId?: string | undefined },
+  filters: StreamRequest,
   reply: FastifyReply,
 ): Promise<void> {
   const { bufferBytes } = lockcloud.eventStreams;

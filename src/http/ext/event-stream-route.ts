@@ -25,7 +25,7 @@ export const eventStreamRoute: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud 
       schema: {
         summary: 'The event log as it grows (Server-Sent Events)',
         description:
-          'Filters device_id and type as GET /ext/events. Resume with the Last-Event-ID header (or last_event_id): every event after it, once, in order. Each event: `id`, `event: lock_event`, `data` the event as GET /ext/events lists it. A heartbeat comment every 15 s; `event: close` with a reason (too_slow, shutting_down) before the server ends it. At most 20 streams per account (429). See docs/events.md.',
+          'Filters device_id and type as GET /ext/events. Resume with the Last-Event-ID header (or last_event_id): every event after it, once, in order. Each event: `id`, `event: lock_event`, `data` the event as GET /ext/events lists it. A heartbeat comment every 15 s; `event: close` with a reason (too_slow, shutting_down, unauthorized: the key was deleted) before the server ends it. At most 20 streams per account (429). See docs/events.md.',
         tags,
         security: [{ apiKey: [] }],
         querystring: EventStreamQuery,
@@ -42,10 +42,11 @@ export const eventStreamRoute: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud 
     },
     async (request, reply) => {
       const q = request.query;
+      const { accountId, keyId } = requirePrincipal(request.principal);
       await answerWithStream(
         lockcloud,
-        requirePrincipal(request.principal).accountId,
-        { deviceId: q.device_id, type: q.type, lastEventId: resumeIdOf(request, q.last_event_id) },
+        accountId,
+        { deviceId: q.device_id, type: q.type, lastEventId: resumeIdOf(request, q.last_event_id), keyId },
         reply,
       );
     },

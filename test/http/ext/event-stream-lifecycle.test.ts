@@ -6,9 +6,17 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import type { EventDraft } from '../../../src/domain/event.ts';
+import { accountEvent, type EventDraft, sessionActor } from '../../../src/domain/event.ts';
 import { eventually } from '../../support/eventually.ts';
-import { LOCK_A, OWNER, OWNER_KEY, simLockOk, startServer, type TestServer } from '../../support/server.ts';
+import {
+  LOCK_A,
+  OWNER,
+  OWNER_KEY,
+  simLockOk,
+  standardSeed,
+  startServer,
+  type TestServer,
+} from '../../support/server.ts';
 import { type LockEventJson, SseClient } from '../../support/sse.ts';
 
 const open = (t: TestServer, headers: Record<string, string> = {}) =>
@@ -21,6 +29,8 @@ async function listed(t: TestServer, afterId: string): Promise<LockEventJson[]> 
 }
 
 const TOTAL = 8000;
+const SECOND_KEY = 'owner-second-key-0009';
+const keys = standardSeed().api_keys ?? [];
 
 const closeFrame = (s: SseClient) => {
   const last = s.frames.at(-1);
@@ -88,6 +98,40 @@ describe('the live stream over time', () => {
         );
       }
       again.close();
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("ends a stream with unauthorized when its key is deleted; the account's other streams go on", async () => {
+    const t = await startServer({
+      seed: { ...standardSeed(), api_keys: [...keys, { account: OWNER, key: SECOND_KEY }] },
+    });
+    try {
+      const doomed = await open(t);
+      const other = await open(t, { authorization: SECOND_KEY });
+      await simLockOk(t, LOCK_A, { locked: false });
+      const [moved] = await doomed.waitForEvents(1);
+      await other.waitForEvents(1);
+      const owner = await t.server.store.accounts.findByEmail(OWNER);
+      const principal = await t.server.lockcloud.auth.fromHeader(OWNER_KEY);
+      assert.ok(owner && moved);
+      // As the dashboard's API Settings delete a key: the key and its event in one transaction.
+      const removed = await t.server.store.apiKeys.remove(owner.id, principal.keyId, (gone) =>
+        t.server.lockcloud.eventLog.stampAll([
+          accountEvent('api_key.deleted', owner.id, sessionActor(owner.id), {
+            key_id: gone.id,
+            key_prefix: gone.prefix,
+          }),
+        ]),
+      );
+      assert.ok(removed);
+      await doomed.waitForEnd();
+      assert.deepEqual(closeFrame(doomed), { reason: 'unauthorized', last_event_id: moved.id });
+      const [, deleted] = await other.waitForEvents(2);
+      assert.equal(deleted?.type, 'api_key.deleted');
+      assert.equal(other.ended, false);
+      other.close();
     } finally {
       await t.close();
     }
