@@ -112,7 +112,13 @@ export class EventStreams {
       else this.perAccount.set(readerId, n);
     };
     try {
-      return await this.register(readerId, request, resumeId, sink, release);
+      const stream = await this.register(readerId, request, resumeId, sink, release);
+      if (this.closing) {
+        // closeAll() ran while this one was being opened.
+        stream.end();
+        throw new DomainError('THROTTLED', 'the server is shutting down', { retryAfterSeconds: 1 });
+      }
+      return stream;
     } catch (error) {
       release();
       throw error;

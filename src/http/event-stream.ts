@@ -102,6 +102,11 @@ export async function answerWithStream(
     clearTimeout(cut);
     stream.end();
   });
+  // The client may have gone while the stream was being opened: its 'close' came before the listener.
+  if (res.socket === null || res.socket.destroyed) {
+    stream.end();
+    return;
+  }
   stream.start().catch((error: unknown) => {
     // The log could not be read (the database away): the client resumes from its last id.
     reply.log.error({ err: error }, 'the live event stream could not read the log');
