@@ -47,11 +47,6 @@ const SURFACES = ['/public/', '/v1/', '/ext/', '/_sim/'];
 const NO_BODY = ['POST /v1/locks/{lockId}/control', 'DELETE /ext/webhook', 'POST /_sim/reset'];
 /** Answers a text/event-stream, not JSON (docs/events.md, "The live stream"). */
 const STREAMS = ['GET /ext/events/stream'];
-/**
- * Documented routes the SDK does not reach yet: the live stream's client is being written apart
- * (issue 21 point 3, the clients' side). Remove the entry with it.
- */
-const SDK_PENDING = ['GET /ext/events/stream'];
 
 function operation(doc: Doc, key: string): Operation {
   const [method = '', path = ''] = key.replace(/\[\]$/, '').split(' ');
@@ -166,7 +161,6 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
 
   it('every documented route is reached by an SDK method, and every public method is called here', async () => {
     const receiver: Receiver = await startReceiver();
-    const streamDocumented = doc.paths['/ext/events/stream'] !== undefined;
     const sent: { route: string; status: number }[] = [];
     const recording: typeof fetch = async (input, init) => {
       const res = await fetch(input, init);
@@ -211,28 +205,21 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
         assert.equal(new Set(seen).size, seen.length, 'each event once');
       },
       // The live stream: a hand turn after the newest event, read back by resuming after that event.
-      // Only once the server documents the route (GET /ext/events/stream comes with the server's side
-      // of the stream; until then the method is left out of the count below).
-      ...(streamDocumented
-        ? {
-            'EventsApi.stream': async () => {
-              const [newest] = (await c.events.page({ deviceId: LOCK_A, order: 'newest-first', limit: 1 }))
-                .events;
-              await sandbox.setLock(LOCK_A, { locked: false });
-              const stop = AbortSignal.timeout(10_000);
-              for await (const e of c.events.stream({
-                deviceId: LOCK_A,
-                lastEventId: newest?.id,
-                signal: stop,
-              })) {
-                assert.equal(e.device_id, LOCK_A);
-                assert.ok(newest === undefined || e.id > newest.id, 'after the resume point');
-                return;
-              }
-              assert.fail('the stream ended without an event');
-            },
-          }
-        : {}),
+      'EventsApi.stream': async () => {
+        const [newest] = (await c.events.page({ deviceId: LOCK_A, order: 'newest-first', limit: 1 })).events;
+        await sandbox.setLock(LOCK_A, { locked: false });
+        const stop = AbortSignal.timeout(10_000);
+        for await (const e of c.events.stream({
+          deviceId: LOCK_A,
+          lastEventId: newest?.id,
+          signal: stop,
+        })) {
+          assert.equal(e.device_id, LOCK_A);
+          assert.ok(newest === undefined || e.id > newest.id, 'after the resume point');
+          return;
+        }
+        assert.fail('the stream ended without an event');
+      },
       'LockcloudV1Client.login': async () => {
         v1 = await LockcloudV1Client.login(t.url, OWNER, 'owner-password', { fetch: recording });
       },
@@ -258,7 +245,7 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
     const pattern = (route: string) => new RegExp(`^${route.replace(/\{[^}]+\}/g, '[^/]+')}$`);
     const reached = (route: string) => sent.some((s) => s.status < 300 && pattern(route).test(s.route));
     assert.deepEqual(
-      routes.filter((route) => !reached(route) && !SDK_PENDING.includes(route)),
+      routes.filter((route) => !reached(route)),
       [],
       'documented routes no SDK method reached',
     );
@@ -280,10 +267,7 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
       ...methods('LockcloudV1Client', LockcloudV1Client),
       ...methods('LockcloudSandboxClient', LockcloudSandboxClient.prototype),
     ];
-    assert.deepEqual(
-      sorted(Object.keys(calls)),
-      sorted(everyMethod.filter((m) => streamDocumented || m !== 'EventsApi.stream')),
-    );
+    assert.deepEqual(sorted(Object.keys(calls)), sorted(everyMethod));
   });
 
   it('every error of docs/errors.md has its class, and no class is for an undocumented one', () => {
