@@ -42,7 +42,10 @@ import { loadSeed, SEED_CREATED_AT } from './seed/load.ts';
 import type { Seed } from './seed/schema.ts';
 import { TokenAuth } from './token-auth.ts';
 import { DEFAULT_DISPATCH_LIMITS, type DispatcherLimits, WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { endpointHooks } from './webhooks/endpoint-health.ts';
+import { WebhookEndpoints } from './webhooks/endpoints.ts';
 import { ManualSends } from './webhooks/manual-sends.ts';
+import { EndpointRelay } from './webhooks/relay.ts';
 import { WebhookSettings } from './webhooks/settings.ts';
 
 export interface LockcloudDeps {
@@ -80,6 +83,8 @@ export interface LockcloudDeps {
   readonly eventRetentionDays?: number;
   /** The live event stream's heartbeat and per-account limit. */
   readonly streamLimits?: StreamLimits;
+  /** Days of nothing but failed deliveries after which a webhook endpoint is disabled (3). */
+  readonly endpointDisableDays?: number;
 }
 
 export interface StartOptions {
@@ -116,6 +121,9 @@ export class Lockcloud {
   readonly sandbox: Sandbox;
   readonly webhooks: WebhookSettings;
   readonly dispatcher: WebhookDispatcher;
+  /** The account's webhook endpoints, fed by the event log (docs/webhooks.md "Endpoints"). */
+  readonly webhookEndpoints: WebhookEndpoints;
+  private readonly relay: EndpointRelay;
   /** undefined when rate limiting is off. */
   readonly rateLimits: RateLimits | undefined;
   /** The dashboard's accounts: sign-up, sessions, password reset, account and API Settings. */
@@ -183,13 +191,44 @@ export class Lockcloud {
       metrics: deps.metrics,
       sharedStore: deps.sharedStore,
     });
+    const manualSends = new ManualSends(deps.rateLimits, deps.clock);
     this.webhooks = new WebhookSettings({
       ...secretDeps,
       store: deps.store,
       dispatcher: this.dispatcher,
-      manualSends: new ManualSends(deps.rateLimits, deps.clock),
+      manualSends,
       eventLog: this.eventLog,
     });
+    this.webhookEndpoints = new WebhookEndpoints({
+      store: deps.store,
+      box: deps.secretBox,
+      signer: deps.webhookSigner,
+      clock: deps.clock,
+      random: deps.random,
+      transport: deps.webhookTransport,
+      dispatcher: this.dispatcher,
+      manualSends,
+      eventLog: this.eventLog,
+    });
+    this.relay = new EndpointRelay({
+      store: deps.store,
+      clock: deps.clock,
+      random: deps.random,
+      logger: deps.logger,
+      dispatcher: this.dispatcher,
+    });
+    this.dispatcher.attachEndpoints(
+      this.relay,
+      endpointHooks({
+        store: deps.store,
+        box: deps.secretBox,
+        clock: deps.clock,
+        mailer: deps.mailer,
+        logger: deps.logger,
+        eventLog: this.eventLog,
+        disableAfterDays: deps.endpointDisableDays,
+      }),
+    );
     this.locks = new LockQueries(deps.store.locks);
     this.accounts = new Accounts({
       store: deps.store,
@@ -296,6 +335,7 @@ export class Lockcloud {
     this.purges.start();
     await this.rateLimits?.start();
     await this.dispatcher.start();
+    this.relay.start();
     return report;
   }
 
@@ -334,6 +374,7 @@ export class Lockcloud {
     this.commands.stop();
     this.purges.stop();
     this.rateLimits?.stop();
+    await this.relay.stop();
     // Before the store closes: deliveries in flight are cut short and logged.
     await this.dispatcher.stop();
   }

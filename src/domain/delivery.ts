@@ -1,5 +1,9 @@
 /** A webhook message as the outbox keeps it and the delivery log shows it. */
+import type { EventType } from './event.ts';
 import type { WebhookMethod } from './webhook.ts';
+
+/** What the API Settings webhook's messages are (`lockcloud-event`). */
+export type WebhookEvent = 'lock.state_changed' | 'test';
 
 export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed';
 
@@ -8,8 +12,14 @@ export interface Delivery {
   /** Also the `webhook-id` header; the same for every attempt of this message. */
   readonly id: string;
   readonly accountId: string;
+  /** The lock; for an endpoint's message about no lock (an account event), ''. */
   readonly deviceId: string;
-  readonly event: 'lock.state_changed' | 'test';
+  /** The API Settings webhook's `lock.state_changed` or `test`; an endpoint's: the event's type. */
+  readonly event: WebhookEvent | EventType;
+  /** The endpoint it is for; null: the API Settings webhook. */
+  readonly endpointId: string | null;
+  /** The event an endpoint's message carries (also its webhook-id); null for the webhook. */
+  readonly eventId: string | null;
   readonly url: string;
   readonly host: string;
   readonly method: WebhookMethod;

@@ -9,7 +9,7 @@ export const DOMAIN_ERROR_CODES = [
   'UNAUTHENTICATED',
   'LOCK_NOT_FOUND',
   'TASK_NOT_FOUND',
-  // A webhook delivery the account does not have (an unknown id, or another account's).
+  // A webhook delivery or endpoint the account does not have (an unknown id, or another account's).
   'DELIVERY_NOT_FOUND',
   // The lock is shared with the account, not owned by it.
   'NOT_OWNER',

@@ -67,6 +67,10 @@ export const EVENT_TYPES = [
   'api_key.deleted',
   'webhook.updated',
   'webhook.removed',
+  'webhook.endpoint_created',
+  'webhook.endpoint_updated',
+  'webhook.endpoint_removed',
+  'webhook.endpoint_disabled',
   'account.password_changed',
   'account.login_failed',
 ] as const;

@@ -30,7 +30,10 @@ import {
   type WebhookMethod,
   type WebhookPayload,
 } from '../../sdk/src/index.ts';
-import type { Delivery, DeliveryStatus as ServerDeliveryStatus } from '../../src/domain/delivery.ts';
+import type {
+  DeliveryStatus as ServerDeliveryStatus,
+  WebhookEvent as ServerWebhookEvent,
+} from '../../src/domain/delivery.ts';
 import type { TaskFailure } from '../../src/domain/task.ts';
 import type { WebhookMethod as ServerWebhookMethod } from '../../src/domain/webhook.ts';
 import { fieldsOf } from './fields.ts';
@@ -44,7 +47,7 @@ type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ?
 
 // The SDK's unions are the server's own (the OpenAPI document only says `string` for these).
 const sameStatus: Equal<DeliveryStatus, ServerDeliveryStatus> = true;
-const sameEvent: Equal<WebhookEvent, Delivery['event']> = true;
+const sameEvent: Equal<WebhookEvent, ServerWebhookEvent> = true;
 const sameMethod: Equal<WebhookMethod, ServerWebhookMethod> = true;
 const sameFailure: Equal<TaskFailureReason, TaskFailure> = true;
 void [sameStatus, sameEvent, sameMethod, sameFailure];

@@ -34,6 +34,8 @@ const delivery = (id: string, seq: number): Delivery => ({
   responseStatus: null,
   error: null,
   latencyMs: null,
+  endpointId: null,
+  eventId: null,
 });
 
 export function clusterStoreContract(backend: string, factory: StoreFactory): void {

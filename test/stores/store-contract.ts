@@ -71,6 +71,8 @@ const message = (id: string, accountId: string, deviceId: string, host: string, 
   responseStatus: null,
   error: null,
   latencyMs: null,
+  endpointId: null,
+  eventId: null,
 });
 
 export function storeContract(backend: string, factory: StoreFactory): void {
@@ -376,6 +378,8 @@ export function storeContract(backend: string, factory: StoreFactory): void {
         responseStatus: 200,
         error: null,
         latencyMs: 12,
+        endpointId: null,
+        eventId: null,
       });
       const snapshot = await store.snapshot();
       const [row] = snapshot.webhook_deliveries ?? [];

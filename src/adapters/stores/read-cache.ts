@@ -191,6 +191,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     idempotencyKeys: store.idempotencyKeys,
     webhooks: store.webhooks,
     deliveries: store.deliveries,
+    webhookEndpoints: store.webhookEndpoints,
     simDevices: store.simDevices,
     accessPoints: store.accessPoints,
     blocks: store.blocks,

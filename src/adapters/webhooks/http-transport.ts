@@ -53,6 +53,16 @@ export function httpTransport(allowed: AddressCheck): WebhookTransport {
     };
 
   return {
+    refusesLiteral(text: string): boolean {
+      let host: string;
+      try {
+        host = new URL(text).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+      } catch {
+        return false;
+      }
+      if (host === 'localhost' || host.endsWith('.localhost')) return !allowed('127.0.0.1').allowed;
+      return isIP(host) !== 0 && !allowed(host).allowed;
+    },
     send(request: OutboundRequest): Promise<OutboundResult> {
       const started = performance.now();
       const latency = () => Math.round(performance.now() - started);

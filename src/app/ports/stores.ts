@@ -15,6 +15,7 @@ import type { Session } from '../../domain/session.ts';
 import type { Task, TaskFailure, TaskOutcome } from '../../domain/task.ts';
 import type { LoginToken } from '../../domain/token.ts';
 import type { StoredSecrets, WebhookConfig } from '../../domain/webhook.ts';
+import type { WebhookEndpoint } from '../../domain/webhook-endpoint.ts';
 import type { AccessPointStore, SimDeviceStore } from './devices.ts';
 import type { ReadinessCheck } from './ops.ts';
 
@@ -229,9 +230,18 @@ export interface DueSkip {
 
 export interface DeliveryStore {
   insert(delivery: Delivery): Promise<void>;
-  get(accountId: string, id: string): Promise<Delivery | undefined>;
-  /** Newest first. */
-  listForAccount(accountId: string, limit: number): Promise<Delivery[]>;
+  /**
+   * `endpointId` here and below: the log of that webhook endpoint; left out, the API Settings
+   * webhook's ('' in the store). The two never mix.
+   */
+  get(accountId: string, id: string, endpointId?: string): Promise<Delivery | undefined>;
+  /** Newest first; with `beforeSeq`, only older than that message (a page of an endpoint's log). */
+  listForAccount(
+    accountId: string,
+    limit: number,
+    endpointId?: string,
+    beforeSeq?: number,
+  ): Promise<Delivery[]>;
   /**
    * Pending deliveries due at `now`, oldest first, leaving out what `skip` names. Only the first
    * unfinished message of each lock is ever due: a later one waits while an earlier one is being
@@ -253,9 +263,55 @@ export interface DeliveryStore {
    * Ends the account's messages that wait to be sent (pending) as failed with `error`: its webhook is
    * gone. A message being sent is left to finish.
    */
-  cancelPending(accountId: string, error: string): Promise<number>;
+  cancelPending(accountId: string, error: string, endpointId?: string): Promise<number>;
   /** Keeps the newest `keep` log entries of the account. */
-  trim(accountId: string, keep: number): Promise<number>;
+  trim(accountId: string, keep: number, endpointId?: string): Promise<number>;
+}
+
+/**
+ * The relay's plan for a batch of the log: the messages for these events (in the events' order),
+ * given the enabled endpoints of the events' accounts. Pure; the store writes what it answers.
+ */
+export type RelayPlan = (
+  batch: readonly SequencedEvent[],
+  endpoints: readonly WebhookEndpoint[],
+) => readonly Delivery[];
+
+/** Webhook endpoints (docs/webhooks.md "Endpoints"); their messages live in the DeliveryStore. */
+export interface WebhookEndpointStore {
+  /** `events` are written in the same transaction (webhook.endpoint_created). */
+  insert(endpoint: WebhookEndpoint, secrets: StoredSecrets, events?: readonly LockEvent[]): Promise<void>;
+  get(accountId: string, id: string): Promise<WebhookEndpoint | undefined>;
+  /** Oldest first. */
+  list(accountId: string): Promise<WebhookEndpoint[]>;
+  count(accountId: string): Promise<number>;
+  /** Writes url, types, devices, retries, enabled and the disabled/failing fields; false when gone. */
+  update(endpoint: WebhookEndpoint, events?: readonly LockEvent[]): Promise<boolean>;
+  /** Removes it; its waiting and finished messages go with it (one being sent finishes). */
+  remove(accountId: string, id: string, events?: readonly LockEvent[]): Promise<boolean>;
+  setSecrets(id: string, secrets: StoredSecrets): Promise<void>;
+  getSecrets(id: string): Promise<StoredSecrets | undefined>;
+  /** A message was delivered: the endpoint is not failing. */
+  markDelivered(id: string): Promise<void>;
+  /** An attempt failed: answers since when the endpoint has been failing (this one if it was not). */
+  markFailing(id: string, at: number): Promise<number | undefined>;
+  /**
+   * Disables an enabled endpoint and ends its waiting messages as failed with `error`; `events` are
+   * written with it. False when it was not enabled (another process disabled it first).
+   */
+  disable(
+    id: string,
+    at: number,
+    reason: string,
+    error: string,
+    events?: readonly LockEvent[],
+  ): Promise<boolean>;
+  /**
+   * In one transaction: reads the relay's position (locked, so several processes relay each event
+   * once), at most `limit` events after it, writes the messages `plan` makes (one per endpoint and
+   * event at most), and moves the position past the batch. Answers how many events were read.
+   */
+  relay(limit: number, plan: RelayPlan): Promise<number>;
 }
 
 export interface SessionStore {
@@ -337,6 +393,7 @@ export interface Store {
   readonly idempotencyKeys: IdempotencyKeyStore;
   readonly webhooks: WebhookStore;
   readonly deliveries: DeliveryStore;
+  readonly webhookEndpoints: WebhookEndpointStore;
   readonly simDevices: SimDeviceStore;
   readonly accessPoints: AccessPointStore;
   readonly tokens: TokenStore;

@@ -40,6 +40,12 @@ export type OutboundResult =
 /** Sends one webhook request; refuses forbidden addresses; never follows redirects; never throws. */
 export interface WebhookTransport {
   send(request: OutboundRequest): Promise<OutboundResult>;
+  /**
+   * Whether the policy refuses a URL's host without resolving anything: a literal address (or
+   * `localhost`) it would refuse at send. Asked when an endpoint is made or changed; a name is judged
+   * only when a message is sent (its addresses may change). Absent: nothing is refused early.
+   */
+  refusesLiteral?(url: string): boolean;
 }
 
 /** Standard Webhooks signatures: `v1,<base64 HMAC-SHA256>` per secret, space-separated. */

@@ -12,8 +12,17 @@ import { type SecretDeps, signingSecrets } from './secrets.ts';
  */
 export const DESTINATION_REFUSED = 'the destination address is not allowed or could not be resolved';
 
+/** What an endpoint's message needs beyond the webhook's (app/webhooks/endpoint-health.ts). */
+export interface EndpointHooks {
+  /** The endpoint's signing secrets now (current, and the previous one during a rotation). */
+  secrets(endpointId: string): Promise<string[]>;
+  /** After an attempt was logged: keeps the endpoint's failing time, disables it when due. */
+  attempted(delivery: Delivery, outcome: DeliveryOutcome): Promise<void>;
+}
+
 export interface AttemptDeps extends SecretDeps {
   readonly store: Store;
+  readonly endpointHooks?: EndpointHooks;
   readonly transport: WebhookTransport;
   readonly logger: Logger;
   readonly metrics?: Metrics;
@@ -39,20 +48,25 @@ export async function attemptDelivery(
   const waitAgain = (): Promise<void> =>
     store.deliveries.record(delivery.id, { ...delivery, status: 'pending' });
   try {
-    const secrets = await signingSecrets(deps, delivery.accountId);
+    const secrets =
+      delivery.endpointId !== null && deps.endpointHooks
+        ? await deps.endpointHooks.secrets(delivery.endpointId)
+        : await signingSecrets(deps, delivery.accountId);
     if (signal.aborted) {
       // The dispatcher stopped before this left: it stays queued for the next start.
       await waitAgain();
       return 'done';
     }
     const timestamp = Math.floor(clock.now() / 1000);
+    // An endpoint's message is identified by its event, so a receiver drops one it already has.
+    const messageId = delivery.eventId ?? delivery.id;
     const result = await transport.send({
       url: delivery.url,
       method: delivery.method,
       headers: {
-        'webhook-id': delivery.id,
+        'webhook-id': messageId,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signer.sign(secrets, delivery.id, timestamp, delivery.body ?? ''),
+        'webhook-signature': signer.sign(secrets, messageId, timestamp, delivery.body ?? ''),
         'lockcloud-event': delivery.event,
       },
       body: delivery.body,
@@ -85,6 +99,7 @@ export async function attemptDelivery(
       );
     const outcome = logged(result, attempts, now, delivery.retries);
     await store.deliveries.record(delivery.id, outcome);
+    if (delivery.endpointId !== null) await deps.endpointHooks?.attempted(delivery, outcome);
     metrics.webhookAttempted(
       outcome.status === 'delivered'
         ? 'delivered'

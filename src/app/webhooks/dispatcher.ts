@@ -7,6 +7,7 @@ import {
   stateName,
   substitute,
 } from '../../domain/webhook.ts';
+import type { WebhookEndpoint } from '../../domain/webhook-endpoint.ts';
 import type {
   Cancel,
   EventBus,
@@ -17,7 +18,7 @@ import type {
   Store,
   WebhookTransport,
 } from '../ports.ts';
-import { attemptDelivery } from './attempt.ts';
+import { attemptDelivery, type EndpointHooks } from './attempt.ts';
 import { DEFAULT_DISPATCH_LIMITS, type DispatchLimits, InFlight, type Ticket } from './in-flight.ts';
 import type { SecretDeps } from './secrets.ts';
 
@@ -50,6 +51,11 @@ export interface DispatcherDeps extends SecretDeps {
   readonly sharedStore?: boolean;
 }
 
+/** What feeds the outbox from the event log (relay.ts): run before a pass that must see all due. */
+export interface OutboxFeed {
+  relayNow(): Promise<void>;
+}
+
 const hostOf = (url: string): string => {
   try {
     return new URL(url).host.toLowerCase();
@@ -77,9 +83,22 @@ export class WebhookDispatcher {
   private readonly queueing = new Set<Promise<void>>();
   private readonly attempts = new Set<Promise<void>>();
   private shutdown = new AbortController();
+  private feed: OutboxFeed | undefined;
+  private endpointHooks: EndpointHooks | undefined;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.inFlight = new InFlight(deps.limits);
+  }
+
+  /** Webhook endpoints: their relay, and what their messages need to be signed and kept healthy. */
+  attachEndpoints(feed: OutboxFeed, hooks: EndpointHooks): void {
+    this.feed = feed;
+    this.endpointHooks = hooks;
+  }
+
+  /** New messages were written (the relay): start what may start. */
+  wake(): void {
+    this.kick();
   }
 
   async start(): Promise<void> {
@@ -151,6 +170,7 @@ export class WebhookDispatcher {
    */
   async dispatchDue(): Promise<void> {
     while (this.queueing.size > 0) await Promise.allSettled([...this.queueing]);
+    await this.feed?.relayNow();
     this.kick();
     // A pass that ends with more to do starts the next one before it resolves.
     while (this.pass !== undefined) await this.pass;
@@ -170,14 +190,48 @@ export class WebhookDispatcher {
 
   /** Sends a logged message again, as a new message to the webhook's current URL and method. */
   resend(config: WebhookConfig, original: Delivery): Promise<Delivery> {
-    return this.enqueue(config, original.deviceId, original.locked, original.event);
+    return this.enqueue(
+      config,
+      original.deviceId,
+      original.locked,
+      original.event === 'test' ? 'test' : 'lock.state_changed',
+    );
+  }
+
+  /**
+   * Sends an endpoint's logged message again: a new entry in its log, to the endpoint's current URL,
+   * with the same event (and so the same webhook-id: a receiver that has it already drops it).
+   */
+  async resendToEndpoint(endpoint: WebhookEndpoint, original: Delivery): Promise<Delivery> {
+    const now = this.deps.clock.now();
+    this.lastSeq = Math.max(this.lastSeq + 1, now * 1000);
+    const delivery: Delivery = {
+      ...original,
+      id: `msg_${this.deps.random.uuid().replace(/-/g, '')}`,
+      url: endpoint.url,
+      host: hostOf(endpoint.url),
+      retries: endpoint.retries,
+      seq: this.lastSeq,
+      createdAt: now,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+      lastAttemptAt: null,
+      responseStatus: null,
+      error: null,
+      latencyMs: null,
+    };
+    await this.deps.store.deliveries.insert(delivery);
+    await this.deps.store.deliveries.trim(endpoint.accountId, DELIVERY_LOG_LIMIT, endpoint.id);
+    this.kick();
+    return delivery;
   }
 
   private async enqueue(
     config: WebhookConfig,
     deviceId: string,
     locked: boolean,
-    event: Delivery['event'],
+    event: 'lock.state_changed' | 'test',
   ): Promise<Delivery> {
     const now = this.deps.clock.now();
     const state: LockState = stateName(locked);
@@ -198,6 +252,8 @@ export class WebhookDispatcher {
       accountId: config.accountId,
       deviceId,
       event,
+      endpointId: null,
+      eventId: null,
       url,
       host: hostOf(url),
       method: config.method,
@@ -270,7 +326,7 @@ export class WebhookDispatcher {
   }
 
   private launch(delivery: Delivery, ticket: Ticket): void {
-    const deps = { ...this.deps, timeoutMs: this.deps.limits.timeoutMs };
+    const deps = { ...this.deps, timeoutMs: this.deps.limits.timeoutMs, endpointHooks: this.endpointHooks };
     const admit = (receiverHost: string): boolean => this.inFlight.admit(ticket, receiverHost);
     const attempt = attemptDelivery(deps, delivery, admit, this.shutdown.signal).then((end) => {
       this.attempts.delete(attempt);

@@ -10,6 +10,7 @@ import {
   limitAddress,
   refuseBlocked,
 } from '../rate-limits-hook.ts';
+import { endpointRoutes } from './endpoint-routes.ts';
 import { extErrors } from './errors.ts';
 import { eventStreamRoute } from './event-stream-route.ts';
 import { eventView } from './event-view.ts';
@@ -64,6 +65,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
   });
   const account = (request: FastifyRequest): string => requirePrincipal(request.principal).accountId;
   const actor = (request: FastifyRequest) => requirePrincipal(request.principal).actor;
+  endpointRoutes(app, lockcloud);
 
   app.get(
     '/webhook',

@@ -1,17 +1,56 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { DeliveryStore, DueSkip } from '../../../app/ports.ts';
 import type { Delivery, DeliveryOutcome, DeliveryStatus } from '../../../domain/delivery.ts';
+import { EVENT_TYPES, type EventType } from '../../../domain/event.ts';
 import { bool, type Database, type WebhookDeliveriesTable } from './tables.ts';
 
 const num = (v: number | null): number | null => (v === null ? null : Number(v));
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'sending', 'delivered', 'failed'];
+const isEventType = (v: string): v is EventType => (EVENT_TYPES as readonly string[]).includes(v);
+
+function eventOf(r: Selectable<WebhookDeliveriesTable>): Delivery['event'] {
+  if (r.event === 'test') return 'test';
+  // An endpoint's message carries an event of the log; only known types are written.
+  if (r.endpoint_id !== '' && isEventType(r.event)) return r.event;
+  return 'lock.state_changed';
+}
+
+/** Row values of a message (shared with the relay, which writes them in its own transaction). */
+export function deliveryRow(d: Delivery, relayKey: string | null = null) {
+  return {
+    id: d.id,
+    account_id: d.accountId,
+    device_id: d.deviceId,
+    event: d.event,
+    url: d.url,
+    host: d.host,
+    method: d.method,
+    body: d.body,
+    locked: bool(d.locked),
+    retries: bool(d.retries),
+    seq: d.seq,
+    created_at: d.createdAt,
+    status: d.status,
+    attempts: d.attempts,
+    next_attempt_at: d.nextAttemptAt,
+    last_attempt_at: d.lastAttemptAt,
+    response_status: d.responseStatus,
+    error: d.error,
+    latency_ms: d.latencyMs,
+    endpoint_id: d.endpointId ?? '',
+    event_id: d.eventId,
+    relay_key: relayKey,
+  };
+}
 
 function toDelivery(r: Selectable<WebhookDeliveriesTable>): Delivery {
   return {
     id: r.id,
     accountId: r.account_id,
     deviceId: r.device_id,
-    event: r.event === 'test' ? 'test' : 'lock.state_changed',
+    event: eventOf(r),
+    endpointId: r.endpoint_id === '' ? null : r.endpoint_id,
+    eventId: r.event_id,
     url: r.url,
     host: r.host,
     method: r.method === 'GET' ? 'GET' : 'POST',
@@ -35,50 +74,33 @@ export class SqlDeliveryStore implements DeliveryStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(d: Delivery): Promise<void> {
-    await this.db
-      .insertInto('webhook_deliveries')
-      .values({
-        id: d.id,
-        account_id: d.accountId,
-        device_id: d.deviceId,
-        event: d.event,
-        url: d.url,
-        host: d.host,
-        method: d.method,
-        body: d.body,
-        locked: bool(d.locked),
-        retries: bool(d.retries),
-        seq: d.seq,
-        created_at: d.createdAt,
-        status: d.status,
-        attempts: d.attempts,
-        next_attempt_at: d.nextAttemptAt,
-        last_attempt_at: d.lastAttemptAt,
-        response_status: d.responseStatus,
-        error: d.error,
-        latency_ms: d.latencyMs,
-      })
-      .execute();
+    await this.db.insertInto('webhook_deliveries').values(deliveryRow(d)).execute();
   }
 
-  async get(accountId: string, id: string): Promise<Delivery | undefined> {
+  async get(accountId: string, id: string, endpointId = ''): Promise<Delivery | undefined> {
     const row = await this.db
       .selectFrom('webhook_deliveries')
       .selectAll()
       .where('id', '=', id)
       .where('account_id', '=', accountId)
+      .where('endpoint_id', '=', endpointId)
       .executeTakeFirst();
     return row && toDelivery(row);
   }
 
-  async listForAccount(accountId: string, limit: number): Promise<Delivery[]> {
-    const rows = await this.db
+  async listForAccount(
+    accountId: string,
+    limit: number,
+    endpointId = '',
+    beforeSeq?: number,
+  ): Promise<Delivery[]> {
+    let query = this.db
       .selectFrom('webhook_deliveries')
       .selectAll()
       .where('account_id', '=', accountId)
-      .orderBy('seq', 'desc')
-      .limit(limit)
-      .execute();
+      .where('endpoint_id', '=', endpointId);
+    if (beforeSeq !== undefined) query = query.where('seq', '<', beforeSeq);
+    const rows = await query.orderBy('seq', 'desc').limit(limit).execute();
     return rows.map(toDelivery);
   }
 
@@ -97,6 +119,8 @@ export class SqlDeliveryStore implements DeliveryStore {
               .select('earlier.id')
               .whereRef('earlier.account_id', '=', 'webhook_deliveries.account_id')
               .whereRef('earlier.device_id', '=', 'webhook_deliveries.device_id')
+              // Per endpoint: one receiver's retries never hold back another's (or the webhook's).
+              .whereRef('earlier.endpoint_id', '=', 'webhook_deliveries.endpoint_id')
               // Literal, not bound: only then can the planner prove the partial index (009) applies.
               .where(sql<boolean>`earlier.status in ('pending', 'sending')`)
               .whereRef('earlier.seq', '<', 'webhook_deliveries.seq'),
@@ -128,6 +152,8 @@ export class SqlDeliveryStore implements DeliveryStore {
           .select('id')
           .where('account_id', '=', accountId)
           .where(sql<boolean>`status in ('pending', 'sending')`)
+          // The API Settings webhook's bound: endpoints' messages are not counted against it.
+          .where('endpoint_id', '=', '')
           .limit(atMost)
           .as('open'),
       )
@@ -181,21 +207,23 @@ export class SqlDeliveryStore implements DeliveryStore {
     return Number(result.numUpdatedRows);
   }
 
-  async cancelPending(accountId: string, error: string): Promise<number> {
+  async cancelPending(accountId: string, error: string, endpointId = ''): Promise<number> {
     const result = await this.db
       .updateTable('webhook_deliveries')
       .set({ status: 'failed', error, next_attempt_at: null })
       .where('account_id', '=', accountId)
+      .where('endpoint_id', '=', endpointId)
       .where('status', '=', 'pending')
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
 
-  async trim(accountId: string, keep: number): Promise<number> {
+  async trim(accountId: string, keep: number, endpointId = ''): Promise<number> {
     const cutoff = await this.db
       .selectFrom('webhook_deliveries')
       .select('seq')
       .where('account_id', '=', accountId)
+      .where('endpoint_id', '=', endpointId)
       .orderBy('seq', 'desc')
       .offset(keep)
       .limit(1)
@@ -205,6 +233,7 @@ export class SqlDeliveryStore implements DeliveryStore {
     const result = await this.db
       .deleteFrom('webhook_deliveries')
       .where('account_id', '=', accountId)
+      .where('endpoint_id', '=', endpointId)
       .where('seq', '<=', cutoff.seq)
       .where('status', 'in', ['delivered', 'failed'])
       .executeTakeFirst();

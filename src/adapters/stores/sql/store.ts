@@ -14,6 +14,7 @@ import { SqlSimDeviceStore } from './sim-devices.ts';
 import { DATA_TABLES, type Database } from './tables.ts';
 import { SqlTaskStore } from './tasks.ts';
 import { SqlTokenStore } from './tokens.ts';
+import { SqlWebhookEndpointStore } from './webhook-endpoints.ts';
 import { SqlWebhookStore } from './webhooks.ts';
 
 const MAX_VALUES = 30_000;
@@ -27,6 +28,7 @@ export class SqlStore implements Store {
   readonly idempotencyKeys: SqlIdempotencyKeyStore;
   readonly webhooks: SqlWebhookStore;
   readonly deliveries: SqlDeliveryStore;
+  readonly webhookEndpoints: SqlWebhookEndpointStore;
   readonly simDevices: SqlSimDeviceStore;
   readonly accessPoints: SqlAccessPointStore;
   readonly tokens: SqlTokenStore;
@@ -46,6 +48,7 @@ export class SqlStore implements Store {
     this.idempotencyKeys = new SqlIdempotencyKeyStore(db);
     this.webhooks = new SqlWebhookStore(db);
     this.deliveries = new SqlDeliveryStore(db);
+    this.webhookEndpoints = new SqlWebhookEndpointStore(db);
     this.simDevices = new SqlSimDeviceStore(db);
     this.accessPoints = new SqlAccessPointStore(db);
     this.tokens = new SqlTokenStore(db);

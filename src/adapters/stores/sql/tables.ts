@@ -138,6 +138,36 @@ export interface WebhookDeliveriesTable {
   latency_ms: number | null;
   /** When a process took it to send; a delivery long in `sending` was cut short by a dead process. */
   claimed_at: number | null;
+  /** The endpoint the message is for (migration 013); '' for the API Settings webhook. */
+  endpoint_id: Generated<string>;
+  /** The event an endpoint's message carries; null for the API Settings webhook. */
+  event_id: string | null;
+  /** `<endpoint>:<event>` for a relayed message (unique); null for resends and the webhook. */
+  relay_key: string | null;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  types: string;
+  device_ids: string;
+  retries: number;
+  secret: string;
+  previous_secret: string | null;
+  previous_until: number | null;
+  enabled: number;
+  disabled_at: number | null;
+  disabled_reason: string | null;
+  failing_since: number | null;
+  from_seq: number;
+  created_at: number;
+}
+
+export interface WebhookRelayTable {
+  name: string;
+  position: number;
+  last_seq: number;
 }
 
 export interface SimDevicesTable {
@@ -215,6 +245,8 @@ export interface Database {
   login_tokens: LoginTokensTable;
   ip_blocks: IpBlocksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_relay: WebhookRelayTable;
   sessions: SessionsTable;
   one_time_codes: OneTimeCodesTable;
   events: EventsTable;
@@ -236,6 +268,7 @@ export const DATA_TABLES = [
   'sim_access_points',
   'login_tokens',
   'ip_blocks',
+  'webhook_endpoints',
   'webhook_deliveries',
   'sessions',
   'one_time_codes',

@@ -11,6 +11,7 @@ import * as openDeliveries from './009-open-deliveries.ts';
 import * as events from './010-events.ts';
 import * as idempotency from './011-idempotency.ts';
 import * as eventSequence from './012-event-sequence.ts';
+import * as webhookEndpoints from './013-webhook-endpoints.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '010-events': events,
   '011-idempotency': idempotency,
   '012-event-sequence': eventSequence,
+  '013-webhook-endpoints': webhookEndpoints,
 };
 
 export const migrationProvider: MigrationProvider = {

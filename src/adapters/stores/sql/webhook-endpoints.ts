@@ -1,0 +1,245 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { RelayPlan, WebhookEndpointStore } from '../../../app/ports.ts';
+import type { LockEvent } from '../../../domain/event.ts';
+import type { StoredSecrets } from '../../../domain/webhook.ts';
+import type { WebhookEndpoint } from '../../../domain/webhook-endpoint.ts';
+import { deliveryRow } from './deliveries.ts';
+import { insertEvents, SqlEventStore, withEvents } from './events.ts';
+import { bool, type Database, type WebhookEndpointsTable } from './tables.ts';
+
+const num = (v: number | null): number | null => (v === null ? null : Number(v));
+
+function strings(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function toEndpoint(r: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    url: r.url,
+    types: strings(r.types),
+    deviceIds: strings(r.device_ids),
+    retries: r.retries === 1,
+    enabled: r.enabled === 1,
+    disabledAt: num(r.disabled_at),
+    disabledReason: r.disabled_reason,
+    failingSince: num(r.failing_since),
+    fromSeq: Number(r.from_seq),
+    createdAt: Number(r.created_at),
+  };
+}
+
+const settings = (e: WebhookEndpoint) => ({
+  url: e.url,
+  types: JSON.stringify(e.types),
+  device_ids: JSON.stringify(e.deviceIds),
+  retries: bool(e.retries),
+  enabled: bool(e.enabled),
+  disabled_at: e.disabledAt,
+  disabled_reason: e.disabledReason,
+  failing_since: e.failingSince,
+});
+
+export class SqlWebhookEndpointStore implements WebhookEndpointStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(e: WebhookEndpoint, secrets: StoredSecrets, events: readonly LockEvent[] = []): Promise<void> {
+    await withEvents(this.db, events.length > 0, async (db) => {
+      await db
+        .insertInto('webhook_endpoints')
+        .values({
+          id: e.id,
+          account_id: e.accountId,
+          ...settings(e),
+          secret: secrets.current,
+          previous_secret: secrets.previous,
+          previous_until: secrets.previousUntil,
+          from_seq: e.fromSeq,
+          created_at: e.createdAt,
+        })
+        .execute();
+      await insertEvents(db, events);
+    });
+  }
+
+  async get(accountId: string, id: string): Promise<WebhookEndpoint | undefined> {
+    const row = await this.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return row && toEndpoint(row);
+  }
+
+  async list(accountId: string): Promise<WebhookEndpoint[]> {
+    const rows = await this.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toEndpoint);
+  }
+
+  async count(accountId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('webhook_endpoints')
+      .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  async update(e: WebhookEndpoint, events: readonly LockEvent[] = []): Promise<boolean> {
+    return withEvents(this.db, events.length > 0, async (db) => {
+      const result = await db
+        .updateTable('webhook_endpoints')
+        .set(settings(e))
+        .where('id', '=', e.id)
+        .where('account_id', '=', e.accountId)
+        .executeTakeFirst();
+      const updated = Number(result.numUpdatedRows) > 0;
+      if (updated) await insertEvents(db, events);
+      return updated;
+    });
+  }
+
+  async remove(accountId: string, id: string, events: readonly LockEvent[] = []): Promise<boolean> {
+    return withEvents(this.db, true, async (db) => {
+      const result = await db
+        .deleteFrom('webhook_endpoints')
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) return false;
+      // Its log goes with it; a message out now finishes and is then forgotten with nothing to list it.
+      await db
+        .deleteFrom('webhook_deliveries')
+        .where('endpoint_id', '=', id)
+        .where('status', '!=', 'sending')
+        .execute();
+      await insertEvents(db, events);
+      return true;
+    });
+  }
+
+  async setSecrets(id: string, secrets: StoredSecrets): Promise<void> {
+    await this.db
+      .updateTable('webhook_endpoints')
+      .set({
+        secret: secrets.current,
+        previous_secret: secrets.previous,
+        previous_until: secrets.previousUntil,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async getSecrets(id: string): Promise<StoredSecrets | undefined> {
+    const row = await this.db
+      .selectFrom('webhook_endpoints')
+      .select(['secret', 'previous_secret', 'previous_until'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return { current: row.secret, previous: row.previous_secret, previousUntil: num(row.previous_until) };
+  }
+
+  async markDelivered(id: string): Promise<void> {
+    await this.db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: null })
+      .where('id', '=', id)
+      .where('failing_since', 'is not', null)
+      .execute();
+  }
+
+  async markFailing(id: string, at: number): Promise<number | undefined> {
+    await this.db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: at })
+      .where('id', '=', id)
+      .where('failing_since', 'is', null)
+      .execute();
+    const row = await this.db
+      .selectFrom('webhook_endpoints')
+      .select('failing_since')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? (num(row.failing_since) ?? undefined) : undefined;
+  }
+
+  async disable(
+    id: string,
+    at: number,
+    reason: string,
+    error: string,
+    events: readonly LockEvent[] = [],
+  ): Promise<boolean> {
+    return withEvents(this.db, true, async (db) => {
+      const result = await db
+        .updateTable('webhook_endpoints')
+        .set({ enabled: 0, disabled_at: at, disabled_reason: reason })
+        .where('id', '=', id)
+        .where('enabled', '=', 1)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed', error, next_attempt_at: null })
+        .where('endpoint_id', '=', id)
+        .where('status', '=', 'pending')
+        .execute();
+      await insertEvents(db, events);
+      return true;
+    });
+  }
+
+  relay(limit: number, plan: RelayPlan): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      // An UPDATE, not SELECT FOR UPDATE (which SQLite lacks): it locks the row on PostgreSQL until
+      // this transaction ends, so a second process waits and then reads the position moved on.
+      const cursor = await trx
+        .updateTable('webhook_relay')
+        .set((eb) => ({ position: eb.ref('position') }))
+        .where('name', '=', 'endpoints')
+        .returning(['position', 'last_seq'])
+        .executeTakeFirst();
+      if (!cursor) return 0;
+      const batch = await new SqlEventStore(trx).since(Number(cursor.position), limit);
+      const last = batch.at(-1);
+      if (!last) return 0;
+      const accounts = [...new Set(batch.map(({ event }) => event.accountId))];
+      const rows = await trx
+        .selectFrom('webhook_endpoints')
+        .selectAll()
+        .where('account_id', 'in', accounts)
+        .where('enabled', '=', 1)
+        .execute();
+      let seq = Number(cursor.last_seq);
+      for (const delivery of plan(batch, rows.map(toEndpoint))) {
+        // Increasing across processes too (the row is ours): one lock's messages keep the log's order.
+        seq = Math.max(seq + 1, delivery.seq);
+        await trx
+          .insertInto('webhook_deliveries')
+          .values(deliveryRow({ ...delivery, seq }, `${delivery.endpointId}:${delivery.eventId}`))
+          .onConflict((oc) => oc.column('relay_key').doNothing())
+          .execute();
+      }
+      await trx
+        .updateTable('webhook_relay')
+        .set({ position: last.seq, last_seq: seq })
+        .where('name', '=', 'endpoints')
+        .execute();
+      return batch.length;
+    });
+  }
+}
