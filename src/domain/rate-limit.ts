@@ -60,6 +60,14 @@ export const EXT_LIMITED_ENDPOINTS = [
   'POST /ext/webhook/deliveries/{id}/resend',
   'GET /ext/events',
   'GET /ext/events/stream',
+  'POST /ext/webhook-endpoints',
+  'GET /ext/webhook-endpoints',
+  'GET /ext/webhook-endpoints/{id}',
+  'PATCH /ext/webhook-endpoints/{id}',
+  'DELETE /ext/webhook-endpoints/{id}',
+  'POST /ext/webhook-endpoints/{id}/rotate-secret',
+  'GET /ext/webhook-endpoints/{id}/deliveries',
+  'POST /ext/webhook-endpoints/{id}/deliveries/{delivery_id}/resend',
 ] as const;
 
 export const LIMITED_ENDPOINTS = [...V3_LIMITED_ENDPOINTS, ...EXT_LIMITED_ENDPOINTS] as const;
@@ -123,6 +131,18 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
     'GET /ext/events': { account: perSecond(30, 5), ip: perSecond(60, 10) },
     // Opening a stream counts as one request; a client that reconnects after each close stays far under.
     'GET /ext/events/stream': { account: perSecond(30, 5), ip: perSecond(60, 10) },
+    // Webhook endpoints: settings as the webhook's, their logs and resends as its.
+    'POST /ext/webhook-endpoints': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    'GET /ext/webhook-endpoints': { account: perSecond(10, 2), ip: perSecond(20, 4) },
+    'GET /ext/webhook-endpoints/{id}': { account: perSecond(10, 2), ip: perSecond(20, 4) },
+    'PATCH /ext/webhook-endpoints/{id}': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    'DELETE /ext/webhook-endpoints/{id}': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    'POST /ext/webhook-endpoints/{id}/rotate-secret': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    'GET /ext/webhook-endpoints/{id}/deliveries': { account: perSecond(30, 5), ip: perSecond(60, 10) },
+    'POST /ext/webhook-endpoints/{id}/deliveries/{delivery_id}/resend': {
+      account: perSecond(60, 2),
+      ip: perSecond(120, 4),
+    },
   },
   commands: perSecond(10, 1),
   block: { excess: 100, windowMs: 60_000, blockMs: 30 * 60_000 },

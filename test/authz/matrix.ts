@@ -76,6 +76,11 @@ function objects(w: World, e: Endpoint, actor: Actor): { id: string; relation: R
       return perAccount((a) => w.of[a].taskId);
     case 'delivery':
       return perAccount((a) => w.of[a].deliveryId);
+    case 'endpoint':
+      return perAccount((a) => w.of[a].endpointId);
+    case 'endpoint-delivery':
+      // The path's two ids: an endpoint's, and a message of its log.
+      return perAccount((a) => `${w.of[a].endpointId}/deliveries/${w.of[a].endpointDeliveryId}`);
     case 'key':
       return perAccount((a) => w.of[a].spareKeyId);
     case 'account':
@@ -214,7 +219,7 @@ export async function runCase(w: World, c: Case, noneStatus?: number): Promise<n
 
 function countDeliveries(w: World, actor: Actor): number {
   const row = w.db
-    .prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE account_id = ?')
+    .prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE account_id = ? AND endpoint_id = ''")
     .get(w.of[actor].accountId) as { n: number };
   return row.n;
 }

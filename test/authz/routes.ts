@@ -16,7 +16,15 @@ import {
 } from './presentations.ts';
 import { type Actor, hookPath, LOCKS, lockRelation, PEOPLE, unlockApiSettings, type World } from './world.ts';
 
-export type Target = 'lock' | 'task' | 'delivery' | 'key' | 'account' | 'none';
+export type Target =
+  | 'lock'
+  | 'task'
+  | 'delivery'
+  | 'endpoint'
+  | 'endpoint-delivery'
+  | 'key'
+  | 'account'
+  | 'none';
 
 export interface Ctx {
   readonly w: World;
@@ -27,7 +35,7 @@ export interface Ctx {
 }
 
 export interface Endpoint {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The route as the server registers it. */
   readonly route: string;
   readonly surface: Surface;
@@ -126,6 +134,16 @@ async function putWebhookBack(ctx: Ctx): Promise<void> {
   if (res.status !== 200) throw new Error(`webhook back for ${ctx.actor}: ${res.status}`);
 }
 const hookUrl = (ctx: Ctx) => `${ctx.w.receiver.url}${hookPath(ctx.actor)}`;
+/** Removes the endpoints the matrix's POST made, keeping the world's own. */
+async function removeNewEndpoints(ctx: Ctx): Promise<void> {
+  const key = PEOPLE[ctx.actor].key;
+  const res = await ctx.w.t.request('/ext/webhook-endpoints', { key });
+  const { endpoints } = (await res.json()) as { endpoints: { id: string }[] };
+  for (const { id } of endpoints.filter((e) => e.id !== ctx.w.of[ctx.actor].endpointId)) {
+    const removed = await ctx.w.t.request(`/ext/webhook-endpoints/${id}`, { method: 'DELETE', key });
+    if (removed.status !== 204) throw new Error(`endpoint ${id} of ${ctx.actor}: ${removed.status}`);
+  }
+}
 
 const lockPage = (action: string, form: (ctx: Ctx) => Record<string, string>, more: Partial<Endpoint> = {}) =>
   ({
@@ -302,6 +320,79 @@ export const ENDPOINTS: readonly Endpoint[] = [
     route: '/ext/webhook/deliveries/:id/resend',
     surface: 'ext',
     target: 'delivery',
+    own: { status: 202 },
+    foreign: { status: 404, error: 'NOT_FOUND' },
+  },
+  // ---- webhook endpoints: the account's own; another account's endpoint or message does not exist.
+  {
+    method: 'POST',
+    route: '/ext/webhook-endpoints',
+    surface: 'ext',
+    target: 'none',
+    request: (ctx) => ({ json: { url: `${ctx.w.receiver.url}/endpoint-new`, types: ['access_point.'] } }),
+    own: { status: 201 },
+    restore: removeNewEndpoints,
+  },
+  {
+    method: 'GET',
+    route: '/ext/webhook-endpoints',
+    surface: 'ext',
+    target: 'none',
+    own: { status: 200 },
+    check: (ctx, body) => {
+      const ids = (body as { endpoints: { id: string }[] }).endpoints.map((e) => e.id);
+      if (ids.join() !== ctx.w.of[ctx.actor].endpointId)
+        throw new Error(`endpoints of ${ctx.actor}: ${ids.join()}`);
+    },
+  },
+  {
+    method: 'GET',
+    route: '/ext/webhook-endpoints/:id',
+    surface: 'ext',
+    target: 'endpoint',
+    own: { status: 200 },
+    foreign: { status: 404, error: 'NOT_FOUND' },
+  },
+  {
+    method: 'PATCH',
+    route: '/ext/webhook-endpoints/:id',
+    surface: 'ext',
+    target: 'endpoint',
+    request: () => ({ json: { retries: true } }),
+    own: { status: 200 },
+    foreign: { status: 404, error: 'NOT_FOUND' },
+  },
+  {
+    method: 'DELETE',
+    route: '/ext/webhook-endpoints/:id',
+    surface: 'ext',
+    target: 'endpoint',
+    foreign: { status: 404, error: 'NOT_FOUND' },
+    // A new endpoint has a new id; the world's would be gone. test/http/endpoints/routes.test.ts deletes.
+    skipAllowed: "the world's endpoint would be gone: deleted in test/http/endpoints/routes.test.ts",
+  },
+  {
+    method: 'POST',
+    route: '/ext/webhook-endpoints/:id/rotate-secret',
+    surface: 'ext',
+    target: 'endpoint',
+    own: { status: 200 },
+    foreign: { status: 404, error: 'NOT_FOUND' },
+  },
+  {
+    method: 'GET',
+    route: '/ext/webhook-endpoints/:id/deliveries',
+    surface: 'ext',
+    target: 'endpoint',
+    own: { status: 200 },
+    foreign: { status: 404, error: 'NOT_FOUND' },
+  },
+  {
+    method: 'POST',
+    route: '/ext/webhook-endpoints/:id/deliveries/:delivery_id/resend',
+    surface: 'ext',
+    target: 'endpoint-delivery',
+    request: (ctx) => ({ path: `/ext/webhook-endpoints/${ctx.target}/resend` }),
     own: { status: 202 },
     foreign: { status: 404, error: 'NOT_FOUND' },
   },

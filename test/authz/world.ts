@@ -101,6 +101,9 @@ export interface Holdings {
   readonly session: FormClient;
   readonly taskId: string;
   readonly deliveryId: string;
+  /** The account's webhook endpoint, and the one message in its log (its own creation event). */
+  readonly endpointId: string;
+  readonly endpointDeliveryId: string;
   readonly spareKeyId: string;
   readonly keyIds: readonly string[];
 }
@@ -145,12 +148,15 @@ export async function startWorld(): Promise<World> {
     if (!own) throw new Error(`${a} owns no lock`);
     const taskId = await startTask(t, own.deviceId, 'sync', p.key);
     await waitForTask(t, taskId, p.key);
+    const endpoint = await makeEndpoint(t, p.key, `${receiver.url}/endpoint-${a}`);
     of[a] = {
       accountId,
       token: await login(t, p.email, p.password),
       session,
       taskId,
       deliveryId: await sendTestEvent(t, p.key),
+      endpointId: endpoint.id,
+      endpointDeliveryId: endpoint.deliveryId,
       spareKeyId: spare.id,
       keyIds: keys.map((k) => k.id),
     };
@@ -170,6 +176,33 @@ export async function startWorld(): Promise<World> {
 }
 
 /**
+ * A webhook endpoint that takes only endpoint creations: its own (one message, for resend) and the
+ * matrix's POST; nothing else the matrix does adds to its log.
+ */
+async function makeEndpoint(
+  t: TestServer,
+  key: string,
+  url: string,
+): Promise<{ id: string; deliveryId: string }> {
+  const made = await answer(
+    await t.request('/ext/webhook-endpoints', {
+      method: 'POST',
+      key,
+      json: { url, types: ['webhook.endpoint_created'] },
+    }),
+  );
+  const id = (made.body as { id?: string }).id;
+  if (made.status !== 201 || id === undefined)
+    throw new Error(`endpoint: ${made.status} ${JSON.stringify(made.body)}`);
+  const deliveryId = await eventually(`the endpoint ${id}'s first message`, async () => {
+    const res = await t.request(`/ext/webhook-endpoints/${id}/deliveries`, { key });
+    const { deliveries } = (await res.json()) as { deliveries: { id: string }[] };
+    return deliveries[0]?.id;
+  });
+  return { id, deliveryId };
+}
+
+/**
  * Waits until nothing runs in the background: no task processing, no delivery waiting to be sent.
  * Polls the database (the server's own timers end every task and send every delivery).
  */
@@ -178,7 +211,9 @@ export async function settle(w: World): Promise<void> {
     const busy = w.db
       .prepare(
         `SELECT (SELECT count(*) FROM tasks WHERE status = 'processing')
-              + (SELECT count(*) FROM webhook_deliveries WHERE status IN ('pending', 'sending')) AS n`,
+              + (SELECT count(*) FROM webhook_deliveries WHERE status IN ('pending', 'sending'))
+              + (SELECT count(*) FROM webhook_relay r, event_sequence s
+                  WHERE s.name = 'events' AND r.position < s.value) AS n`,
       )
       .get() as { n: number };
     return busy.n === 0;
@@ -204,7 +239,9 @@ const QUERIES: readonly string[] = [
   `SELECT 'webhook', account_id, NULL, url || method || retries || coalesce(secret, '')
      || coalesce(previous_secret, '') FROM webhooks`,
   `SELECT 'delivery', d.account_id, l.owner_id, d.id || d.device_id || d.event || d.url || d.method
-     FROM webhook_deliveries d LEFT JOIN locks l USING (device_id)`,
+     || d.endpoint_id FROM webhook_deliveries d LEFT JOIN locks l USING (device_id)`,
+  `SELECT 'endpoint', account_id, NULL, id || url || types || device_ids || retries || enabled
+     || secret || coalesce(previous_secret, '') FROM webhook_endpoints`,
   `SELECT 'session', account_id, NULL, id || coalesce(api_unlocked_until, '') FROM sessions`,
   `SELECT 'token', account_id, NULL, id || issued_at FROM login_tokens`,
   // A refused login is recorded in the account's log on purpose (its owner's audit): the one write

@@ -176,6 +176,8 @@ export class FuzzTarget {
   private creds: Credentials = { v1Token: '', otherV1Token: '', session: '', csrf: '' };
   private readonly tasks: string[] = [];
   private readonly deliveries: string[] = [];
+  /** Webhook endpoint ids the server answered (POST /ext/webhook-endpoints). */
+  private readonly webhookEndpoints: string[] = [];
   private sinceProbe = 0;
   private picks = 0;
   private upkeep: Promise<void> = Promise.resolve();
@@ -275,6 +277,7 @@ export class FuzzTarget {
     if (res.status !== 204) throw new Error(`sandbox reset answered ${res.status}`);
     this.tasks.length = 0;
     this.deliveries.length = 0;
+    this.webhookEndpoints.length = 0;
     this.restores++;
     await this.logIn();
   }
@@ -301,7 +304,8 @@ export class FuzzTarget {
       .replaceAll('{{CSRF}}', this.creds.csrf)
       .replaceAll('{{HOOK}}', this.receiver.url)
       .replaceAll('{{TASK}}', pick(this.tasks, '00000000-0000-4000-8000-000000000123'))
-      .replaceAll('{{DELIVERY}}', pick(this.deliveries, '1'));
+      .replaceAll('{{DELIVERY}}', pick(this.deliveries, '1'))
+      .replaceAll('{{ENDPOINT}}', pick(this.webhookEndpoints, 'we_00000000000000000000000000000000'));
   }
 
   /** The generated request with its placeholders filled in. */
@@ -347,6 +351,9 @@ export class FuzzTarget {
     const delivery = /"delivery_id":"?([^",}]+)/.exec(text)?.[1];
     if (task !== undefined) this.tasks.splice(0, this.tasks.length >= 50 ? 1 : 0, task);
     if (delivery !== undefined) this.deliveries.splice(0, this.deliveries.length >= 50 ? 1 : 0, delivery);
+    const endpoint = /"id":"(we_[0-9a-f]{32})"/.exec(text)?.[1];
+    if (endpoint !== undefined)
+      this.webhookEndpoints.splice(0, this.webhookEndpoints.length >= 10 ? 1 : 0, endpoint);
   }
 
   private async keepUsable(req: FuzzRequest, answer: Answer): Promise<void> {

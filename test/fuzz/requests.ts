@@ -56,6 +56,9 @@ function paramValue(endpoint: Endpoint, name: string): fc.Arbitrary<string> {
   let valid: fc.Arbitrary<string> = fc.constantFrom(...KNOWN_LOCKS);
   if (name === 'email')
     valid = fc.constantFrom(OWNER, OTHER, encodeURIComponent(OWNER), 'nobody@example.com');
+  else if (name === 'id' && endpoint.path.startsWith('/ext/webhook-endpoints/'))
+    valid = fc.constant('{{ENDPOINT}}');
+  else if (name === 'delivery_id') valid = fc.constant('{{DELIVERY}}');
   else if (name === 'id' && endpoint.surface === 'ext') valid = fc.constant('{{DELIVERY}}');
   else if (name === 'id' && endpoint.path.includes('/tasks/')) valid = fc.constant('{{TASK}}');
   // A one-time handle's shape (22 base64url characters) that no browser was given.

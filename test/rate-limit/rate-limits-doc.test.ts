@@ -17,9 +17,9 @@ const cell = (p: RatePolicy) => `${p.burst}, then ${1000 / p.intervalMs}/s`;
 
 describe('docs/rate-limits.md', () => {
   it('lists every limited endpoint with its default account and address limits, and nothing else', () => {
-    const rows = [...doc.matchAll(/^\| `((?:GET|POST|PUT|DELETE) \/[^`]+)` \| ([^|]+) \| ([^|]+) \|$/gm)].map(
-      (m) => [m[1], m[2]?.trim(), m[3]?.trim()],
-    );
+    const rows = [
+      ...doc.matchAll(/^\| `((?:GET|POST|PUT|PATCH|DELETE) \/[^`]+)` \| ([^|]+) \| ([^|]+) \|$/gm),
+    ].map((m) => [m[1], m[2]?.trim(), m[3]?.trim()]);
     const expected = LIMITED_ENDPOINTS.map((e) => {
       const { account, ip } = DEFAULT_RATE_LIMITS.endpoints[e];
       return [e, cell(account), cell(ip)];
