@@ -277,6 +277,7 @@ export async function createServer(
         perAccount: config.eventStreamsPerAccount,
         bufferBytes: config.eventStreamBufferBytes,
       },
+      endpointDisableDays: config.webhookEndpointDisableDays,
       metrics,
     });
     // Before starting: a start that fails halfway stops the timers it had started.

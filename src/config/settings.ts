@@ -176,6 +176,14 @@ export const SETTINGS = {
     parse: wholeNumber(1, 1_073_741_824),
     help: 'a live event stream whose client leaves more than this unread (past the socket) is closed `too_slow`',
   }),
+  webhookEndpointDisableDays: setting({
+    flag: '--webhook-endpoint-disable-days',
+    arg: 'N',
+    env: 'LOCKCLOUD_WEBHOOK_ENDPOINT_DISABLE_DAYS',
+    default: '3',
+    parse: wholeNumber(1, 365),
+    help: 'a webhook endpoint whose every delivery failed for this long is disabled, its owner mailed',
+  }),
   logLevel: setting({
     flag: '--log-level',
     arg: 'L',

@@ -47,6 +47,11 @@ const EXT_OPERATIONS: Record<string, string[]> = {
   '/ext/webhook/test': ['post'],
   '/ext/webhook/deliveries': ['get'],
   '/ext/webhook/deliveries/{id}/resend': ['post'],
+  '/ext/webhook-endpoints': ['get', 'post'],
+  '/ext/webhook-endpoints/{id}': ['delete', 'get', 'patch'],
+  '/ext/webhook-endpoints/{id}/rotate-secret': ['post'],
+  '/ext/webhook-endpoints/{id}/deliveries': ['get'],
+  '/ext/webhook-endpoints/{id}/deliveries/{delivery_id}/resend': ['post'],
 };
 
 describe('the OpenAPI document, in sandbox mode', () => {

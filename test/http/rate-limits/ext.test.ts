@@ -27,6 +27,8 @@ import {
 const BLOCK_SECONDS = DEFAULT_RATE_LIMITS.block.blockMs / 1000;
 const EXCESS = DEFAULT_RATE_LIMITS.block.excess;
 const DELIVERY = '00000000-0000-4000-8000-000000000001';
+/** A webhook endpoint id no account has: its routes answer 404 behind their limits. */
+const ENDPOINT = 'we_00000000000000000000000000000000';
 
 /** An /ext endpoint's default limits, looked up when needed (the names are everyExtEndpoint's). */
 function defaults(name: string): EndpointLimit {
@@ -58,6 +60,38 @@ function everyExtEndpoint(key: string | undefined): { name: string; path: string
       options: { key, method: 'POST' },
     },
     { name: 'GET /ext/events', path: '/ext/events', options: { key } },
+    {
+      name: 'POST /ext/webhook-endpoints',
+      path: '/ext/webhook-endpoints',
+      options: { key, method: 'POST', json: { url: 'https://hooks.example.com/in' } },
+    },
+    { name: 'GET /ext/webhook-endpoints', path: '/ext/webhook-endpoints', options: { key } },
+    { name: 'GET /ext/webhook-endpoints/{id}', path: `/ext/webhook-endpoints/${ENDPOINT}`, options: { key } },
+    {
+      name: 'PATCH /ext/webhook-endpoints/{id}',
+      path: `/ext/webhook-endpoints/${ENDPOINT}`,
+      options: { key, method: 'PATCH', json: { retries: false } },
+    },
+    {
+      name: 'DELETE /ext/webhook-endpoints/{id}',
+      path: `/ext/webhook-endpoints/${ENDPOINT}`,
+      options: { key, method: 'DELETE' },
+    },
+    {
+      name: 'POST /ext/webhook-endpoints/{id}/rotate-secret',
+      path: `/ext/webhook-endpoints/${ENDPOINT}/rotate-secret`,
+      options: { key, method: 'POST' },
+    },
+    {
+      name: 'GET /ext/webhook-endpoints/{id}/deliveries',
+      path: `/ext/webhook-endpoints/${ENDPOINT}/deliveries`,
+      options: { key },
+    },
+    {
+      name: 'POST /ext/webhook-endpoints/{id}/deliveries/{delivery_id}/resend',
+      path: `/ext/webhook-endpoints/${ENDPOINT}/deliveries/${DELIVERY}/resend`,
+      options: { key, method: 'POST' },
+    },
   ];
 }
 
