@@ -269,6 +269,57 @@ describe('three server processes on PostgreSQL, Redis and Mosquitto', () => {
     assert.equal(new Set(ids).size, ids.length, 'a message was delivered twice');
   });
 
+  it('relays each event to a webhook endpoint once, in order, whichever process relays it (issue 21)', async () => {
+    const lock = FAST[5] ?? '';
+    const made = await v3(0, '/ext/webhook-endpoints', {
+      method: 'POST',
+      body: JSON.stringify({ url: `${receiver.url}/endpoint`, device_ids: [lock] }),
+    });
+    assert.equal(made.status, 201, await made.clone().text());
+    const endpoint = (await made.json()) as { id: string; created_at: string };
+    const changes = 6;
+    for (let i = 0; i < changes; i++) {
+      const task = await command(i, lock, i % 2 === 0 ? 'unlock' : 'lock');
+      assert.equal((await ended(i + 1, task)).successful, true);
+    }
+    const listed = await v3(2, `/ext/events?device_id=${lock}&limit=500`);
+    const events = (
+      (await listed.json()) as { events: { id: string; type: string; occurred_at: string }[] }
+    ).events.filter((e) => e.occurred_at >= endpoint.created_at);
+    assert.ok(events.length >= changes * 3, `${events.length} events`);
+    const toEndpoint = () => receiver.requests.filter((r) => r.url === '/endpoint');
+    await eventually(
+      'every event delivered and nothing waiting',
+      async () => {
+        const res = await v3(1, `/ext/webhook-endpoints/${endpoint.id}/deliveries?limit=500`);
+        const { deliveries } = (await res.json()) as { deliveries: { status: string }[] };
+        return (
+          toEndpoint().length >= events.length &&
+          deliveries.length >= events.length &&
+          deliveries.every((d) => d.status === 'delivered')
+        );
+      },
+      { everyMs: 100, timeoutMs: 20_000 },
+    );
+    const ids = toEndpoint().map((r) => String(r.headers['webhook-id']));
+    assert.equal(new Set(ids).size, ids.length, 'an event was delivered twice');
+    assert.deepEqual([...ids].sort(), events.map((e) => e.id).sort());
+    // The lock's movements arrive in the order they happened.
+    const moves = toEndpoint()
+      .map((r) => (JSON.parse(r.body) as { type: string }).type)
+      .filter((type) => type === 'lock.locked' || type === 'lock.unlocked');
+    assert.deepEqual(
+      moves,
+      Array.from({ length: changes }, (_, i) => (i % 2 === 0 ? 'lock.unlocked' : 'lock.locked')),
+    );
+    // No content-type: a JSON DELETE without a body is refused (400) before the route.
+    const removed = await fetch(url(2, `/ext/webhook-endpoints/${endpoint.id}`), {
+      method: 'DELETE',
+      headers: { authorization: OWNER_KEY },
+    });
+    assert.equal(removed.status, 204);
+  });
+
   it('shares rate limits and the IP block between the processes', async () => {
     let allowed = 0;
     let throttled = 0;
