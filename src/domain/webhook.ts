@@ -34,6 +34,15 @@ export function webhookUrlProblem(url: string): string | undefined {
   return undefined;
 }
 
+/** A URL's host and port as a message keeps it (the per-host places), '' for one that does not parse. */
+export function urlHost(url: string): string {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return '';
+  }
+}
+
 export function isWebhookMethod(value: unknown): value is WebhookMethod {
   return value === 'GET' || value === 'POST';
 }

@@ -223,6 +223,7 @@ function readMarkers(w: World, actor: Actor): string[] {
     ...rows('SELECT id FROM api_keys WHERE account_id = ?'),
     ...rows('SELECT id FROM tasks WHERE account_id = ?'),
     ...rows('SELECT id FROM webhook_deliveries WHERE account_id = ?'),
+    ...rows('SELECT id FROM webhook_endpoints WHERE account_id = ?'),
     ...rows('SELECT id FROM sessions WHERE account_id = ?'),
   ].map((m) => m.toLowerCase());
 }

@@ -6,8 +6,8 @@ import {
   type LockState,
   stateName,
   substitute,
+  urlHost,
 } from '../../domain/webhook.ts';
-import type { WebhookEndpoint } from '../../domain/webhook-endpoint.ts';
 import type {
   Cancel,
   EventBus,
@@ -55,14 +55,6 @@ export interface DispatcherDeps extends SecretDeps {
 export interface OutboxFeed {
   relayNow(): Promise<void>;
 }
-
-const hostOf = (url: string): string => {
-  try {
-    return new URL(url).host.toLowerCase();
-  } catch {
-    return '';
-  }
-};
 
 /**
  * Sends the status-change webhook. A change is written to the outbox (which is also the delivery
@@ -199,30 +191,18 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Sends an endpoint's logged message again: a new entry in its log, to the endpoint's current URL,
-   * with the same event (and so the same webhook-id: a receiver that has it already drops it).
+   * Writes a message made elsewhere (an endpoint's resend) to the outbox, after this process's
+   * earlier messages, and keeps its log to its bound.
    */
-  async resendToEndpoint(endpoint: WebhookEndpoint, original: Delivery): Promise<Delivery> {
-    const now = this.deps.clock.now();
-    this.lastSeq = Math.max(this.lastSeq + 1, now * 1000);
-    const delivery: Delivery = {
-      ...original,
-      id: `msg_${this.deps.random.uuid().replace(/-/g, '')}`,
-      url: endpoint.url,
-      host: hostOf(endpoint.url),
-      retries: endpoint.retries,
-      seq: this.lastSeq,
-      createdAt: now,
-      status: 'pending',
-      attempts: 0,
-      nextAttemptAt: now,
-      lastAttemptAt: null,
-      responseStatus: null,
-      error: null,
-      latencyMs: null,
-    };
+  async submit(message: Delivery): Promise<Delivery> {
+    this.lastSeq = Math.max(this.lastSeq + 1, message.createdAt * 1000);
+    const delivery: Delivery = { ...message, seq: this.lastSeq };
     await this.deps.store.deliveries.insert(delivery);
-    await this.deps.store.deliveries.trim(endpoint.accountId, DELIVERY_LOG_LIMIT, endpoint.id);
+    await this.deps.store.deliveries.trim(
+      delivery.accountId,
+      DELIVERY_LOG_LIMIT,
+      delivery.endpointId ?? undefined,
+    );
     this.kick();
     return delivery;
   }
@@ -255,7 +235,7 @@ export class WebhookDispatcher {
       endpointId: null,
       eventId: null,
       url,
-      host: hostOf(url),
+      host: urlHost(url),
       method: config.method,
       body: config.method === 'POST' ? deliveryBody(deviceId, locked) : null,
       locked,

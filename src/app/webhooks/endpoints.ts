@@ -1,7 +1,7 @@
 import type { Delivery } from '../../domain/delivery.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { type Actor, accountEvent, type EventType } from '../../domain/event.ts';
-import { SECRET_OVERLAP_MS } from '../../domain/webhook.ts';
+import { SECRET_OVERLAP_MS, urlHost } from '../../domain/webhook.ts';
 import {
   ENDPOINT_ID_PREFIX,
   endpointEventData,
@@ -160,7 +160,23 @@ export class WebhookEndpoints {
     if (!original) throw new DomainError('DELIVERY_NOT_FOUND', 'no such delivery', { field: 'delivery_id' });
     if (!endpoint.enabled) throw new DomainError('NOT_CONFIGURED', 'the endpoint is disabled');
     await this.deps.manualSends.spend(accountId);
-    return this.deps.dispatcher.resendToEndpoint(endpoint, original);
+    const now = this.deps.clock.now();
+    // The same event (and so the same webhook-id: a receiver that has it drops it), to the current URL.
+    return this.deps.dispatcher.submit({
+      ...original,
+      id: `msg_${this.deps.random.uuid().replace(/-/g, '')}`,
+      url: endpoint.url,
+      host: urlHost(endpoint.url),
+      retries: endpoint.retries,
+      createdAt: now,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+      lastAttemptAt: null,
+      responseStatus: null,
+      error: null,
+      latencyMs: null,
+    });
   }
 
   private refused(url: string): boolean {

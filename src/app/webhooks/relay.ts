@@ -1,6 +1,6 @@
 import type { Delivery } from '../../domain/delivery.ts';
 import type { LockEvent } from '../../domain/event.ts';
-import { DELIVERY_LOG_LIMIT } from '../../domain/webhook.ts';
+import { DELIVERY_LOG_LIMIT, urlHost } from '../../domain/webhook.ts';
 import { endpointTakes, eventJson, type WebhookEndpoint } from '../../domain/webhook-endpoint.ts';
 import type { Cancel, Clock, Logger, RandomSource, RelayPlan, Store } from '../ports.ts';
 import type { OutboxFeed, WebhookDispatcher } from './dispatcher.ts';
@@ -18,14 +18,6 @@ export interface RelayDeps {
   readonly dispatcher: WebhookDispatcher;
 }
 
-const hostOf = (url: string): string => {
-  try {
-    return new URL(url).host.toLowerCase();
-  } catch {
-    return '';
-  }
-};
-
 /** One endpoint's message for one event: the event as GET /ext/events lists it, POSTed. */
 export function relayedMessage(
   endpoint: WebhookEndpoint,
@@ -41,7 +33,7 @@ export function relayedMessage(
     endpointId: endpoint.id,
     eventId: event.id,
     url: endpoint.url,
-    host: hostOf(endpoint.url),
+    host: urlHost(endpoint.url),
     method: 'POST',
     body: JSON.stringify(eventJson(event)),
     locked: false,

@@ -15,7 +15,7 @@ import {
   type TestServer,
 } from '../../support/server.ts';
 import { FLAGS } from '../../support/webhooks.ts';
-import { createEndpoint, type EndpointAnswer, listedEvents } from './helpers.ts';
+import { createEndpoint, type EndpointAnswer, listedEvents, waitForEndpointLog } from './helpers.ts';
 
 const BASE = '/ext/webhook-endpoints';
 const UNKNOWN = 'we_00000000000000000000000000000000';
@@ -217,5 +217,29 @@ describe('/ext/webhook-endpoints in production: the address policy at creation',
       );
     }
     assert.equal((await createEndpoint(t, { url: 'https://hooks.example.com/in' })).enabled, true);
+  });
+
+  it('refuses at send a name that does not resolve, as the webhook does (one text, nothing sent)', async () => {
+    const made = await createEndpoint(t, {
+      url: 'http://nothing.invalid/hook',
+      types: ['webhook.endpoint_updated'],
+    });
+    // Its own change is an event it takes.
+    const res = await t.request(`${BASE}/${made.id}`, {
+      method: 'PATCH',
+      key: OWNER_KEY,
+      json: { retries: false },
+    });
+    assert.equal(res.status, 200);
+    const [entry] = await waitForEndpointLog(t, made.id, 'the refusal', (l) => l[0]?.status === 'failed');
+    assert.deepEqual(
+      [entry?.event, entry?.attempts, entry?.response_status, entry?.error],
+      [
+        'webhook.endpoint_updated',
+        1,
+        null,
+        'the destination address is not allowed or could not be resolved',
+      ],
+    );
   });
 });
