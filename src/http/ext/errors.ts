@@ -25,7 +25,7 @@ export const EXT_ERRORS = [
   {
     status: 404,
     error: 'NOT_FOUND',
-    cause: 'no such route, no webhook set (GET, DELETE), or no such delivery',
+    cause: 'no such route, no webhook set (GET, DELETE), or no such delivery or webhook endpoint',
   },
   {
     status: 403,
