@@ -53,13 +53,13 @@ const LINK_EVENT = /^(access_point|lock)\.(online|offline)$/;
 /**
  * What the store holds, less when each access point was last heard from, which device report each
  * lock applied last (and its status write count), and when the link's own events happened (their
- * ids hold the time): those record the device link's own traffic (every start and reconnect), not
+ * ids hold the time, their log positions): those record the device link's own traffic (every start and reconnect), not
  * data the seed or the sandbox set. Which link events there are is still compared.
  */
 export async function snapshotOf(t: TestServer): Promise<StoreSnapshot> {
   const snapshot = await t.server.store.snapshot();
   const events = (snapshot.events ?? []).map((row) =>
-    LINK_EVENT.test(String(row.type)) ? { ...row, id: 'LINK', occurred_at: 'LINK' } : row,
+    LINK_EVENT.test(String(row.type)) ? { ...row, id: 'LINK', occurred_at: 'LINK', seq: 'LINK' } : row,
   );
   const order = (row: Record<string, unknown>) => `${row.id} ${row.type} ${row.device_id} ${row.data}`;
   return {
