@@ -8,6 +8,7 @@ import type { Store } from '../../src/app/ports.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 import { clusterStoreContract } from './cluster-contract.ts';
 import { dashboardStoreContract } from './dashboard-contract.ts';
+import { endpointStoreContract } from './endpoint-contract.ts';
 import { eventStoreContract } from './event-contract.ts';
 import { freshnessStoreContract, type SharedStoreFactory } from './freshness-contract.ts';
 import { idempotencyStoreContract } from './idempotency-contract.ts';
@@ -50,6 +51,7 @@ dashboardStoreContract('PostgreSQL', postgresFactory);
 clusterStoreContract('PostgreSQL', postgresFactory);
 freshnessStoreContract('PostgreSQL', postgresFactory, { concurrentWriters: true });
 eventStoreContract('PostgreSQL', postgresFactory);
+endpointStoreContract('PostgreSQL', postgresFactory);
 idempotencyStoreContract('PostgreSQL', postgresFactory, { acrossConnections: true });
 
 describe('PostgreSQL store specifics', () => {

@@ -15,6 +15,7 @@ import {
 import type { Store } from '../../src/app/ports.ts';
 import { clusterStoreContract } from './cluster-contract.ts';
 import { dashboardStoreContract } from './dashboard-contract.ts';
+import { endpointStoreContract } from './endpoint-contract.ts';
 import { eventStoreContract } from './event-contract.ts';
 import { freshnessStoreContract, type SharedStoreFactory } from './freshness-contract.ts';
 import { idempotencyStoreContract } from './idempotency-contract.ts';
@@ -49,6 +50,7 @@ for (const [backend, factory] of [
   clusterStoreContract(backend, factory);
   freshnessStoreContract(backend, factory);
   eventStoreContract(backend, factory);
+  endpointStoreContract(backend, factory);
   idempotencyStoreContract(backend, factory, { acrossConnections: false });
 }
 
