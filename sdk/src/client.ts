@@ -16,6 +16,7 @@ import type {
   PartnerCommand,
   SucceededResult,
 } from './types.js';
+import { WebhookEndpointsApi } from './webhook-endpoints.js';
 
 /**
  * The options of {@link LockcloudClient}.
@@ -89,6 +90,13 @@ export class LockcloudClient {
    * for await (const e of client.events.list({ type: 'lock.' })) console.log(e.type, e.method);
    */
   readonly events: EventsApi;
+  /**
+   * The account's webhook endpoints (`/ext/webhook-endpoints`): receivers of the event log.
+   *
+   * @example
+   * const { id, secret } = await client.webhookEndpoints.create({ url: 'https://hooks.example.com/in' });
+   */
+  readonly webhookEndpoints: WebhookEndpointsApi;
 
   constructor(options: LockcloudClientOptions) {
     if (typeof options.apiKey !== 'string' || options.apiKey === '')
@@ -97,6 +105,7 @@ export class LockcloudClient {
     this.#apiKey = options.apiKey;
     this.webhook = new WebhookApi(this.#http, this.#apiKey);
     this.events = new EventsApi(this.#http, this.#apiKey);
+    this.webhookEndpoints = new WebhookEndpointsApi(this.#http, this.#apiKey);
   }
 
   /**

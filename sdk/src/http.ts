@@ -46,7 +46,7 @@ export interface CallOptions {
  * const req: HttpRequest = { method: 'GET', path: '/public/locks', headers: { authorization: key } };
  */
 export interface HttpRequest {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly path: string;
   readonly headers?: Record<string, string>;
   /**

@@ -89,6 +89,13 @@ export {
   type WebhookPayload,
 } from './types.js';
 export type {
+  WebhookEndpoint,
+  WebhookEndpointDelivery,
+  WebhookEndpointDeliveryPage,
+  WebhookEndpointInput,
+  WebhookEndpointList,
+} from './types-endpoints.js';
+export type {
   DeliveryAccepted,
   DeliveryStatus,
   EventActor,
@@ -113,6 +120,7 @@ export type {
   SandboxNewLock,
 } from './types-sandbox.js';
 export { LockcloudV1Client, type LockcloudV1ClientOptions } from './v1.js';
+export type { EndpointDeliveriesOptions, WebhookEndpointsApi } from './webhook-endpoints.js';
 export {
   type VerifyOptions,
   verifyWebhook,

@@ -23,6 +23,7 @@ import {
   V1_CONTROL_TYPES,
   type WebhookMethod,
 } from '../../sdk/src/index.ts';
+import { eventually } from '../support/eventually.ts';
 import { LOCK_A, OTHER, OWNER, OWNER_KEY, startServer, type TestServer } from '../support/server.ts';
 import { REQUEST_FIELDS, RESPONSE_FIELDS, valuesOf } from './fields.ts';
 import { type Receiver, startReceiver } from './helpers.ts';
@@ -44,7 +45,12 @@ type Doc = { paths: Record<string, Record<string, Operation>> };
 
 const SURFACES = ['/public/', '/v1/', '/ext/', '/_sim/'];
 /** The routes that answer no body on success (204). */
-const NO_BODY = ['POST /v1/locks/{lockId}/control', 'DELETE /ext/webhook', 'POST /_sim/reset'];
+const NO_BODY = [
+  'POST /v1/locks/{lockId}/control',
+  'DELETE /ext/webhook',
+  'DELETE /ext/webhook-endpoints/{id}',
+  'POST /_sim/reset',
+];
 /** Answers a text/event-stream, not JSON (docs/events.md, "The live stream"). */
 const STREAMS = ['GET /ext/events/stream'];
 
@@ -173,6 +179,8 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
     const v1c = (): LockcloudV1Client => v1 ?? assert.fail('not logged in');
     let taskId = '';
     let deliveryId = '';
+    let endpointId = '';
+    let endpointDeliveryId = '';
     // In this order: each call must succeed.
     const calls: Record<string, () => Promise<unknown>> = {
       'LockcloudClient.listLocks': () => c.listLocks(),
@@ -197,6 +205,26 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
       'WebhookApi.deliveries': () => c.webhook.deliveries({ limit: 5 }),
       'WebhookApi.resend': () => c.webhook.resend(deliveryId),
       'WebhookApi.delete': () => c.webhook.delete(),
+      'WebhookEndpointsApi.create': async () => {
+        const made = await c.webhookEndpoints.create({
+          url: `${receiver.url}/endpoint`,
+          types: ['webhook.endpoint_created'],
+        });
+        endpointId = made.id;
+      },
+      'WebhookEndpointsApi.list': () => c.webhookEndpoints.list(),
+      'WebhookEndpointsApi.get': () => c.webhookEndpoints.get(endpointId),
+      'WebhookEndpointsApi.update': () => c.webhookEndpoints.update(endpointId, { retries: false }),
+      'WebhookEndpointsApi.rotateSecret': () => c.webhookEndpoints.rotateSecret(endpointId),
+      'WebhookEndpointsApi.deliveries': async () => {
+        // Its own creation is the one event it takes.
+        endpointDeliveryId = await eventually('the endpoint message', async () => {
+          const page = await c.webhookEndpoints.deliveries(endpointId, { limit: 5 });
+          return page.deliveries[0]?.id;
+        });
+      },
+      'WebhookEndpointsApi.resend': () => c.webhookEndpoints.resend(endpointId, endpointDeliveryId),
+      'WebhookEndpointsApi.delete': () => c.webhookEndpoints.delete(endpointId),
       'EventsApi.page': () => c.events.page({ type: 'lock.', limit: 2 }),
       'EventsApi.list': async () => {
         const seen: string[] = [];
@@ -263,6 +291,7 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
       ...methods('LockcloudClient', LockcloudClient.prototype),
       ...methods('WebhookApi', Object.getPrototypeOf(c.webhook) as object),
       ...methods('EventsApi', Object.getPrototypeOf(c.events) as object),
+      ...methods('WebhookEndpointsApi', Object.getPrototypeOf(c.webhookEndpoints) as object),
       ...methods('LockcloudV1Client', LockcloudV1Client.prototype),
       ...methods('LockcloudV1Client', LockcloudV1Client),
       ...methods('LockcloudSandboxClient', LockcloudSandboxClient.prototype),

@@ -18,6 +18,13 @@ import type {
   V1LoginResponse,
 } from '../../sdk/src/types.ts';
 import type {
+  WebhookEndpoint,
+  WebhookEndpointDelivery,
+  WebhookEndpointDeliveryPage,
+  WebhookEndpointInput,
+  WebhookEndpointList,
+} from '../../sdk/src/types-endpoints.ts';
+import type {
   DeliveryAccepted,
   EventPage,
   LockcloudEvent,
@@ -63,6 +70,33 @@ export function fieldsOf<T>() {
   ): FieldList => ({ fields: fields as readonly string[], required: required as readonly string[] });
 }
 
+const ENDPOINT_FIELDS = [
+  'id',
+  'url',
+  'types',
+  'device_ids',
+  'retries',
+  'enabled',
+  'disabled_at',
+  'disabled_reason',
+  'failing_since',
+  'created_at',
+] as const;
+const ENDPOINT_DELIVERY_FIELDS = [
+  'id',
+  'event',
+  'event_id',
+  'device_id',
+  'url',
+  'status',
+  'attempts',
+  'response_status',
+  'error',
+  'latency_ms',
+  'created_at',
+  'last_attempt_at',
+  'next_attempt_at',
+] as const;
 const EVENT_FIELDS = [
   'id',
   'type',
@@ -145,6 +179,33 @@ export const RESPONSE_FIELDS = {
   'POST /ext/webhook/deliveries/{id}/resend': fieldsOf<DeliveryAccepted>()(['delivery_id'], ['delivery_id']),
   'GET /ext/events': fieldsOf<EventPage>()(['events', 'next_cursor'], ['events', 'next_cursor']),
   'GET /ext/events[]': fieldsOf<LockcloudEvent>()(EVENT_FIELDS, EVENT_FIELDS),
+  'POST /ext/webhook-endpoints': fieldsOf<WebhookEndpoint>()([...ENDPOINT_FIELDS, 'secret'], ENDPOINT_FIELDS),
+  'GET /ext/webhook-endpoints': fieldsOf<WebhookEndpointList>()(['endpoints'], ['endpoints']),
+  'GET /ext/webhook-endpoints[]': fieldsOf<WebhookEndpoint>()(
+    [...ENDPOINT_FIELDS, 'secret'],
+    ENDPOINT_FIELDS,
+  ),
+  'GET /ext/webhook-endpoints/{id}': fieldsOf<WebhookEndpoint>()(
+    [...ENDPOINT_FIELDS, 'secret'],
+    ENDPOINT_FIELDS,
+  ),
+  'PATCH /ext/webhook-endpoints/{id}': fieldsOf<WebhookEndpoint>()(
+    [...ENDPOINT_FIELDS, 'secret'],
+    ENDPOINT_FIELDS,
+  ),
+  'POST /ext/webhook-endpoints/{id}/rotate-secret': fieldsOf<WebhookSecret>()(['secret'], ['secret']),
+  'GET /ext/webhook-endpoints/{id}/deliveries': fieldsOf<WebhookEndpointDeliveryPage>()(
+    ['deliveries', 'next_cursor'],
+    ['deliveries', 'next_cursor'],
+  ),
+  'GET /ext/webhook-endpoints/{id}/deliveries[]': fieldsOf<WebhookEndpointDelivery>()(
+    ENDPOINT_DELIVERY_FIELDS,
+    ENDPOINT_DELIVERY_FIELDS,
+  ),
+  'POST /ext/webhook-endpoints/{id}/deliveries/{delivery_id}/resend': fieldsOf<DeliveryAccepted>()(
+    ['delivery_id'],
+    ['delivery_id'],
+  ),
   'POST /_sim/locks/{device_id}': fieldsOf<SandboxLockState>()(
     ['device_id', ...SIM_LOCK_CHANGE],
     ['device_id', ...SIM_LOCK_CHANGE],
@@ -178,6 +239,14 @@ export const REQUEST_FIELDS = {
   ),
   'POST /v1/locks/{lockId}/control': fieldsOf<{ type: V1ControlType }>()(['type'], ['type']),
   'PUT /ext/webhook': fieldsOf<WebhookSettings>()(['url', 'method', 'retries'], ['url']),
+  'POST /ext/webhook-endpoints': fieldsOf<WebhookEndpointInput>()(
+    ['url', 'types', 'device_ids', 'retries', 'enabled'],
+    ['url'],
+  ),
+  'PATCH /ext/webhook-endpoints/{id}': fieldsOf<Partial<WebhookEndpointInput>>()(
+    ['url', 'types', 'device_ids', 'retries', 'enabled'],
+    [],
+  ),
   'POST /_sim/locks/{device_id}': fieldsOf<SandboxLockChange>()(SIM_LOCK_CHANGE, []),
   'POST /_sim/locks': fieldsOf<SandboxNewLock>()(
     ['owner', 'nickname', 'locked', 'battery', 'latency_ms'],
