@@ -260,3 +260,21 @@ export function shareEvent(
     data: { account_id: guestId },
   };
 }
+
+/** The event as GET /ext/events lists it (docs/events.md): the live stream's `data` and a webhook endpoint's message body. */
+export function eventJson(e: LockEvent) {
+  return {
+    id: e.id,
+    type: e.type,
+    occurred_at: new Date(e.occurredAt).toISOString(),
+    device_id: e.deviceId,
+    actor: {
+      kind: e.actor.kind,
+      ...(e.actor.accountId === undefined ? {} : { account_id: e.actor.accountId }),
+      ...(e.actor.keyPrefix === undefined ? {} : { key_prefix: e.actor.keyPrefix }),
+    },
+    method: e.method,
+    task_id: e.taskId,
+    data: e.data,
+  };
+}

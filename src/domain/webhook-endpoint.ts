@@ -71,24 +71,6 @@ export function endpointTakes(endpoint: WebhookEndpoint, seq: number, event: Loc
   return true;
 }
 
-/** The event as GET /ext/events lists it (docs/events.md): also an endpoint's message body. */
-export function eventJson(e: LockEvent) {
-  return {
-    id: e.id,
-    type: e.type,
-    occurred_at: new Date(e.occurredAt).toISOString(),
-    device_id: e.deviceId,
-    actor: {
-      kind: e.actor.kind,
-      ...(e.actor.accountId === undefined ? {} : { account_id: e.actor.accountId }),
-      ...(e.actor.keyPrefix === undefined ? {} : { key_prefix: e.actor.keyPrefix }),
-    },
-    method: e.method,
-    task_id: e.taskId,
-    data: e.data,
-  };
-}
-
 /** What an endpoint event says of the endpoint: never its URL's path or query, nor a secret. */
 export function endpointEventData(endpoint: WebhookEndpoint): Record<string, unknown> {
   let host = '';

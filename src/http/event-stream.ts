@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { StreamRequest, StreamSink } from '../app/event-stream.ts';
 import type { Lockcloud } from '../app/lockcloud.ts';
 import type { LockEvent } from '../domain/event.ts';
-import { eventView } from './ext/event-view.ts';
+import { eventJson } from '../domain/event.ts';
 
 /** How long a closed stream's last frames may take to leave before the socket is cut. */
 const CLOSE_GRACE_MS = 10_000;
@@ -19,7 +19,7 @@ const frames = new WeakMap<LockEvent, string>();
 function frameOf(event: LockEvent): string {
   let frame = frames.get(event);
   if (frame === undefined) {
-    frame = `id: ${event.id}\nevent: lock_event\ndata: ${JSON.stringify(eventView(event))}\n\n`;
+    frame = `id: ${event.id}\nevent: lock_event\ndata: ${JSON.stringify(eventJson(event))}\n\n`;
     frames.set(event, frame);
   }
   return frame;

@@ -1,7 +1,8 @@
 import type { Delivery } from '../../domain/delivery.ts';
 import type { LockEvent } from '../../domain/event.ts';
+import { eventJson } from '../../domain/event.ts';
 import { DELIVERY_LOG_LIMIT, urlHost } from '../../domain/webhook.ts';
-import { endpointTakes, eventJson, type WebhookEndpoint } from '../../domain/webhook-endpoint.ts';
+import { endpointTakes, type WebhookEndpoint } from '../../domain/webhook-endpoint.ts';
 import type { Cancel, Clock, Logger, RandomSource, RelayPlan, Store } from '../ports.ts';
 import type { OutboxFeed, WebhookDispatcher } from './dispatcher.ts';
 

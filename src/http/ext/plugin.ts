@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
 import type { Delivery } from '../../domain/delivery.ts';
+import { eventJson } from '../../domain/event.ts';
 import { answerErrorsWith } from '../error-pipeline.ts';
 import { requirePrincipal } from '../principal.ts';
 import {
@@ -13,7 +14,6 @@ import {
 import { endpointRoutes } from './endpoint-routes.ts';
 import { extErrors } from './errors.ts';
 import { eventStreamRoute } from './event-stream-route.ts';
-import { eventView } from './event-view.ts';
 import {
   DeliveriesQuery,
   DeliveryAccepted,
@@ -196,7 +196,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
         order: q.order,
         cursor: q.cursor,
       });
-      return { events: page.events.map(eventView), next_cursor: page.nextCursor };
+      return { events: page.events.map(eventJson), next_cursor: page.nextCursor };
     },
   );
 

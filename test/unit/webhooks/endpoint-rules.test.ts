@@ -1,12 +1,11 @@
 /** The webhook endpoints' pure rules (src/domain/webhook-endpoint.ts): which events, which inputs. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { LockEvent } from '../../../src/domain/event.ts';
+import { eventJson, type LockEvent } from '../../../src/domain/event.ts';
 import {
   endpointTakes,
   endpointTypeProblem,
   endpointUrlProblem,
-  eventJson,
   type WebhookEndpoint,
 } from '../../../src/domain/webhook-endpoint.ts';
 
