@@ -43,3 +43,17 @@ export type DeliveryOutcome = Pick<
   Delivery,
   'status' | 'attempts' | 'nextAttemptAt' | 'lastAttemptAt' | 'responseStatus' | 'error' | 'latencyMs'
 >;
+
+/** A message not tried yet, due at `now`: what a new message and a resend start from. */
+export function notTriedYet(now: number): DeliveryOutcome & Pick<Delivery, 'createdAt'> {
+  return {
+    createdAt: now,
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: now,
+    lastAttemptAt: null,
+    responseStatus: null,
+    error: null,
+    latencyMs: null,
+  };
+}

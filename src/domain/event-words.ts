@@ -144,6 +144,14 @@ export function eventWords(event: EventForWords): string {
       return `Webhook set to ${text(d.host) ?? 'a receiver'}`;
     case 'webhook.removed':
       return 'Webhook removed';
+    case 'webhook.endpoint_created':
+      return `Webhook endpoint to ${text(d.host) ?? 'a receiver'} added`;
+    case 'webhook.endpoint_updated':
+      return `Webhook endpoint to ${text(d.host) ?? 'a receiver'} changed`;
+    case 'webhook.endpoint_removed':
+      return `Webhook endpoint to ${text(d.host) ?? 'a receiver'} removed`;
+    case 'webhook.endpoint_disabled':
+      return `Webhook endpoint to ${text(d.host) ?? 'a receiver'} disabled${text(d.reason) === undefined ? '' : ` (${text(d.reason)})`}`;
     case 'account.password_changed':
       return PASSWORD[text(d.how) ?? ''] ?? 'Password changed';
     case 'account.login_failed':

@@ -1,4 +1,4 @@
-import type { Delivery } from '../../domain/delivery.ts';
+import { type Delivery, notTriedYet } from '../../domain/delivery.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { type Actor, accountEvent, type EventType } from '../../domain/event.ts';
 import { SECRET_OVERLAP_MS, urlHost } from '../../domain/webhook.ts';
@@ -168,14 +168,7 @@ export class WebhookEndpoints {
       url: endpoint.url,
       host: urlHost(endpoint.url),
       retries: endpoint.retries,
-      createdAt: now,
-      status: 'pending',
-      attempts: 0,
-      nextAttemptAt: now,
-      lastAttemptAt: null,
-      responseStatus: null,
-      error: null,
-      latencyMs: null,
+      ...notTriedYet(now),
     });
   }
 

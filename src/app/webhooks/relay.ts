@@ -1,4 +1,4 @@
-import type { Delivery } from '../../domain/delivery.ts';
+import { type Delivery, notTriedYet } from '../../domain/delivery.ts';
 import type { LockEvent } from '../../domain/event.ts';
 import { eventJson } from '../../domain/event.ts';
 import { DELIVERY_LOG_LIMIT, urlHost } from '../../domain/webhook.ts';
@@ -40,14 +40,7 @@ export function relayedMessage(
     locked: false,
     retries: endpoint.retries,
     seq: now * 1000,
-    createdAt: now,
-    status: 'pending',
-    attempts: 0,
-    nextAttemptAt: now,
-    lastAttemptAt: null,
-    responseStatus: null,
-    error: null,
-    latencyMs: null,
+    ...notTriedYet(now),
   };
 }
 

@@ -4,6 +4,7 @@ import type { Lockcloud } from '../../app/lockcloud.ts';
 import type { Delivery } from '../../domain/delivery.ts';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoint.ts';
 import { requirePrincipal } from '../principal.ts';
+import { deliveryProgress, iso } from './delivery-view.ts';
 import {
   EndpointCreateBody,
   EndpointDeliveriesQuery,
@@ -15,8 +16,6 @@ import {
   EndpointView,
 } from './endpoint-schemas.ts';
 import { DeliveryAccepted, ExtError, SecretView } from './schemas.ts';
-
-const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
 
 const endpointView = (e: WebhookEndpoint) => ({
   id: e.id,
@@ -37,14 +36,7 @@ const deliveryView = (d: Delivery) => ({
   event_id: d.eventId ?? '',
   device_id: d.deviceId === '' ? null : d.deviceId,
   url: d.url,
-  status: d.status,
-  attempts: d.attempts,
-  response_status: d.responseStatus,
-  error: d.error,
-  latency_ms: d.latencyMs,
-  created_at: new Date(d.createdAt).toISOString(),
-  last_attempt_at: iso(d.lastAttemptAt),
-  next_attempt_at: d.status === 'pending' ? iso(d.nextAttemptAt) : null,
+  ...deliveryProgress(d),
 });
 
 const tags = ['extensions'];

@@ -11,6 +11,7 @@ import {
   limitAddress,
   refuseBlocked,
 } from '../rate-limits-hook.ts';
+import { deliveryProgress } from './delivery-view.ts';
 import { endpointRoutes } from './endpoint-routes.ts';
 import { extErrors } from './errors.ts';
 import { eventStreamRoute } from './event-stream-route.ts';
@@ -27,21 +28,13 @@ import {
   WebhookView,
 } from './schemas.ts';
 
-const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
 const deliveryView = (d: Delivery) => ({
   id: d.id,
   event: d.event,
   device_id: d.deviceId,
   url: d.url,
   method: d.method,
-  status: d.status,
-  attempts: d.attempts,
-  response_status: d.responseStatus,
-  error: d.error,
-  latency_ms: d.latencyMs,
-  created_at: new Date(d.createdAt).toISOString(),
-  last_attempt_at: iso(d.lastAttemptAt),
-  next_attempt_at: d.status === 'pending' ? iso(d.nextAttemptAt) : null,
+  ...deliveryProgress(d),
 });
 
 const tags = ['extensions'];

@@ -103,6 +103,23 @@ describe('eventWords', () => {
       'Webhook set to hooks.example.com',
     );
     assert.equal(eventWords(ev('webhook.removed')), 'Webhook removed');
+    const endpoint = { host: 'hooks.example.com', endpoint_id: 'we_1' };
+    assert.equal(
+      eventWords(ev('webhook.endpoint_created', { data: endpoint })),
+      'Webhook endpoint to hooks.example.com added',
+    );
+    assert.equal(
+      eventWords(ev('webhook.endpoint_updated', { data: endpoint })),
+      'Webhook endpoint to hooks.example.com changed',
+    );
+    assert.equal(
+      eventWords(ev('webhook.endpoint_removed', { data: endpoint })),
+      'Webhook endpoint to hooks.example.com removed',
+    );
+    assert.equal(
+      eventWords(ev('webhook.endpoint_disabled', { data: { ...endpoint, reason: 'failing for 3 days' } })),
+      'Webhook endpoint to hooks.example.com disabled (failing for 3 days)',
+    );
     assert.equal(
       eventWords(ev('account.password_changed', { data: { how: 'changed' } })),
       'Password changed',
