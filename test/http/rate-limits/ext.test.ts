@@ -60,6 +60,7 @@ function everyExtEndpoint(key: string | undefined): { name: string; path: string
       options: { key, method: 'POST' },
     },
     { name: 'GET /ext/events', path: '/ext/events', options: { key } },
+    { name: 'GET /ext/events/stream', path: '/ext/events/stream', options: { key, mayStream: true } },
     {
       name: 'POST /ext/webhook-endpoints',
       path: '/ext/webhook-endpoints',

@@ -32,6 +32,11 @@ export interface CallOptions {
   /** The client's source address (default 127.0.0.1). */
   readonly from?: string;
   readonly headers?: Record<string, string>;
+  /**
+   * The route may answer a live stream (GET /ext/events/stream), which never ends: such an answer
+   * resolves at its headers, its connection closed; a refusal is read whole as any other.
+   */
+  readonly mayStream?: boolean;
 }
 
 // One keep-alive agent per source address: thousands of requests need no new connection each.
@@ -68,6 +73,11 @@ export function call(target: TestServer | string, path: string, options: CallOpt
         agent: agentFor(from),
       },
       (res) => {
+        if (options.mayStream && String(res.headers['content-type']).startsWith('text/event-stream')) {
+          res.destroy();
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' });
+          return;
+        }
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('error', reject);
