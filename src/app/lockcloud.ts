@@ -45,7 +45,7 @@ import { DEFAULT_DISPATCH_LIMITS, type DispatcherLimits, WebhookDispatcher } fro
 import { endpointHooks } from './webhooks/endpoint-health.ts';
 import { WebhookEndpoints } from './webhooks/endpoints.ts';
 import { ManualSends } from './webhooks/manual-sends.ts';
-import { EndpointRelay } from './webhooks/relay.ts';
+import { WebhookRelay } from './webhooks/relay.ts';
 import { WebhookSettings } from './webhooks/settings.ts';
 
 export interface LockcloudDeps {
@@ -123,7 +123,7 @@ export class Lockcloud {
   readonly dispatcher: WebhookDispatcher;
   /** The account's webhook endpoints, fed by the event log (docs/webhooks.md "Endpoints"). */
   readonly webhookEndpoints: WebhookEndpoints;
-  private readonly relay: EndpointRelay;
+  private readonly relay: WebhookRelay;
   /** undefined when rate limiting is off. */
   readonly rateLimits: RateLimits | undefined;
   /** The dashboard's accounts: sign-up, sessions, password reset, account and API Settings. */
@@ -183,7 +183,6 @@ export class Lockcloud {
     this.dispatcher = new WebhookDispatcher({
       ...secretDeps,
       store: deps.store,
-      events: deps.events,
       transport: deps.webhookTransport,
       random: deps.random,
       logger: deps.logger,
@@ -210,12 +209,14 @@ export class Lockcloud {
       manualSends,
       eventLog: this.eventLog,
     });
-    this.relay = new EndpointRelay({
+    this.relay = new WebhookRelay({
       store: deps.store,
       clock: deps.clock,
       random: deps.random,
       logger: deps.logger,
+      events: deps.events,
       dispatcher: this.dispatcher,
+      queuePerAccount: (deps.webhookLimits ?? DEFAULT_DISPATCH_LIMITS).queuePerAccount,
     });
     this.dispatcher.attachEndpoints(
       this.relay,

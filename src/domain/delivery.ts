@@ -57,3 +57,19 @@ export function notTriedYet(now: number): DeliveryOutcome & Pick<Delivery, 'crea
     latencyMs: null,
   };
 }
+
+/** What the log says of a message its account's full backlog did not take. */
+export const queueFull = (limit: number): string =>
+  `not sent: ${limit} messages of this account were already waiting`;
+
+/**
+ * A message past its account's backlog bound: logged as failed with the reason and never sent, so
+ * nothing is dropped unlogged (docs/webhooks.md, "Fair shares between accounts").
+ */
+export function refusedAsQueueFull(message: Delivery, limit: number): Delivery {
+  return { ...message, status: 'failed', nextAttemptAt: null, error: queueFull(limit) };
+}
+
+/** Whose backlog a message is in: the account's webhook (no endpoint) or one of its endpoints. */
+export const openKey = (accountId: string, endpointId: string | null): string =>
+  `${accountId} ${endpointId ?? ''}`;

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BetterSqlite3 } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import { SQLITE_FILE_NAME } from '../../src/adapters/stores/sqlite/open.ts';
+import { DELIVERY_LOG_LIMIT } from '../../src/domain/webhook.ts';
 import { runAdmin } from '../support/admin-cli.ts';
 import { eventually } from '../support/eventually.ts';
 import { type ServerProcess, startProcess } from '../support/process.ts';
@@ -125,6 +126,50 @@ function processingTasks(dataDir: string): number {
  * result says; every lock's latest lock.locked or lock.unlocked is its stored state (a lock never
  * moved has none). Answers the counts, for the diagnostics.
  */
+/**
+ * The API Settings webhook reads the event log (docs/webhooks.md): once the relay has caught up,
+ * each account's webhook log holds one message per lock movement, in the log's order, none twice,
+ * and every one of the latest movements the log's bound keeps (DELIVERY_LOG_LIMIT), also for the
+ * changes committed just before the kill.
+ */
+function everyMovementHasItsMessage(dataDir: string, accounts: readonly string[]) {
+  const db = new BetterSqlite3(join(dataDir, SQLITE_FILE_NAME), { readonly: true, fileMustExist: true });
+  try {
+    const all = <T>(sql: string, ...args: unknown[]) => db.prepare(sql).all(...args) as T[];
+    const [relay] = all<{ position: number; head: number }>(
+      `SELECT position, (SELECT value FROM event_sequence) AS head FROM webhook_relay`,
+    );
+    if (!relay || relay.position !== relay.head) return undefined; // not caught up yet
+    const counts: Record<string, number> = {};
+    for (const email of accounts) {
+      const account = all<{ id: string }>('SELECT id FROM accounts WHERE email = ?', email)[0]?.id;
+      const moves = all<{ id: string }>(
+        `SELECT id FROM events WHERE account_id = ? AND type IN ('lock.locked', 'lock.unlocked')
+           AND seq > (SELECT webhook_from FROM webhook_relay) ORDER BY seq`,
+        account,
+      ).map((e) => `webhook:${e.id}`);
+      const messages = all<{ relay_key: string | null }>(
+        `SELECT relay_key FROM webhook_deliveries WHERE account_id = ? AND endpoint_id = '' ORDER BY seq`,
+        account,
+      ).map((m) => m.relay_key);
+      assert.ok(messages.length > 0, `${account}: no webhook message`);
+      assert.equal(new Set(messages).size, messages.length, `${account}: a movement with two messages`);
+      let at = 0;
+      for (const key of messages) {
+        at = moves.indexOf(key ?? '', at);
+        assert.ok(at >= 0, `${account}: ${key} is no movement, or out of the log's order`);
+      }
+      const kept = new Set(messages);
+      const latest = moves.slice(-DELIVERY_LOG_LIMIT).filter((key) => !kept.has(key));
+      assert.deepEqual(latest, [], `${account}: movements without their message`);
+      counts[email] = messages.length;
+    }
+    return counts;
+  } finally {
+    db.close();
+  }
+}
+
 function everyChangeHasItsEvent(dataDir: string, initiallyLocked: ReadonlyMap<string, boolean>) {
   const db = new BetterSqlite3(join(dataDir, SQLITE_FILE_NAME), { readonly: true, fileMustExist: true });
   try {
@@ -344,7 +389,16 @@ describe('kill -9 during a run of commands', () => {
     await everyLockMatchesItsDevice(base);
     const logAtEnd = everyChangeHasItsEvent(dataDir, initiallyLocked);
 
-    // Webhooks: nothing is left being sent; the restarted server delivers new changes.
+    // Webhooks: each movement has its message, nothing is left being sent, new changes are delivered.
+    let messages: Record<string, number> | undefined;
+    await eventually(
+      'the webhook relay caught up with the log',
+      async () => {
+        messages = everyMovementHasItsMessage(dataDir, ACCOUNTS.slice(0, 2));
+        return messages !== undefined;
+      },
+      { timeoutMs: 15_000, everyMs: 50 },
+    );
     for (const account of ACCOUNTS.slice(0, 2)) {
       const key = KEYS[account]?.[0] ?? '';
       let busy: unknown[] = [];
@@ -380,6 +434,7 @@ describe('kill -9 during a run of commands', () => {
       `event log after the restart: ${JSON.stringify(logAfterCrash)}; at the end: ${JSON.stringify(logAtEnd)}`,
     );
     c.diagnostic(`restart to listening: ${Math.round(restartMs)} ms; webhook settings made: ${lastSet + 1}`);
+    c.diagnostic(`webhook messages retained, one per movement: ${JSON.stringify(messages)}`);
     c.diagnostic(
       `second run: ${secondRun.outcomes.length} commands: ${JSON.stringify(tally(secondRun.outcomes))}`,
     );

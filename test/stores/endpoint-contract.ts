@@ -6,20 +6,25 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { RelayPlan, Store } from '../../src/app/ports.ts';
-import { relayedMessage } from '../../src/app/webhooks/relay.ts';
+import type { RelayPlan, RelayTargets, Store } from '../../src/app/ports.ts';
+import { relayPlan } from '../../src/app/webhooks/relay.ts';
+import { openKey, queueFull } from '../../src/domain/delivery.ts';
 import { formatEventId, type LockEvent } from '../../src/domain/event.ts';
-import { endpointTakes, type WebhookEndpoint } from '../../src/domain/webhook-endpoint.ts';
+import type { WebhookEndpoint } from '../../src/domain/webhook-endpoint.ts';
 import { aLock, anAccount } from '../support/fixtures.ts';
 import type { StoreFactory } from './store-contract.ts';
 
 let counter = 0;
-function lockEvent(accountId: string, deviceId: string): LockEvent {
+function lockEvent(
+  accountId: string,
+  deviceId: string,
+  type: LockEvent['type'] = 'lock.unlocked',
+): LockEvent {
   counter++;
   return {
     id: formatEventId(20_000, counter, counter.toString(16).padStart(10, '0')),
     occurredAt: 20_000,
-    type: 'lock.unlocked',
+    type,
     accountId,
     deviceId,
     actor: { kind: 'device' },
@@ -45,12 +50,8 @@ const endpoint = (id: string, accountId: string, fromSeq: number): WebhookEndpoi
 });
 
 let n = 0;
-const plan: RelayPlan = (batch, endpoints) =>
-  batch.flatMap(({ seq, event }) =>
-    endpoints
-      .filter((e) => endpointTakes(e, seq, event))
-      .map((e) => relayedMessage(e, event, `msg_${++n}`, 30_000)),
-  );
+const plan: RelayPlan = (batch, targets) => relayPlan(batch, targets, 1_000, 30_000, () => `msg_${++n}`);
+const limits = (batch: number) => ({ batch, open: 1_000 });
 
 export function endpointStoreContract(backend: string, factory: StoreFactory): void {
   describe(`Webhook endpoint store contract: ${backend}`, () => {
@@ -95,13 +96,13 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
       // Everything up to the head (also what was logged before the endpoints) is read once.
       let read = 0;
       for (
-        let r = await store.webhookEndpoints.relay(2, plan);
+        let r = await store.webhookEndpoints.relay(limits(2), plan);
         r > 0;
-        r = await store.webhookEndpoints.relay(2, plan)
+        r = await store.webhookEndpoints.relay(limits(2), plan)
       )
         read += r;
       assert.ok(read >= events.length);
-      assert.equal(await store.webhookEndpoints.relay(10, plan), 0, 'nothing new');
+      assert.equal(await store.webhookEndpoints.relay(limits(10), plan), 0, 'nothing new');
       const logA = await store.deliveries.listForAccount('owner', 50, 'we_a');
       const logO = await store.deliveries.listForAccount('other', 50, 'we_o');
       assert.deepEqual(logA.map((d) => d.eventId).reverse(), [events[0]?.id, events[2]?.id]);
@@ -119,6 +120,46 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
       assert.ok((logA[1]?.seq ?? 0) < (logA[0]?.seq ?? 0));
     });
 
+    it("writes the API Settings webhook's message for each lock change, within its backlog bound", async () => {
+      await store.webhooks.set({
+        accountId: 'owner',
+        url: 'https://hooks.example.com/{device_id}/{state}',
+        method: 'GET',
+        retries: false,
+      });
+      // Drain what earlier writes logged, so only these events are relayed below.
+      while ((await store.webhookEndpoints.relay(limits(50), plan)) > 0);
+      await store.events.append([
+        lockEvent('owner', 'dev-a', 'lock.unlocked'),
+        lockEvent('owner', 'dev-a', 'command.succeeded'),
+        lockEvent('owner', 'dev-a', 'lock.locked'),
+        lockEvent('other', 'dev-o', 'lock.unlocked'),
+      ]);
+      const seen: RelayTargets[] = [];
+      const bounded: RelayPlan = (batch, targets) => {
+        seen.push(targets);
+        return relayPlan(batch, targets, 1, 30_000, () => `msg_${++n}`);
+      };
+      assert.equal(await store.webhookEndpoints.relay({ batch: 10, open: 1 }, bounded), 4);
+      assert.equal(seen[0]?.webhooks.get('owner')?.method, 'GET');
+      assert.equal(seen[0]?.webhooks.has('other'), false, 'no webhook, no message');
+      assert.equal(seen[0]?.open.get(openKey('owner', null)), 0);
+      const log = await store.deliveries.listForAccount('owner', 50);
+      assert.deepEqual(
+        log.map((d) => [d.url, d.event, d.status, d.error, d.eventId]).reverse(),
+        [
+          ['https://hooks.example.com/dev-a/unlocked', 'lock.state_changed', 'pending', null, null],
+          ['https://hooks.example.com/dev-a/locked', 'lock.state_changed', 'failed', queueFull(1), null],
+        ],
+        'a change per message; past the bound of 1 waiting, logged failed and never sent',
+      );
+      assert.deepEqual(await store.deliveries.listForAccount('other', 50), []);
+      // The next batch sees the backlog the store counted: the one message still waiting.
+      await store.events.append([lockEvent('owner', 'dev-a', 'lock.unlocked')]);
+      assert.equal(await store.webhookEndpoints.relay({ batch: 10, open: 1 }, bounded), 1);
+      assert.equal(seen[1]?.open.get(openKey('owner', null)), 1);
+    });
+
     it('relays each event once when two relays run at once', async () => {
       const head = await store.events.head();
       await store.webhookEndpoints.insert(endpoint('we_a', 'owner', head), secrets);
@@ -126,10 +167,10 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
       await store.events.append(events);
       await Promise.all([
         (async () => {
-          while ((await store.webhookEndpoints.relay(3, plan)) > 0);
+          while ((await store.webhookEndpoints.relay(limits(3), plan)) > 0);
         })(),
         (async () => {
-          while ((await store.webhookEndpoints.relay(3, plan)) > 0);
+          while ((await store.webhookEndpoints.relay(limits(3), plan)) > 0);
         })(),
       ]);
       const log = await store.deliveries.listForAccount('owner', 50, 'we_a');

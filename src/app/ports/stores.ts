@@ -268,14 +268,43 @@ export interface DeliveryStore {
   trim(accountId: string, keep: number, endpointId?: string): Promise<number>;
 }
 
+/** What the relay's plan has to go on, read in its transaction for the batch's accounts. */
+export interface RelayTargets {
+  /** The enabled endpoints of the batch's accounts. */
+  readonly endpoints: readonly WebhookEndpoint[];
+  /** The API Settings webhooks of the batch's accounts that have one, by account. */
+  readonly webhooks: ReadonlyMap<string, WebhookConfig>;
+  /**
+   * Messages waiting or out, by `openKey(account, endpoint)` (endpoint '' for the webhook), for the
+   * batch's accounts that have a webhook or an endpoint; counted no further than `RelayLimits.open`
+   * (domain/delivery.ts `openKey`).
+   */
+  readonly open: ReadonlyMap<string, number>;
+  /** The log position up to which the webhook's messages were written before it read the log. */
+  readonly webhookFrom: number;
+}
+
+/** A message the relay writes, and the event it is for (never two messages of one receiver and event). */
+export interface RelayedMessage {
+  readonly message: Delivery;
+  readonly eventId: string;
+}
+
 /**
- * The relay's plan for a batch of the log: the messages for these events (in the events' order),
- * given the enabled endpoints of the events' accounts. Pure; the store writes what it answers.
+ * The relay's plan for a batch of the log: the messages for these events (in the events' order).
+ * Pure; the store writes what it answers.
  */
 export type RelayPlan = (
   batch: readonly SequencedEvent[],
-  endpoints: readonly WebhookEndpoint[],
-) => readonly Delivery[];
+  targets: RelayTargets,
+) => readonly RelayedMessage[];
+
+export interface RelayLimits {
+  /** The most events read in one transaction. */
+  readonly batch: number;
+  /** How far the open messages of each webhook or endpoint are counted (the backlog bound). */
+  readonly open: number;
+}
 
 /** Webhook endpoints (docs/webhooks.md "Endpoints"); their messages live in the DeliveryStore. */
 export interface WebhookEndpointStore {
@@ -308,10 +337,11 @@ export interface WebhookEndpointStore {
   ): Promise<boolean>;
   /**
    * In one transaction: reads the relay's position (locked, so several processes relay each event
-   * once), at most `limit` events after it, writes the messages `plan` makes (one per endpoint and
-   * event at most), and moves the position past the batch. Answers how many events were read.
+   * once), at most `limits.batch` events after it, writes the messages `plan` makes (one per
+   * endpoint, or for the webhook, and event at most), and moves the position past the batch.
+   * Answers how many events were read.
    */
-  relay(limit: number, plan: RelayPlan): Promise<number>;
+  relay(limits: RelayLimits, plan: RelayPlan): Promise<number>;
 }
 
 export interface SessionStore {

@@ -1,23 +1,8 @@
-import type { Delivery } from '../../domain/delivery.ts';
+import { type Delivery, refusedAsQueueFull } from '../../domain/delivery.ts';
 import type { WebhookConfig } from '../../domain/webhook.ts';
-import {
-  DELIVERY_LOG_LIMIT,
-  deliveryBody,
-  type LockState,
-  stateName,
-  substitute,
-  urlHost,
-} from '../../domain/webhook.ts';
-import type {
-  Cancel,
-  EventBus,
-  LockStateChanged,
-  Logger,
-  Metrics,
-  RandomSource,
-  Store,
-  WebhookTransport,
-} from '../ports.ts';
+import { DELIVERY_LOG_LIMIT } from '../../domain/webhook.ts';
+import { webhookMessage } from '../../domain/webhook-message.ts';
+import type { Cancel, Logger, Metrics, RandomSource, Store, WebhookTransport } from '../ports.ts';
 import { attemptDelivery, type EndpointHooks } from './attempt.ts';
 import { DEFAULT_DISPATCH_LIMITS, type DispatchLimits, InFlight, type Ticket } from './in-flight.ts';
 import type { SecretDeps } from './secrets.ts';
@@ -34,13 +19,10 @@ const ABANDONED_POLL_MS = 30_000;
 // start, without reading a long backlog on every pass (a pass runs each time a delivery ends).
 const MAX_READ = 200;
 
-/** What the log says of a message the account's full queue did not take. */
-export const queueFull = (limit: number): string =>
-  `not sent: ${limit} messages of this account were already waiting`;
+export { queueFull } from '../../domain/delivery.ts';
 
 export interface DispatcherDeps extends SecretDeps {
   readonly store: Store;
-  readonly events: EventBus;
   readonly transport: WebhookTransport;
   readonly random: RandomSource;
   readonly logger: Logger;
@@ -57,22 +39,20 @@ export interface OutboxFeed {
 }
 
 /**
- * Sends the status-change webhook. A change is written to the outbox (which is also the delivery
- * log) and sent off the request path: per lock in the order of its changes, one attempt unless the
- * account opted into retries, with the places shared fairly between accounts (in-flight.ts).
+ * Sends the webhooks' messages from the outbox (which is also the delivery log), off the request
+ * path: per lock and receiver in the order they were written, one attempt unless retries are on,
+ * with the places shared fairly between accounts (in-flight.ts). The relay (relay.ts) writes the
+ * messages of changes from the event log; test events and resends are written here.
  */
 export class WebhookDispatcher {
   private readonly inFlight: InFlight;
   private draining = false;
   private again = false;
   private lastSeq = 0;
-  private stopListening: Cancel | undefined;
   private wakeUp: Cancel | undefined;
   private stopped = false;
   /** The dispatch pass under way, and the attempts in flight: what stop() waits for. */
   private pass: Promise<void> | undefined;
-  /** State changes being written to the outbox: what dispatchDue() waits for first. */
-  private readonly queueing = new Set<Promise<void>>();
   private readonly attempts = new Set<Promise<void>>();
   private shutdown = new AbortController();
   private feed: OutboxFeed | undefined;
@@ -82,7 +62,7 @@ export class WebhookDispatcher {
     this.inFlight = new InFlight(deps.limits);
   }
 
-  /** Webhook endpoints: their relay, and what their messages need to be signed and kept healthy. */
+  /** The relay that writes the messages of changes, and what endpoint messages need to be signed and kept healthy. */
   attachEndpoints(feed: OutboxFeed, hooks: EndpointHooks): void {
     this.feed = feed;
     this.endpointHooks = hooks;
@@ -97,16 +77,6 @@ export class WebhookDispatcher {
     this.stopped = false;
     this.shutdown = new AbortController();
     await this.failInterrupted();
-    // Only the changes stored here: each change is written to the outbox once, by its own process.
-    this.stopListening = this.deps.events.onLockStateChanged((change) => {
-      const queued: Promise<void> = this.enqueueChange(change)
-        .then(
-          () => undefined,
-          (error: unknown) => this.deps.logger.error({ err: error }, 'queueing a webhook failed'),
-        )
-        .finally(() => this.queueing.delete(queued));
-      this.queueing.add(queued);
-    }, 'here');
     // Retries come due on the clock; a real-time poll notices them (also after a sandbox jump).
     const stopPolling = this.deps.clock.every(RETRY_POLL_MS, () => this.kick());
     const stopSweeping = this.deps.sharedStore
@@ -145,7 +115,6 @@ export class WebhookDispatcher {
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.stopListening?.();
     this.wakeUp?.();
     this.shutdown.abort();
     while (this.pass !== undefined || this.attempts.size > 0) {
@@ -156,23 +125,15 @@ export class WebhookDispatcher {
   /**
    * Starts now what is due, as the real-time poll would, and resolves once nothing more can start:
    * the messages due have been claimed (their log entries say `sending`) or wait for a free place.
-   * State changes still being written to the outbox are waited for first. The sandbox clock calls
+   * The relay writes what the event log holds first. The sandbox clock calls
    * it after a move, so that POST /_sim/clock answers once the retries the move made due have
    * started (docs/webhooks.md, "The sandbox clock"), and a test can tell that nothing more will be sent.
    */
   async dispatchDue(): Promise<void> {
-    while (this.queueing.size > 0) await Promise.allSettled([...this.queueing]);
     await this.feed?.relayNow();
     this.kick();
     // A pass that ends with more to do starts the next one before it resolves.
     while (this.pass !== undefined) await this.pass;
-  }
-
-  /** A state change: one message if the owner has a webhook. */
-  async enqueueChange(change: LockStateChanged): Promise<Delivery | undefined> {
-    const config = await this.deps.store.webhooks.get(change.ownerId);
-    if (!config) return undefined;
-    return this.enqueue(config, change.deviceId, change.locked, 'lock.state_changed');
   }
 
   /** "Send test event": a message as for a real change of this lock, marked as a test. */
@@ -214,10 +175,8 @@ export class WebhookDispatcher {
     event: 'lock.state_changed' | 'test',
   ): Promise<Delivery> {
     const now = this.deps.clock.now();
-    const state: LockState = stateName(locked);
-    const url = substitute(config.url, deviceId, state);
-    // Strictly increasing in this process, so one lock's messages keep their order.
-    this.lastSeq = Math.max(this.lastSeq + 1, now * 1000);
+    const id = `msg_${this.deps.random.uuid().replace(/-/g, '')}`;
+    const message = webhookMessage(config, deviceId, locked, event, id, now);
     // An account's backlog is bounded; a message past it is logged with the reason, never dropped.
     const { queuePerAccount } = this.deps.limits;
     const full =
@@ -227,33 +186,7 @@ export class WebhookDispatcher {
         { account: config.accountId, waiting: queuePerAccount },
         "webhook queue full: the account's new message is logged, not sent",
       );
-    const delivery: Delivery = {
-      id: `msg_${this.deps.random.uuid().replace(/-/g, '')}`,
-      accountId: config.accountId,
-      deviceId,
-      event,
-      endpointId: null,
-      eventId: null,
-      url,
-      host: urlHost(url),
-      method: config.method,
-      body: config.method === 'POST' ? deliveryBody(deviceId, locked) : null,
-      locked,
-      retries: config.retries,
-      seq: this.lastSeq,
-      createdAt: now,
-      status: full ? 'failed' : 'pending',
-      attempts: 0,
-      nextAttemptAt: full ? null : now,
-      lastAttemptAt: null,
-      responseStatus: null,
-      error: full ? queueFull(queuePerAccount) : null,
-      latencyMs: null,
-    };
-    await this.deps.store.deliveries.insert(delivery);
-    await this.deps.store.deliveries.trim(config.accountId, DELIVERY_LOG_LIMIT);
-    this.kick();
-    return delivery;
+    return this.submit(full ? refusedAsQueueFull(message, queuePerAccount) : message);
   }
 
   /** Starts what may start now; runs again whenever a delivery ends or a new one arrives. */

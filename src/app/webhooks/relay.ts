@@ -1,13 +1,25 @@
-import { type Delivery, notTriedYet } from '../../domain/delivery.ts';
+import { type Delivery, notTriedYet, openKey, refusedAsQueueFull } from '../../domain/delivery.ts';
 import type { LockEvent } from '../../domain/event.ts';
 import { eventJson } from '../../domain/event.ts';
 import { DELIVERY_LOG_LIMIT, urlHost } from '../../domain/webhook.ts';
 import { endpointTakes, type WebhookEndpoint } from '../../domain/webhook-endpoint.ts';
-import type { Cancel, Clock, Logger, RandomSource, RelayPlan, Store } from '../ports.ts';
+import { webhookMessage, webhookTakes } from '../../domain/webhook-message.ts';
+import type {
+  Cancel,
+  Clock,
+  EventBus,
+  Logger,
+  RandomSource,
+  RelayedMessage,
+  RelayPlan,
+  RelayTargets,
+  SequencedEvent,
+  Store,
+} from '../ports.ts';
 import type { OutboxFeed, WebhookDispatcher } from './dispatcher.ts';
 
-// How often the log is looked at: events are committed by every process, and the relay follows
-// the log itself rather than each process's own commits, so it notices them all the same way.
+// How often the log is looked at besides the wake-ups: events are committed by every process, and
+// a lock change stored by this process wakes the relay at once, the rest is noticed by the poll.
 const RELAY_POLL_MS = 200;
 const BATCH = 200;
 
@@ -16,7 +28,42 @@ export interface RelayDeps {
   readonly clock: Clock;
   readonly random: RandomSource;
   readonly logger: Logger;
+  readonly events: EventBus;
   readonly dispatcher: WebhookDispatcher;
+  /** Messages waiting or out per webhook or endpoint; past it a new one is logged failed. */
+  readonly queuePerAccount: number;
+}
+
+/**
+ * The messages for a batch of the log, in the events' order: the API Settings webhook's for each
+ * lock change of an account that has one, and one per enabled endpoint that takes the event. A
+ * message past its webhook's or endpoint's backlog bound is logged failed with the reason.
+ */
+export function relayPlan(
+  batch: readonly SequencedEvent[],
+  targets: RelayTargets,
+  limit: number,
+  now: number,
+  newId: () => string,
+): RelayedMessage[] {
+  const open = new Map(targets.open);
+  const messages: RelayedMessage[] = [];
+  const add = (message: Delivery, eventId: string): void => {
+    const key = openKey(message.accountId, message.endpointId);
+    const waiting = open.get(key) ?? 0;
+    if (waiting < limit) open.set(key, waiting + 1);
+    messages.push({ message: waiting < limit ? message : refusedAsQueueFull(message, limit), eventId });
+  };
+  for (const { seq, event } of batch) {
+    const webhook = targets.webhooks.get(event.accountId);
+    if (webhook && event.deviceId !== null && webhookTakes(seq, event, targets.webhookFrom)) {
+      const locked = event.type === 'lock.locked';
+      add(webhookMessage(webhook, event.deviceId, locked, 'lock.state_changed', newId(), now), event.id);
+    }
+    for (const endpoint of targets.endpoints)
+      if (endpointTakes(endpoint, seq, event)) add(relayedMessage(endpoint, event, newId(), now), event.id);
+  }
+  return messages;
 }
 
 /** One endpoint's message for one event: the event as GET /ext/events lists it, POSTed. */
@@ -45,27 +92,34 @@ export function relayedMessage(
 }
 
 /**
- * The reader of the event log that feeds webhook endpoints: turns each event, in commit order, into
- * one message per enabled endpoint that takes it (domain/webhook-endpoint.ts), through the outbox the
- * API Settings webhook uses. The position it has reached is kept in the store and moved in the
- * transaction that writes the messages, so each event is relayed once whichever process does it.
+ * The reader of the event log that feeds the webhooks: turns each event, in commit order, into the
+ * API Settings webhook's message for a lock change and one message per enabled endpoint that takes
+ * it (relayPlan), written to the outbox the dispatcher sends from. The position it has reached is
+ * kept in the store and moved in the transaction that writes the messages, so each event is
+ * relayed once whichever process does it, and a change committed is never without its message,
+ * also across a crash.
  */
-export class EndpointRelay implements OutboxFeed {
+export class WebhookRelay implements OutboxFeed {
   private stopPolling: Cancel | undefined;
   private running: Promise<void> | undefined;
   private again = false;
+  private stopListening: Cancel | undefined;
   private seenHead = -1;
 
   constructor(private readonly deps: RelayDeps) {}
 
   start(): void {
     this.stopPolling = this.deps.clock.every(RELAY_POLL_MS, () => this.kick());
+    // A lock change stored here is a webhook message to write now, not at the next poll.
+    this.stopListening = this.deps.events.onLockStateChanged(() => this.kick(), 'here');
     this.kick();
   }
 
   async stop(): Promise<void> {
     this.stopPolling?.();
     this.stopPolling = undefined;
+    this.stopListening?.();
+    this.stopListening = undefined;
     while (this.running) await this.running;
   }
 
@@ -100,21 +154,29 @@ export class EndpointRelay implements OutboxFeed {
     const head = await store.events.head();
     if (head === this.seenHead && !this.again) return;
     this.again = false;
-    const touched = new Map<string, string>();
-    const plan: RelayPlan = (batch, endpoints) => {
-      const now = clock.now();
-      const messages: Delivery[] = [];
-      for (const { seq, event } of batch)
-        for (const endpoint of endpoints)
-          if (endpointTakes(endpoint, seq, event)) {
-            touched.set(endpoint.id, endpoint.accountId);
-            messages.push(relayedMessage(endpoint, event, `msg_${random.uuid().replace(/-/g, '')}`, now));
-          }
-      return messages;
+    const touched = new Map<string, { accountId: string; endpointId: string | undefined }>();
+    let refused: Delivery[] = [];
+    const { queuePerAccount } = this.deps;
+    const newId = (): string => `msg_${random.uuid().replace(/-/g, '')}`;
+    const plan: RelayPlan = (batch, targets) => {
+      const planned = relayPlan(batch, targets, queuePerAccount, clock.now(), newId);
+      for (const { message } of planned)
+        touched.set(openKey(message.accountId, message.endpointId), {
+          accountId: message.accountId,
+          endpointId: message.endpointId ?? undefined,
+        });
+      refused = refused.concat(planned.map((p) => p.message).filter((m) => m.status === 'failed'));
+      return planned;
     };
-    while ((await store.webhookEndpoints.relay(BATCH, plan)) === BATCH) {}
+    const limits = { batch: BATCH, open: queuePerAccount };
+    while ((await store.webhookEndpoints.relay(limits, plan)) === BATCH) {}
+    for (const m of refused)
+      this.deps.logger.warn(
+        { account: m.accountId, endpoint: m.endpointId ?? undefined, waiting: queuePerAccount },
+        'webhook queue full: the new message is logged, not sent',
+      );
     this.seenHead = head;
-    for (const [endpointId, accountId] of touched)
+    for (const { accountId, endpointId } of touched.values())
       await store.deliveries.trim(accountId, DELIVERY_LOG_LIMIT, endpointId);
     if (touched.size > 0) this.deps.dispatcher.wake();
   }

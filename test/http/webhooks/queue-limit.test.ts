@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openSqliteStore } from '../../../src/adapters/stores/sqlite/open.ts';
 import { cryptoRandom } from '../../../src/adapters/system/crypto.ts';
-import { LocalEventBus } from '../../../src/adapters/system/event-bus.ts';
 import { addressPolicy } from '../../../src/adapters/webhooks/address-policy.ts';
 import { httpTransport } from '../../../src/adapters/webhooks/http-transport.ts';
 import { aesGcmBox } from '../../../src/adapters/webhooks/secret-box.ts';
@@ -46,7 +45,6 @@ describe("an account's queue of webhook messages", () => {
     await store.webhooks.set(config);
     dispatcher = new WebhookDispatcher({
       store,
-      events: new LocalEventBus(() => undefined),
       transport: httpTransport(addressPolicy({ allowLoopback: true, allow: [] })),
       random: cryptoRandom,
       logger: silentLogger as never,

@@ -168,6 +168,7 @@ export interface WebhookRelayTable {
   name: string;
   position: number;
   last_seq: number;
+  webhook_from: number;
 }
 
 export interface SimDevicesTable {

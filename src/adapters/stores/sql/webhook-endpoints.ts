@@ -1,11 +1,20 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { RelayPlan, WebhookEndpointStore } from '../../../app/ports.ts';
+import { sql } from 'kysely';
+import type {
+  RelayLimits,
+  RelayPlan,
+  RelayTargets,
+  SequencedEvent,
+  WebhookEndpointStore,
+} from '../../../app/ports.ts';
+import { openKey } from '../../../domain/delivery.ts';
 import type { LockEvent } from '../../../domain/event.ts';
-import type { StoredSecrets } from '../../../domain/webhook.ts';
+import type { StoredSecrets, WebhookConfig } from '../../../domain/webhook.ts';
 import type { WebhookEndpoint } from '../../../domain/webhook-endpoint.ts';
 import { deliveryRow } from './deliveries.ts';
 import { insertEvents, SqlEventStore, withEvents } from './events.ts';
 import { bool, type Database, type WebhookEndpointsTable } from './tables.ts';
+import { toWebhookConfig } from './webhooks.ts';
 
 const num = (v: number | null): number | null => (v === null ? null : Number(v));
 
@@ -203,7 +212,7 @@ export class SqlWebhookEndpointStore implements WebhookEndpointStore {
     });
   }
 
-  relay(limit: number, plan: RelayPlan): Promise<number> {
+  relay(limits: RelayLimits, plan: RelayPlan): Promise<number> {
     return this.db.transaction().execute(async (trx) => {
       // An UPDATE, not SELECT FOR UPDATE (which SQLite lacks): it locks the row on PostgreSQL until
       // this transaction ends, so a second process waits and then reads the position moved on.
@@ -211,26 +220,20 @@ export class SqlWebhookEndpointStore implements WebhookEndpointStore {
         .updateTable('webhook_relay')
         .set((eb) => ({ position: eb.ref('position') }))
         .where('name', '=', 'endpoints')
-        .returning(['position', 'last_seq'])
+        .returning(['position', 'last_seq', 'webhook_from'])
         .executeTakeFirst();
       if (!cursor) return 0;
-      const batch = await new SqlEventStore(trx).since(Number(cursor.position), limit);
+      const batch = await new SqlEventStore(trx).since(Number(cursor.position), limits.batch);
       const last = batch.at(-1);
       if (!last) return 0;
-      const accounts = [...new Set(batch.map(({ event }) => event.accountId))];
-      const rows = await trx
-        .selectFrom('webhook_endpoints')
-        .selectAll()
-        .where('account_id', 'in', accounts)
-        .where('enabled', '=', 1)
-        .execute();
+      const targets = await relayTargets(trx, batch, limits.open, Number(cursor.webhook_from));
       let seq = Number(cursor.last_seq);
-      for (const delivery of plan(batch, rows.map(toEndpoint))) {
+      for (const { message, eventId } of plan(batch, targets)) {
         // Increasing across processes too (the row is ours): one lock's messages keep the log's order.
-        seq = Math.max(seq + 1, delivery.seq);
+        seq = Math.max(seq + 1, message.seq);
         await trx
           .insertInto('webhook_deliveries')
-          .values(deliveryRow({ ...delivery, seq }, `${delivery.endpointId}:${delivery.eventId}`))
+          .values(deliveryRow({ ...message, seq }, `${message.endpointId ?? 'webhook'}:${eventId}`))
           .onConflict((oc) => oc.column('relay_key').doNothing())
           .execute();
       }
@@ -242,4 +245,55 @@ export class SqlWebhookEndpointStore implements WebhookEndpointStore {
       return batch.length;
     });
   }
+}
+
+/** The endpoints, webhooks and backlogs of the batch's accounts (RelayTargets). */
+async function relayTargets(
+  trx: Kysely<Database>,
+  batch: readonly SequencedEvent[],
+  openAtMost: number,
+  webhookFrom: number,
+): Promise<RelayTargets> {
+  const accounts = [...new Set(batch.map(({ event }) => event.accountId))];
+  // One after the other: a transaction is one connection.
+  const endpointRows = await trx
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('account_id', 'in', accounts)
+    .where('enabled', '=', 1)
+    .execute();
+  const webhookRows = await trx
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('account_id', 'in', accounts)
+    .execute();
+  const endpoints = endpointRows.map(toEndpoint);
+  const webhooks = new Map<string, WebhookConfig>(webhookRows.map((r) => [r.account_id, toWebhookConfig(r)]));
+  const open = new Map<string, number>();
+  const owners = [...new Set([...webhooks.keys(), ...endpoints.map((e) => e.accountId)])];
+  for (const accountId of owners) {
+    // Per backlog through the open index (009), and no further than the bound: a full backlog of
+    // one receiver costs a bounded read, however long it is.
+    const keys = [
+      ...(webhooks.has(accountId) ? [''] : []),
+      ...endpoints.filter((e) => e.accountId === accountId).map((e) => e.id),
+    ];
+    for (const endpointId of keys) {
+      const row = await trx
+        .selectFrom((db) =>
+          db
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where('account_id', '=', accountId)
+            .where(sql<boolean>`status in ('pending', 'sending')`)
+            .where('endpoint_id', '=', endpointId)
+            .limit(openAtMost)
+            .as('open'),
+        )
+        .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+        .executeTakeFirst();
+      open.set(openKey(accountId, endpointId || null), Number(row?.n ?? 0));
+    }
+  }
+  return { endpoints, webhooks, open, webhookFrom };
 }

@@ -1,9 +1,18 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { WebhookStore } from '../../../app/ports.ts';
 import type { LockEvent } from '../../../domain/event.ts';
 import type { StoredSecrets, WebhookConfig } from '../../../domain/webhook.ts';
 import { insertEvents, withEvents } from './events.ts';
-import { bool, type Database } from './tables.ts';
+import { bool, type Database, type WebhooksTable } from './tables.ts';
+
+export function toWebhookConfig(row: Selectable<WebhooksTable>): WebhookConfig {
+  return {
+    accountId: row.account_id,
+    url: row.url,
+    method: row.method === 'GET' ? 'GET' : 'POST',
+    retries: row.retries === 1,
+  };
+}
 
 export class SqlWebhookStore implements WebhookStore {
   constructor(private readonly db: Kysely<Database>) {}
@@ -36,13 +45,7 @@ export class SqlWebhookStore implements WebhookStore {
       .selectAll()
       .where('account_id', '=', accountId)
       .executeTakeFirst();
-    if (!row) return undefined;
-    return {
-      accountId: row.account_id,
-      url: row.url,
-      method: row.method === 'GET' ? 'GET' : 'POST',
-      retries: row.retries === 1,
-    };
+    return row && toWebhookConfig(row);
   }
 
   async remove(accountId: string, events: readonly LockEvent[] = []): Promise<boolean> {

@@ -12,6 +12,7 @@ import * as events from './010-events.ts';
 import * as idempotency from './011-idempotency.ts';
 import * as eventSequence from './012-event-sequence.ts';
 import * as webhookEndpoints from './013-webhook-endpoints.ts';
+import * as webhookReadsLog from './014-webhook-reads-log.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '011-idempotency': idempotency,
   '012-event-sequence': eventSequence,
   '013-webhook-endpoints': webhookEndpoints,
+  '014-webhook-reads-log': webhookReadsLog,
 };
 
 export const migrationProvider: MigrationProvider = {
