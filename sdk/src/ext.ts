@@ -2,8 +2,8 @@
  * lockcloud's extension API (`/ext`), reached through {@link LockcloudClient.webhook}: the webhook
  * settings, its signing secret and its delivery log (docs/webhooks.md), with the client's API key.
  */
-import type { CallOptions, Http, HttpRequest } from './http.js';
-import { segment } from './http.js';
+import type { CallOptions, Http, KeyedSend } from './http.js';
+import { keyedSend, segment } from './http.js';
 import type {
   DeliveryAccepted,
   Webhook,
@@ -36,28 +36,11 @@ export interface DeliveriesOptions extends CallOptions {
  * const [latest] = await client.webhook.deliveries({ limit: 1 });
  */
 export class WebhookApi {
-  readonly #http: Http;
-  readonly #apiKey: string;
+  readonly #send: KeyedSend;
 
   /** Made by {@link LockcloudClient}; not exported as a value. */
   constructor(http: Http, apiKey: string) {
-    this.#http = http;
-    this.#apiKey = apiKey;
-  }
-
-  #send<T>(
-    method: HttpRequest['method'],
-    path: string,
-    options: CallOptions | undefined,
-    json?: unknown,
-  ): Promise<T> {
-    return this.#http.request<T>({
-      method,
-      path: `/ext/webhook${path}`,
-      headers: { authorization: this.#apiKey },
-      json,
-      signal: options?.signal,
-    });
+    this.#send = keyedSend(http, apiKey, '/ext/webhook');
   }
 
   /**

@@ -252,3 +252,40 @@ export function segment(value: string): string {
   if (typeof value !== 'string' || value === '') throw new TypeError('an id is required');
   return encodeURIComponent(value);
 }
+
+/**
+ * One call of an API-key resource: `path` under `prefix`, the key as `authorization`, the call's
+ * signal.
+ *
+ * @example
+ * const send: KeyedSend = keyedSend(http, apiKey, '/ext/webhook');
+ */
+export type KeyedSend = <T>(
+  method: HttpRequest['method'],
+  path: string,
+  options: CallOptions | undefined,
+  json?: unknown,
+) => Promise<T>;
+
+/**
+ * The {@link KeyedSend} of a resource under `prefix` (`/ext/webhook`, `/ext/webhook-endpoints`):
+ * those classes differ in their paths only.
+ *
+ * @example
+ * const hook = await keyedSend(http, apiKey, '/ext/webhook')<Webhook>('GET', '', undefined);
+ */
+export function keyedSend(http: Http, apiKey: string, prefix: string): KeyedSend {
+  return <T>(
+    method: HttpRequest['method'],
+    path: string,
+    options: CallOptions | undefined,
+    json?: unknown,
+  ): Promise<T> =>
+    http.request<T>({
+      method,
+      path: `${prefix}${path}`,
+      headers: { authorization: apiKey },
+      json,
+      signal: options?.signal,
+    });
+}

@@ -8,7 +8,7 @@
  * @example
  * const { id, secret } = await client.webhookEndpoints.create({ url: 'https://hooks.example.com/in', types: ['lock.'] });
  */
-import { type CallOptions, type Http, type HttpRequest, segment } from './http.js';
+import { type CallOptions, type Http, type KeyedSend, keyedSend, segment } from './http.js';
 import type {
   WebhookEndpoint,
   WebhookEndpointDeliveryPage,
@@ -35,28 +35,11 @@ export interface EndpointDeliveriesOptions extends CallOptions {
  * const { endpoints } = await client.webhookEndpoints.list();
  */
 export class WebhookEndpointsApi {
-  readonly #http: Http;
-  readonly #apiKey: string;
+  readonly #send: KeyedSend;
 
   /** Made by {@link LockcloudClient}; not exported as a value. */
   constructor(http: Http, apiKey: string) {
-    this.#http = http;
-    this.#apiKey = apiKey;
-  }
-
-  #send<T>(
-    method: HttpRequest['method'],
-    path: string,
-    options: CallOptions | undefined,
-    json?: unknown,
-  ): Promise<T> {
-    return this.#http.request<T>({
-      method,
-      path: `/ext/webhook-endpoints${path}`,
-      headers: { authorization: this.#apiKey },
-      json,
-      signal: options?.signal,
-    });
+    this.#send = keyedSend(http, apiKey, '/ext/webhook-endpoints');
   }
 
   /**
