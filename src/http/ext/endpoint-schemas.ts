@@ -1,5 +1,6 @@
 /** The /ext/webhook-endpoints schemas (OpenAPI and validation); docs/webhooks.md "Endpoints". */
 import { Type } from 'typebox';
+import { DeliveryAttemptFields } from './schemas.ts';
 
 const Types = Type.Array(Type.String({ maxLength: 64 }), {
   maxItems: 32,
@@ -75,14 +76,7 @@ export const EndpointDeliveryView = Type.Object({
   event_id: Type.String(),
   device_id: Type.Union([Type.String(), Type.Null()]),
   url: Type.String(),
-  status: Type.String({ description: 'pending, sending, delivered or failed' }),
-  attempts: Type.Integer(),
-  response_status: Type.Union([Type.Integer(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()]),
-  latency_ms: Type.Union([Type.Integer(), Type.Null()]),
-  created_at: Type.String(),
-  last_attempt_at: Type.Union([Type.String(), Type.Null()]),
-  next_attempt_at: Type.Union([Type.String(), Type.Null()]),
+  ...DeliveryAttemptFields,
 });
 
 export const EndpointDeliveryPage = Type.Object({
