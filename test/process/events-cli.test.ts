@@ -7,11 +7,11 @@
  * route.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { type Running, startCli } from '../support/cli.ts';
 import { eventually } from '../support/eventually.ts';
 import {
   LOCK_A,
@@ -24,36 +24,12 @@ import {
   waitForTask,
 } from '../support/server.ts';
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-interface Running {
-  readonly done: Promise<Run>;
-  stdout(): string;
-  kill(signal: NodeJS.Signals): void;
-}
-
+/** The CLI (src/bin/locks.ts unless `entry` says otherwise) with `url` and the owner's key. */
 function start(args: readonly string[], url: string, entry = 'src/bin/locks.ts'): Running {
-  const env = { ...process.env, LOCKCLOUD_URL: url, LOCKCLOUD_API_KEY: OWNER_KEY };
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+  return startCli(args, {
+    entry: ['--import', 'tsx', entry],
+    env: { LOCKCLOUD_URL: url, LOCKCLOUD_API_KEY: OWNER_KEY },
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => {
-    stdout += c.toString();
-  });
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c.toString();
-  });
-  const done = new Promise<Run>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-  return { done, stdout: () => stdout, kill: (s) => child.kill(s) };
 }
 
 interface EventJson {

@@ -3,12 +3,13 @@
  * in readable and --json modes, with its exit codes; and the README "## Command-line client" examples.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BetterSqlite3 } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
+import { type Run, startCli } from '../support/cli.ts';
 import { eventually } from '../support/eventually.ts';
 import {
   actionResult,
@@ -22,50 +23,11 @@ import {
   type TestServer,
 } from '../support/server.ts';
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-interface Running {
-  readonly done: Promise<Run>;
-  stdout(): string;
-  stderr(): string;
-  kill(signal: NodeJS.Signals): void;
-}
-
-function start(
-  args: readonly string[],
-  options: { env?: Record<string, string | undefined>; entry?: readonly string[]; program?: string } = {},
-): Running {
-  const entry = options.entry ?? ['--import', 'tsx', 'src/bin/locks.ts'];
-  const env: Record<string, string | undefined> = { ...process.env, ...options.env };
-  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
-  const child = spawn(options.program ?? process.execPath, [...entry, ...args], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const done = new Promise<Run>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-  return { done, stdout: () => stdout, stderr: () => stderr, kill: (signal) => child.kill(signal) };
-}
-
 let t: TestServer;
 
 /** The CLI with the server's URL and the owner's key in the environment (unless `env` says otherwise). */
 function cli(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  return start(args, { env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY, ...env } }).done;
+  return startCli(args, { env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY, ...env } }).done;
 }
 
 // Anything a spinner or a progress line would write: carriage returns, escapes, other C0 controls.
@@ -271,8 +233,8 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
   it('watch prints the state, then a line per change (a hand turn), and stops after --count', async () => {
     assert.equal((await lockState(LOCK_A)).locked, true);
     const env = { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY };
-    const text = start(['watch', '--interval', '0.1', '--count', '1'], { env });
-    const json = start(['watch', '--interval', '0.1', '--count', '1', '--json'], { env });
+    const text = startCli(['watch', '--interval', '0.1', '--count', '1'], { env });
+    const json = startCli(['watch', '--interval', '0.1', '--count', '1', '--json'], { env });
     await eventually(
       'watch to print the initial state',
       () => text.stdout().split('\n').length >= 3 && json.stdout().split('\n').length >= 3,
@@ -321,7 +283,7 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
 
   it('watch --once prints the state and stops; SIGINT ends a watch with 0', async () => {
     ok(await cli(['watch', '--once', '--json']), /"changed":\[\]/);
-    const running = start(['watch', '--interval', '0.1'], {
+    const running = startCli(['watch', '--interval', '0.1'], {
       env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY },
     });
     await eventually('watch to print the locks', () => running.stdout().includes(LOCK_B), 20_000);
@@ -332,7 +294,7 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
   });
 
   it('runs as `lockcloud locks` through the lockcloud command (src/bin/cli.ts)', async () => {
-    const run = await start(['locks', 'list', '--json'], {
+    const run = await startCli(['locks', 'list', '--json'], {
       entry: ['--import', 'tsx', 'src/bin/cli.ts'],
       env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY },
     }).done;
@@ -345,7 +307,7 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
     try {
       // script(1) gives the CLI a pseudo-terminal; its output is the terminal's.
       const command = `${process.execPath} --import tsx src/bin/locks.ts unlock ${LOCK_B}`;
-      const run = await start(['-qec', command, '/dev/null'], {
+      const run = await startCli(['-qec', command, '/dev/null'], {
         program: 'script',
         entry: [],
         env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY },
@@ -381,7 +343,7 @@ describe('lockcloud locks --retry on a busy lock (a 600 s command timeout: DEVIC
       json: { command: 'unlock' },
     });
     assert.equal(sent.status, 200, await sent.clone().text());
-    const running = start(['lock', LOCK_A, '--retry'], {
+    const running = startCli(['lock', LOCK_A, '--retry'], {
       env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY },
     });
     // A deadline for the whole run, not a measure of it: issue 20's CLI slept the full n.
@@ -450,22 +412,11 @@ describe('lockcloud locks: the README examples, as written', () => {
         .replaceAll('lck_...', OWNER_KEY)
         .replaceAll('6f1c...', LOCK_A),
     ].join('\n');
-    const env = { ...process.env };
-    delete env.LOCKCLOUD_URL;
-    delete env.LOCKCLOUD_API_KEY;
-    const run = await new Promise<Run>((resolve, reject) => {
-      let stdout = '';
-      let stderr = '';
-      const child = spawn('sh', ['-c', script], { env });
-      child.stdout.on('data', (c: Buffer) => {
-        stdout += c.toString();
-      });
-      child.stderr.on('data', (c: Buffer) => {
-        stderr += c.toString();
-      });
-      child.once('error', reject);
-      child.once('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const run = await startCli(['-c', script], {
+      program: 'sh',
+      entry: [],
+      env: { LOCKCLOUD_URL: undefined, LOCKCLOUD_API_KEY: undefined },
+    }).done;
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
     assert.equal(run.stderr, '');
     assert.match(
