@@ -1,0 +1,226 @@
+/**
+ * The route table's rows for the dashboard's session routes: its JSON endpoints (X-CSRF-Token on
+ * POST) and its pages and forms.
+ */
+import { carriedOut } from '../dashboard/support.ts';
+import type { Want } from './presentations.ts';
+import { type Ctx, type Endpoint, hookUrl, ownLocks, putWebhookBack, sameSet } from './route-kit.ts';
+import { type Actor, LOCKS, lockRelation, PEOPLE, unlockApiSettings } from './world.ts';
+
+/** Whom an account shares with and unshares from when it may: one with no relation to its locks. */
+const other = (a: Actor): Actor => (a === 'owner' ? 'stranger' : 'owner');
+const page = (status: number): Want => ({ status, page: true });
+/** A change carried out: the redirect to its page (Post/Redirect/Get), which shows the outcome once. */
+const redirect = (location: string): Want => ({ status: 303, location });
+/** A refused form: the redirect to its page too, which shows the refusal once with its status. */
+const refused = (to: string, status: number): Want => ({
+  status: 303,
+  location: `${to}?refused=`,
+  landing: page(status),
+});
+const dashNotFound: Want = { status: 404, error: 'NOT_FOUND' };
+
+/** A dashboard form the actor's own browser sends (used to set things back). */
+async function dashPost(ctx: Ctx, path: string, form: Record<string, string>): Promise<void> {
+  const res = await ctx.w.of[ctx.actor].session.post(path, form);
+  if (!carriedOut(res))
+    throw new Error(`${path} for ${ctx.actor}: ${res.status} ${res.res.headers.get('location')}`);
+}
+
+const lockPage = (action: string, form: (ctx: Ctx) => Record<string, string>, more: Partial<Endpoint> = {}) =>
+  ({
+    method: 'POST',
+    route: `/dashboard/locks/:id/${action}`,
+    surface: 'dash-page',
+    target: 'lock',
+    request: (ctx) => ({ form: form(ctx) }),
+    own: redirect('/dashboard/locks?note='),
+    foreign: refused('/dashboard/locks', 404),
+    ...more,
+  }) satisfies Endpoint;
+
+const settingsPost = (path: string, more: Partial<Endpoint> = {}) =>
+  ({
+    method: 'POST',
+    route: `/dashboard/api-settings${path}`,
+    surface: 'dash-page',
+    target: 'none',
+    request: () => ({ form: {} }),
+    own: redirect('/dashboard/api-settings?note='),
+    ...more,
+  }) satisfies Endpoint;
+
+export const DASHBOARD_ROUTES: readonly Endpoint[] = [
+  // ---- the dashboard's JSON endpoints: session cookie, X-CSRF-Token on POST.
+  {
+    method: 'GET',
+    route: '/dashboard/api/locks',
+    surface: 'dash-api',
+    target: 'none',
+    own: { status: 200 },
+    check: (ctx, body) => {
+      const { owned, shared } = body as Record<'owned' | 'shared', { device_id: string }[]>;
+      sameSet(
+        owned.map((l) => l.device_id),
+        ownLocks(ctx.actor),
+        'dashboard owned',
+      );
+      const guest = LOCKS.filter((l) => lockRelation(ctx.actor, l.deviceId) === 'shared').map(
+        (l) => l.deviceId,
+      );
+      sameSet(
+        shared.map((l) => l.device_id),
+        guest,
+        'dashboard shared',
+      );
+    },
+  },
+  {
+    method: 'POST',
+    route: '/dashboard/api/locks/:id/commands',
+    surface: 'dash-api',
+    target: 'lock',
+    request: () => ({ json: { command: 'unlock' } }),
+    own: { status: 202 },
+    foreign: dashNotFound,
+    moves: true,
+  },
+  {
+    method: 'GET',
+    route: '/dashboard/api/deliveries',
+    surface: 'dash-api',
+    target: 'none',
+    own: { status: 200 },
+    // The newest 20: each one of the account's own webhook messages.
+    check: (ctx, body) => {
+      const ids = (body as { deliveries: { id: string }[] }).deliveries.map((d) => d.id);
+      if (ids.length === 0) throw new Error(`deliveries of ${ctx.actor}: none listed`);
+      const owners = new Set(
+        ids.map(
+          (id) =>
+            (
+              ctx.w.db.prepare('SELECT account_id FROM webhook_deliveries WHERE id = ?').get(id) as
+                | { account_id: string }
+                | undefined
+            )?.account_id,
+        ),
+      );
+      if (owners.size !== 1 || !owners.has(ctx.w.of[ctx.actor].accountId))
+        throw new Error(`deliveries of ${ctx.actor}: listed messages of ${[...owners].join(', ')}`);
+    },
+  },
+  {
+    method: 'GET',
+    route: '/dashboard/api/tasks/:id',
+    surface: 'dash-api',
+    target: 'task',
+    own: { status: 200 },
+    foreign: dashNotFound,
+  },
+  {
+    method: 'GET',
+    route: '/dashboard/api/events/stream',
+    surface: 'dash-api',
+    target: 'none',
+    skipAllowed: "a stream does not end: the session's view of it is test/dashboard/event-stream.test.ts",
+  },
+  // ---- the dashboard's pages: the same session; a refusal redirects to the account's own page.
+  { method: 'GET', route: '/dashboard/locks', surface: 'dash-page', target: 'none', own: page(200) },
+  { method: 'GET', route: '/dashboard/api-settings', surface: 'dash-page', target: 'none', own: page(200) },
+  { method: 'GET', route: '/dashboard/account', surface: 'dash-page', target: 'none', own: page(200) },
+  // The activity pages (the event log through EventLog, as the session's account): a guest reads the
+  // shared lock's page (its lock events, the owner's side left out: test/dashboard/http-activity).
+  {
+    method: 'GET',
+    route: '/dashboard/locks/:id/activity',
+    surface: 'dash-page',
+    target: 'lock',
+    own: page(200),
+    shared: page(200),
+    foreign: page(404),
+  },
+  {
+    method: 'GET',
+    route: '/dashboard/account/activity',
+    surface: 'dash-page',
+    target: 'none',
+    own: page(200),
+  },
+  // A handle no browser was given: 410 and the account's own page. A handle is the browser's that
+  // made it (another's is 410 and left in place): test/dashboard/http-prg.test.ts.
+  {
+    method: 'GET',
+    route: '/dashboard/api-settings/secret/:handle',
+    surface: 'dash-page',
+    target: 'none',
+    request: () => ({ path: '/dashboard/api-settings/secret/AAAAAAAAAAAAAAAAAAAAAA' }),
+    own: page(410),
+  },
+  lockPage('command', () => ({ command: 'unlock' }), { moves: true }),
+  // Sandbox only: a simulated lock for the session's own account; nobody else's is reachable.
+  {
+    method: 'POST',
+    route: '/dashboard/locks/simulated',
+    surface: 'dash-page',
+    target: 'none',
+    request: () => ({ form: { nickname: 'Matrix' } }),
+    own: { status: 303, location: '/dashboard/locks?ok=lock-added' },
+    skipAllowed:
+      "it adds a lock the other rows' lock lists would then show (no request removes one): test/dashboard/add-simulated-lock.test.ts carries it out",
+  },
+  lockPage('integration', () => ({ enabled: '' }), {
+    restore: (ctx) => dashPost(ctx, `/dashboard/locks/${ctx.target}/integration`, { enabled: 'on' }),
+  }),
+  lockPage('app', () => ({ open: 'yes' }), {
+    restore: (ctx) => dashPost(ctx, `/dashboard/locks/${ctx.target}/app`, { open: 'no' }),
+  }),
+  // Refused: the actor shares another's lock with itself. Allowed: the owner shares with someone else.
+  lockPage('share', (ctx) => ({ email: PEOPLE[ctx.own ? other(ctx.actor) : ctx.actor].email }), {
+    restore: (ctx) =>
+      dashPost(ctx, `/dashboard/locks/${ctx.target}/unshare`, {
+        account: ctx.w.of[other(ctx.actor)].accountId,
+      }),
+  }),
+  // Refused: the actor strips the guest of the shared lock. Allowed: the owner ends a share it made.
+  lockPage('unshare', (ctx) => ({ account: ctx.w.of[ctx.own ? other(ctx.actor) : 'shared'].accountId }), {
+    prepare: (ctx) =>
+      dashPost(ctx, `/dashboard/locks/${ctx.target}/share`, { email: PEOPLE[other(ctx.actor)].email }),
+  }),
+  settingsPost('/code'),
+  settingsPost('/confirm', {
+    request: () => ({ form: { code: '000000' } }),
+    own: refused('/dashboard/api-settings', 400),
+  }),
+  settingsPost('/lock', {
+    restore: (ctx) => unlockApiSettings(ctx.w.t, ctx.w.of[ctx.actor].session, PEOPLE[ctx.actor].email),
+  }),
+  // A new secret: shown once through a handle of this browser's (the next row's route).
+  settingsPost('/keys', { own: redirect('/dashboard/api-settings/secret/') }),
+  settingsPost('/keys/delete', {
+    target: 'key',
+    request: (ctx) => ({ form: { key: ctx.target } }),
+    // Another account's key is "no such key", exactly as one that does not exist.
+    foreign: refused('/dashboard/api-settings', 400),
+  }),
+  settingsPost('/webhook', { request: (ctx) => ({ form: { url: hookUrl(ctx), method: 'POST' } }) }),
+  settingsPost('/webhook/rotate', { own: redirect('/dashboard/api-settings/secret/') }),
+  settingsPost('/webhook/test'),
+  settingsPost('/webhook/remove', { restore: putWebhookBack }),
+  {
+    method: 'POST',
+    route: '/dashboard/account/password',
+    surface: 'dash-page',
+    target: 'none',
+    // A wrong current password: the change itself (which ends every session) is test/dashboard's.
+    request: () => ({ form: { current_password: 'not-the-password', new_password: 'a-new-long-password' } }),
+    own: refused('/dashboard/account', 400),
+  },
+  {
+    method: 'POST',
+    route: '/dashboard/account/delete',
+    surface: 'dash-page',
+    target: 'none',
+    request: (ctx) => ({ form: { password: 'not-the-password', confirm_email: PEOPLE[ctx.actor].email } }),
+    own: refused('/dashboard/account', 400),
+  },
+];

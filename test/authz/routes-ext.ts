@@ -1,0 +1,197 @@
+/**
+ * The route table's rows for /ext (Authorization key): the webhook, the webhook endpoints, the
+ * event log and its stream.
+ */
+import { type Ctx, type Endpoint, hookUrl, putWebhookBack, visibleLocks } from './route-kit.ts';
+import { lockRelation, PEOPLE } from './world.ts';
+
+interface EventJson {
+  type: string;
+  device_id: string | null;
+  actor: Record<string, unknown>;
+  task_id: string | null;
+}
+
+/**
+ * An event page holds only what the actor may see: events of no lock or of its own locks, and of
+ * locks shared with it only lock and command events, with the actor's kind alone and no task.
+ */
+function checkEvents(ctx: Ctx, body: unknown, onlyDevice?: string): void {
+  const { events } = body as { events: EventJson[] };
+  const visible = visibleLocks(ctx.actor);
+  for (const e of events) {
+    const what = `${ctx.actor}'s event ${JSON.stringify(e)}`;
+    if (onlyDevice !== undefined && e.device_id !== onlyDevice) throw new Error(`${what}: another lock`);
+    if (e.device_id === null) continue;
+    if (!visible.includes(e.device_id)) throw new Error(`${what}: a lock it cannot see`);
+    if (lockRelation(ctx.actor, e.device_id) === 'shared') {
+      if (!/^(lock|command)\./.test(e.type)) throw new Error(`${what}: not a lock event`);
+      if (Object.keys(e.actor).join() !== 'kind' || e.task_id !== null)
+        throw new Error(`${what}: the owner's side shown`);
+    }
+  }
+}
+
+/** Removes the endpoints the matrix's POST made, keeping the world's own. */
+async function removeNewEndpoints(ctx: Ctx): Promise<void> {
+  const key = PEOPLE[ctx.actor].key;
+  const res = await ctx.w.t.request('/ext/webhook-endpoints', { key });
+  const { endpoints } = (await res.json()) as { endpoints: { id: string }[] };
+  for (const { id } of endpoints.filter((e) => e.id !== ctx.w.of[ctx.actor].endpointId)) {
+    const removed = await ctx.w.t.request(`/ext/webhook-endpoints/${id}`, { method: 'DELETE', key });
+    if (removed.status !== 204) throw new Error(`endpoint ${id} of ${ctx.actor}: ${removed.status}`);
+  }
+}
+
+export const EXT_ROUTES: readonly Endpoint[] = [
+  // ---- /ext: Authorization key; the webhook is the account's own, deliveries of others do not exist.
+  {
+    method: 'GET',
+    route: '/ext/webhook',
+    surface: 'ext',
+    target: 'none',
+    own: { status: 200 },
+    check: (ctx, body) => {
+      if ((body as { url: string }).url !== hookUrl(ctx))
+        throw new Error(`webhook of ${ctx.actor}: ${JSON.stringify(body)}`);
+    },
+  },
+  {
+    method: 'PUT',
+    route: '/ext/webhook',
+    surface: 'ext',
+    target: 'none',
+    request: (ctx) => ({ json: { url: hookUrl(ctx), method: 'POST' } }),
+    own: { status: 200 },
+  },
+  {
+    method: 'DELETE',
+    route: '/ext/webhook',
+    surface: 'ext',
+    target: 'none',
+    own: { status: 204 },
+    restore: putWebhookBack,
+  },
+  {
+    method: 'POST',
+    route: '/ext/webhook/rotate-secret',
+    surface: 'ext',
+    target: 'none',
+    own: { status: 200 },
+  },
+  { method: 'POST', route: '/ext/webhook/test', surface: 'ext', target: 'none', own: { status: 202 } },
+  { method: 'GET', route: '/ext/webhook/deliveries', surface: 'ext', target: 'none', own: { status: 200 } },
+  {
+    method: 'POST',
+    route: '/ext/webhook/deliveries/:id/resend',
+    surface: 'ext',
+    target: 'delivery',
+    own: { status: 202 },
+    foreign: { status: 404, error: 'NOT_FOUND' },
+  },
+  // ---- webhook endpoints: the account's own; another account's endpoint or message does not exist.
+  {
+    method: 'POST',
+    route: '/ext/webhook-endpoints',
+    surface: 'ext',
+    target: 'none',
+    request: (ctx) => ({ json: { url: `${ctx.w.receiver.url}/endpoint-new`, types: ['access_point.'] } }),
+    own: { status: 201 },
+    restore: removeNewEndpoints,
+  },
+  {
+    method: 'GET',
+    route: '/ext/webhook-endpoints',
+    surface: 'ext',
+    target: 'none',
+    own: { status: 200 },
+    check: (ctx, body) => {
+      const ids = (body as { endpoints: { id: string }[] }).endpoints.map((e) => e.id);
+      if (ids.join() !== ctx.w.of[ctx.actor].endpointId)
+        throw new Error(`endpoints of ${ctx.actor}: ${ids.join()}`);
+    },
+  },
+  {
+    method: 'GET',
+    route: '/ext/webhook-endpoints/:id',
+    surface: 'ext',
+    target: 'endpoint',
+    own: { status: 200 },
+    foreign: { status: 404, error: 'NOT_FOUND' },
+  },
+  {
+    method: 'PATCH',
+    route: '/ext/webhook-endpoints/:id',
+    surface: 'ext',
+    target: 'endpoint',
+    request: () => ({ json: { retries: true } }),
+    own: { status: 200 },
+    foreign: { status: 404, error: 'NOT_FOUND' },
+  },
+  {
+    method: 'DELETE',
+    route: '/ext/webhook-endpoints/:id',
+    surface: 'ext',
+    target: 'endpoint',
+    foreign: { status: 404, error: 'NOT_FOUND' },
+    // A new endpoint has a new id; the world's would be gone. test/http/endpoints/routes.test.ts deletes.
+    skipAllowed: "the world's endpoint would be gone: deleted in test/http/endpoints/routes.test.ts",
+  },
+  {
+    method: 'POST',
+    route: '/ext/webhook-endpoints/:id/rotate-secret',
+    surface: 'ext',
+    target: 'endpoint',
+    own: { status: 200 },
+    foreign: { status: 404, error: 'NOT_FOUND' },
+  },
+  {
+    method: 'GET',
+    route: '/ext/webhook-endpoints/:id/deliveries',
+    surface: 'ext',
+    target: 'endpoint',
+    own: { status: 200 },
+    foreign: { status: 404, error: 'NOT_FOUND' },
+  },
+  {
+    method: 'POST',
+    route: '/ext/webhook-endpoints/:id/deliveries/:delivery_id/resend',
+    surface: 'ext',
+    target: 'endpoint-delivery',
+    request: (ctx) => ({ path: `/ext/webhook-endpoints/${ctx.target}/resend` }),
+    own: { status: 202 },
+    foreign: { status: 404, error: 'NOT_FOUND' },
+  },
+  // ---- the event log: the account's own events and its locks', lock events of locks shared with it.
+  {
+    method: 'GET',
+    route: '/ext/events',
+    surface: 'ext',
+    target: 'none',
+    request: () => ({ path: '/ext/events?limit=500' }),
+    own: { status: 200 },
+    check: (ctx, body) => checkEvents(ctx, body),
+  },
+  {
+    method: 'GET',
+    route: '/ext/events',
+    surface: 'ext',
+    target: 'lock',
+    // One lock's events: a lock of another (or none) is an empty page, as a filter that matches nothing.
+    request: (ctx) => ({ path: `/ext/events?device_id=${ctx.target}&limit=500` }),
+    own: { status: 200 },
+    shared: { status: 200 },
+    foreign: { status: 200, body: { events: [], next_cursor: null } },
+    check: (ctx, body) => checkEvents(ctx, body, ctx.target.toLowerCase()),
+  },
+  // The live stream: every credential presentation is refused as on GET /ext/events; an allowed
+  // stream never ends, so who sees what on it is tested where it is read frame by frame.
+  {
+    method: 'GET',
+    route: '/ext/events/stream',
+    surface: 'ext',
+    target: 'none',
+    skipAllowed:
+      'a stream does not end: its visibility (own, shared, redacted, a share ended) is test/http/ext/event-stream.test.ts',
+  },
+];
