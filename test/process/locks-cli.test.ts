@@ -1,15 +1,15 @@
 /**
- * `lockcloud locks`, run as a subprocess (stdio pipes: no TTY) against a live server in this process,
- * in readable and --json modes, with its exit codes; and the README "## Command-line client" examples.
+ * `lockcloud locks`, run as a subprocess (stdio pipes: no TTY) against a live server in this process:
+ * its commands in readable and --json modes, with their exit codes, and --retry on a busy lock.
+ * watch and the terminal are locks-cli-watch.test.ts, the README's ways of running it
+ * locks-cli-readme.test.ts.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BetterSqlite3 } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
-import { type Run, startCli } from '../support/cli.ts';
+import { startCli } from '../support/cli.ts';
 import { eventually } from '../support/eventually.ts';
 import {
   actionResult,
@@ -22,35 +22,11 @@ import {
   startServer,
   type TestServer,
 } from '../support/server.ts';
+import { failed, lockState, locksCli, ok, type Run } from './locks-cli-support.ts';
 
 let t: TestServer;
-
-/** The CLI with the server's URL and the owner's key in the environment (unless `env` says otherwise). */
-function cli(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  return startCli(args, { env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY, ...env } }).done;
-}
-
-// Anything a spinner or a progress line would write: carriage returns, escapes, other C0 controls.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point
-const CONTROL = /[\x00-\x09\x0b-\x1f\x7f]/;
-
-function ok(run: Run, stdout: RegExp): void {
-  assert.equal(run.code, 0, `exit code; stderr: ${run.stderr}`);
-  assert.match(run.stdout, stdout);
-  assert.equal(run.stderr, '', 'nothing on stderr off a terminal');
-}
-
-/** Exit code, one readable line on stderr, no stack trace, no control characters. */
-function failed(run: Run, code: number, message: RegExp): void {
-  assert.equal(run.code, code, `exit code; stdout: ${run.stdout}; stderr: ${run.stderr}`);
-  assert.match(run.stderr, message);
-  assert.doesNotMatch(run.stderr, /\n\s+at /, 'a stack trace was printed');
-  assert.doesNotMatch(run.stderr, CONTROL);
-}
-
-async function lockState(id: string): Promise<{ locked: boolean; battery: number; responsive: boolean }> {
-  return (await (await getLock(t, id)).json()) as { locked: boolean; battery: number; responsive: boolean };
-}
+const cli = (args: readonly string[], env: Record<string, string | undefined> = {}): Promise<Run> =>
+  locksCli(t, args, env);
 
 /** A port on 127.0.0.1 that nothing listens on (bound, then closed). */
 async function closedPort(): Promise<number> {
@@ -95,14 +71,14 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
     await simLockOk(t, LOCK_A, { latency_ms: 300 });
     const unlocked = await cli(['unlock', LOCK_A]);
     ok(unlocked, new RegExp(`^unlocked ${LOCK_A} \\(task [0-9a-f-]+\\)\\n$`));
-    assert.equal((await lockState(LOCK_A)).locked, false);
+    assert.equal((await lockState(t, LOCK_A)).locked, false);
 
     const locked = await cli(['lock', LOCK_A, '--json', '--timeout', '10']);
     ok(locked, /^\{/);
     const body = JSON.parse(locked.stdout) as Record<string, unknown>;
     assert.equal(typeof body.task_id, 'string');
     assert.deepEqual(body, { task_id: body.task_id, status: 'terminated', successful: true, error: null });
-    assert.equal((await lockState(LOCK_A)).locked, true);
+    assert.equal((await lockState(t, LOCK_A)).locked, true);
 
     const [synced, syncedJson] = [await cli(['sync', LOCK_A]), await cli(['sync', LOCK_A, '--json'])];
     ok(synced, new RegExp(`^synced ${LOCK_A} \\(task [0-9a-f-]+\\)\\n$`));
@@ -130,7 +106,7 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
       successful: false,
       error: 'JAMMED',
     });
-    assert.equal((await lockState(LOCK_A)).locked, true);
+    assert.equal((await lockState(t, LOCK_A)).locked, true);
   });
 
   it('a task still running after --timeout exits 1', async () => {
@@ -177,7 +153,7 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
     // The key with another command: refused, nothing sent.
     failed(await cli(['lock', LOCK_A, '--idempotency-key', 'cli-run-1']), 4, /refused: BAD_PARAMS/);
     failed(await cli(['lock', LOCK_A, '--idempotency-key', 'two words']), 4, /refused: BAD_PARAMS/);
-    assert.equal((await lockState(LOCK_A)).locked, false);
+    assert.equal((await lockState(t, LOCK_A)).locked, false);
     // --retry: a key of its own per run (two runs, two keys, two tasks); without either, none.
     const [r1, r2] = [
       await cli(['lock', LOCK_A, '--retry', '--json']),
@@ -227,104 +203,7 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
     failed(unknown, 2, /unknown command 'frobnicate'/);
     failed(noId, 2, /missing required argument 'device_id'/);
     failed(badTimeout, 2, /--timeout must be a number of seconds/);
-    assert.equal((await lockState(LOCK_A)).locked, true, 'a usage error sends nothing');
-  });
-
-  it('watch prints the state, then a line per change (a hand turn), and stops after --count', async () => {
-    assert.equal((await lockState(LOCK_A)).locked, true);
-    const env = { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY };
-    const text = startCli(['watch', '--interval', '0.1', '--count', '1'], { env });
-    const json = startCli(['watch', '--interval', '0.1', '--count', '1', '--json'], { env });
-    await eventually(
-      'watch to print the initial state',
-      () => text.stdout().split('\n').length >= 3 && json.stdout().split('\n').length >= 3,
-      20_000,
-    );
-    await simLockOk(t, LOCK_A, { locked: false }); // turned by hand
-    const [textRun, jsonRun] = await Promise.all([text.done, json.done]);
-
-    ok(textRun, new RegExp(`^\\S+Z  ${LOCK_A}  Front door  locked, battery 100%, responsive\\n`));
-    const lines = textRun.stdout.trimEnd().split('\n');
-    assert.equal(lines.length, 3);
-    assert.match(lines[1] ?? '', new RegExp(`  ${LOCK_B}  Back door  unlocked, battery 55%, responsive$`));
-    assert.match(lines[2] ?? '', new RegExp(`  ${LOCK_A}  Front door  unlocked \\(was locked\\)$`));
-
-    assert.equal(jsonRun.code, 0, jsonRun.stderr);
-    assert.equal(jsonRun.stderr, '');
-    const events = jsonRun.stdout
-      .trimEnd()
-      .split('\n')
-      .map((l) => {
-        const { time, ...rest } = JSON.parse(l) as Record<string, unknown>;
-        assert.match(String(time), /^\d{4}-\d\d-\d\dT/);
-        return rest;
-      });
-    assert.deepEqual(events, [
-      {
-        device_id: LOCK_A,
-        nickname: 'Front door',
-        locked: true,
-        battery: 100,
-        responsive: true,
-        changed: [],
-      },
-      { device_id: LOCK_B, nickname: 'Back door', locked: false, battery: 55, responsive: true, changed: [] },
-      {
-        device_id: LOCK_A,
-        nickname: 'Front door',
-        locked: false,
-        battery: 100,
-        responsive: true,
-        changed: ['locked'],
-      },
-    ]);
-    await simLockOk(t, LOCK_A, { locked: true });
-  });
-
-  it('watch --once prints the state and stops; SIGINT ends a watch with 0', async () => {
-    ok(await cli(['watch', '--once', '--json']), /"changed":\[\]/);
-    const running = startCli(['watch', '--interval', '0.1'], {
-      env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY },
-    });
-    await eventually('watch to print the locks', () => running.stdout().includes(LOCK_B), 20_000);
-    running.kill('SIGINT');
-    const run = await running.done;
-    assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stderr, '');
-  });
-
-  it('runs as `lockcloud locks` through the lockcloud command (src/bin/cli.ts)', async () => {
-    const run = await startCli(['locks', 'list', '--json'], {
-      entry: ['--import', 'tsx', 'src/bin/cli.ts'],
-      env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY },
-    }).done;
-    ok(run, /Front door/);
-  });
-
-  const hasScript = spawnSync('script', ['--version']).status === 0;
-  it('shows a progress line on stderr when it is a terminal', { skip: !hasScript }, async () => {
-    await simLockOk(t, LOCK_B, { latency_ms: 400 });
-    try {
-      // script(1) gives the CLI a pseudo-terminal; its output is the terminal's.
-      const command = `${process.execPath} --import tsx src/bin/locks.ts unlock ${LOCK_B}`;
-      const run = await startCli(['-qec', command, '/dev/null'], {
-        program: 'script',
-        entry: [],
-        env: { LOCKCLOUD_URL: t.url, LOCKCLOUD_API_KEY: OWNER_KEY },
-      }).done;
-      assert.equal(run.code, 0, run.stdout);
-      assert.match(
-        run.stdout,
-        new RegExp(`\\r\\x1b\\[K[|/\\\\-] unlock ${LOCK_B}: waiting for the lock \\(\\d+\\.\\d s\\)`),
-      );
-      assert.match(
-        run.stdout,
-        new RegExp(`\\r\\x1b\\[Kunlocked ${LOCK_B} \\(task `),
-        'the line is cleared first',
-      );
-    } finally {
-      await simLockOk(t, LOCK_B, { latency_ms: 0 });
-    }
+    assert.equal((await lockState(t, LOCK_A)).locked, true, 'a usage error sends nothing');
   });
 });
 
@@ -369,60 +248,9 @@ describe('lockcloud locks --retry on a busy lock (a 600 s command timeout: DEVIC
       assert.ok(busy, run.stderr);
       const seconds = Number(busy[1]);
       assert.ok(seconds > 540 && seconds <= 600, run.stderr);
-      assert.equal((await lockState(LOCK_A)).locked, true);
+      assert.equal((await lockState(t, LOCK_A)).locked, true);
     } finally {
       clearTimeout(watchdog);
     }
-  });
-});
-
-/** The first ```sh block under "## Command-line client". */
-function readmeExample(): string {
-  const readme = readFileSync('README.md', 'utf8');
-  const start = readme.indexOf('\n## Command-line client\n');
-  assert.ok(start >= 0, 'no "## Command-line client" section in README.md');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
-  assert.ok(block, 'no ```sh block under ## Command-line client');
-  return block;
-}
-
-describe('lockcloud locks: the README examples, as written', () => {
-  before(async () => {
-    t = await startServer();
-  });
-  after(() => t.close());
-
-  it('runs the example block in a shell, every command succeeding', async () => {
-    const block = readmeExample();
-    for (const [text, what] of [
-      ['http://127.0.0.1:8080', 'the URL'],
-      ['lck_...', 'the key'],
-      ['6f1c...', 'a device id'],
-      ['lockcloud locks list', 'list'],
-      ['lockcloud locks status', 'status'],
-    ] as const)
-      assert.ok(block.includes(text), `the example has no ${what} (${text})`);
-    // Only the URL, the key and the device id are substituted; `lockcloud` is the package's command.
-    const script = [
-      'set -e',
-      `lockcloud() { ${process.execPath} --import tsx src/bin/cli.ts "$@"; }`,
-      block
-        .replaceAll('http://127.0.0.1:8080', t.url)
-        .replaceAll('lck_...', OWNER_KEY)
-        .replaceAll('6f1c...', LOCK_A),
-    ].join('\n');
-    const run = await startCli(['-c', script], {
-      program: 'sh',
-      entry: [],
-      env: { LOCKCLOUD_URL: undefined, LOCKCLOUD_API_KEY: undefined },
-    }).done;
-    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
-    assert.equal(run.stderr, '');
-    assert.match(
-      run.stdout,
-      new RegExp(`^DEVICE_ID +NICKNAME +SERIAL\\n${LOCK_A} +Front door +SERIAL000A\\n`),
-    );
-    assert.match(run.stdout, /^locked +(yes|no)\nbattery +100%\nresponsive +yes$/m);
   });
 });
