@@ -160,6 +160,22 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
       assert.equal(seen[1]?.open.get(openKey('owner', null)), 1);
     });
 
+    it('makes no message for a deleted account, neither its webhook nor its endpoints', async () => {
+      const head = await store.events.head();
+      await store.webhookEndpoints.insert(endpoint('we_gone', 'other', head), secrets);
+      await store.webhooks.set({
+        accountId: 'other',
+        url: 'https://hooks.example.com/x',
+        method: 'POST',
+        retries: false,
+      });
+      await store.accounts.update('other', { deletedAt: 5_000 });
+      await store.events.append([lockEvent('other', 'dev-o', 'lock.locked')]);
+      while ((await store.webhookEndpoints.relay(limits(50), plan)) > 0);
+      assert.deepEqual(await store.deliveries.listForAccount('other', 50), []);
+      assert.deepEqual(await store.deliveries.listForAccount('other', 50, 'we_gone'), []);
+    });
+
     it('relays each event once when two relays run at once', async () => {
       const head = await store.events.head();
       await store.webhookEndpoints.insert(endpoint('we_a', 'owner', head), secrets);

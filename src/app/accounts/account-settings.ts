@@ -59,9 +59,9 @@ export class AccountSettings {
   }
 
   /**
-   * Deletes the account: v1 tokens answer 20004, API keys 401, sessions end, the webhook goes, and
-   * its locks are released (they leave the cloud with their shares). Confirmed by the password, or by
-   * typing the address for an account that never set one.
+   * Deletes the account: v1 tokens answer 20004, API keys 401, sessions end, the webhook and the
+   * webhook endpoints go, and its locks are released (they leave the cloud with their shares).
+   * Confirmed by the password, or by typing the address for an account that never set one.
    */
   async deleteAccount(
     me: SignedIn,
@@ -81,6 +81,9 @@ export class AccountSettings {
     await markDeleted({ accounts: store.accounts, clock }, me.account);
     await sessions.endAll(me.account.id);
     await removeWebhook(store, me.account.id);
+    // Its endpoints go too, with their secrets and waiting messages.
+    for (const endpoint of await store.webhookEndpoints.list(me.account.id))
+      await store.webhookEndpoints.remove(me.account.id, endpoint.id);
     return store.locks.releaseAccount(me.account.id);
   }
 

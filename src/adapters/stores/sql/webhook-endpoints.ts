@@ -255,17 +255,21 @@ async function relayTargets(
   webhookFrom: number,
 ): Promise<RelayTargets> {
   const accounts = [...new Set(batch.map(({ event }) => event.accountId))];
-  // One after the other: a transaction is one connection.
+  // One after the other: a transaction is one connection. A deleted account is sent nothing more.
   const endpointRows = await trx
     .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('account_id', 'in', accounts)
-    .where('enabled', '=', 1)
+    .innerJoin('accounts', 'accounts.id', 'webhook_endpoints.account_id')
+    .selectAll('webhook_endpoints')
+    .where('webhook_endpoints.account_id', 'in', accounts)
+    .where('webhook_endpoints.enabled', '=', 1)
+    .where('accounts.deleted_at', 'is', null)
     .execute();
   const webhookRows = await trx
     .selectFrom('webhooks')
-    .selectAll()
-    .where('account_id', 'in', accounts)
+    .innerJoin('accounts', 'accounts.id', 'webhooks.account_id')
+    .selectAll('webhooks')
+    .where('webhooks.account_id', 'in', accounts)
+    .where('accounts.deleted_at', 'is', null)
     .execute();
   const endpoints = endpointRows.map(toEndpoint);
   const webhooks = new Map<string, WebhookConfig>(webhookRows.map((r) => [r.account_id, toWebhookConfig(r)]));
