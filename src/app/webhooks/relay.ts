@@ -155,25 +155,28 @@ export class WebhookRelay implements OutboxFeed {
     if (head === this.seenHead && !this.again) return;
     this.again = false;
     const touched = new Map<string, { accountId: string; endpointId: string | undefined }>();
-    let refused: Delivery[] = [];
+    // Messages past a full backlog, per webhook or endpoint: one log line each, not one per message.
+    const refused = new Map<string, { account: string; endpoint: string | undefined; messages: number }>();
     const { queuePerAccount } = this.deps;
     const newId = (): string => `msg_${random.uuid().replace(/-/g, '')}`;
     const plan: RelayPlan = (batch, targets) => {
       const planned = relayPlan(batch, targets, queuePerAccount, clock.now(), newId);
-      for (const { message } of planned)
-        touched.set(openKey(message.accountId, message.endpointId), {
-          accountId: message.accountId,
-          endpointId: message.endpointId ?? undefined,
-        });
-      refused = refused.concat(planned.map((p) => p.message).filter((m) => m.status === 'failed'));
+      for (const { message } of planned) {
+        const key = openKey(message.accountId, message.endpointId);
+        const endpointId = message.endpointId ?? undefined;
+        touched.set(key, { accountId: message.accountId, endpointId });
+        if (message.status !== 'failed') continue;
+        const entry = refused.get(key) ?? { account: message.accountId, endpoint: endpointId, messages: 0 };
+        refused.set(key, { ...entry, messages: entry.messages + 1 });
+      }
       return planned;
     };
     const limits = { batch: BATCH, open: queuePerAccount };
     while ((await store.webhookEndpoints.relay(limits, plan)) === BATCH) {}
-    for (const m of refused)
+    for (const entry of refused.values())
       this.deps.logger.warn(
-        { account: m.accountId, endpoint: m.endpointId ?? undefined, waiting: queuePerAccount },
-        'webhook queue full: the new message is logged, not sent',
+        { ...entry, waiting: queuePerAccount },
+        'webhook queue full: the new messages are logged, not sent',
       );
     this.seenHead = head;
     for (const { accountId, endpointId } of touched.values())
