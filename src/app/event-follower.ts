@@ -54,6 +54,14 @@ export class EventFollower {
     return { position: this.last ?? 0, cancel: () => this.listeners.delete(listener) };
   }
 
+  /**
+   * Where the follower stands: the position of the last event handed out. A listener that notes it
+   * between two batches gets every event after it from the next batch on.
+   */
+  get position(): number {
+    return this.last ?? 0;
+  }
+
   /** Reads what was committed since the last read; wake-ups while a read runs make one more read. */
   wake(): void {
     if (this.stopped || this.last === undefined) return;

@@ -1,13 +1,15 @@
 /**
  * The live stream's use case (docs/events.md, "The live stream"): each reader's view of the log as it
  * grows, with GET /ext/events's visibility and filters, resumable by event id with no gap and no
- * duplicate. The process's one EventFollower reads the log; this decides what each reader gets.
+ * duplicate. The process's one EventFollower reads the log and hands each batch here once; the
+ * StreamIndex takes each event to the streams it concerns; this decides what each reader gets.
  */
 import { DomainError } from '../domain/errors.ts';
-import { GUEST_EVENT_TYPES, type LockEvent, redactFor } from '../domain/event.ts';
+import { GUEST_EVENT_TYPES, guestView, type LockEvent } from '../domain/event.ts';
 import type { EventFollower } from './event-follower.ts';
 import { checkEventFilters, eventIdParam } from './event-log.ts';
 import type { Cancel, Clock, EventStore, LockStore, SequencedEvent } from './ports.ts';
+import { type IndexedStream, StreamIndex } from './stream-index.ts';
 
 export type StreamCloseReason = 'too_slow' | 'shutting_down' | 'unauthorized';
 
@@ -58,6 +60,19 @@ export interface OpenedStream {
 const GUEST_TYPES = new Set<string>(GUEST_EVENT_TYPES);
 const BACKFILL_PAGE = 500;
 
+// A guest's view of an event is the same for every guest: made once per event, so that the surface
+// writes one frame for all of them (it keeps one per event object).
+const guestViews = new WeakMap<LockEvent, LockEvent>();
+function shownTo(event: LockEvent, readerId: string): LockEvent {
+  if (event.accountId === readerId) return event;
+  let view = guestViews.get(event);
+  if (view === undefined) {
+    view = guestView(event);
+    guestViews.set(event, view);
+  }
+  return view;
+}
+
 function invalid(field: string, message: string): never {
   throw new DomainError('INVALID_INPUT', `${field}: ${message}`, { field });
 }
@@ -65,6 +80,8 @@ function invalid(field: string, message: string): never {
 export class EventStreams {
   private readonly open = new Set<OpenedStream & { heartbeat(): void }>();
   private readonly perAccount = new Map<string, number>();
+  private readonly index = new StreamIndex();
+  private following: Promise<unknown> | undefined;
   private heartbeat: Cancel | undefined;
   private closing = false;
 
@@ -133,6 +150,18 @@ export class EventStreams {
     this.heartbeat = undefined;
   }
 
+  /** The process's streams hear the follower through one subscription, made by the first stream. */
+  private follow(): Promise<unknown> {
+    this.following ??= this.follower
+      .subscribe((batch) => this.index.dispatch(batch))
+      .catch((error: unknown) => {
+        // The next stream tries again (the database was away).
+        this.following = undefined;
+        throw error;
+      });
+    return this.following;
+  }
+
   private async register(
     readerId: string,
     request: StreamRequest,
@@ -149,6 +178,13 @@ export class EventStreams {
     let ended = false;
     let shared = new Set<string>();
     let stream: (OpenedStream & { heartbeat(): void }) | undefined;
+    const indexed: IndexedStream = {
+      readerId,
+      take: (item) => {
+        if (buffer === undefined) deliver(item);
+        else buffer.push(item);
+      },
+    };
 
     // What GET /ext/events would list to this reader, its filters aside.
     const sees = (e: LockEvent): boolean =>
@@ -159,49 +195,49 @@ export class EventStreams {
         if (e.deviceId !== null) {
           if (e.type === 'share.created') shared.add(e.deviceId);
           else shared.delete(e.deviceId);
+          this.index.share(indexed, e.deviceId, e.type === 'share.created');
         }
       }
       if (deviceId !== undefined && e.deviceId !== deviceId) return undefined;
       if (type !== undefined && !e.type.startsWith(type)) return undefined;
-      return sees(e) ? redactFor(e, readerId) : undefined;
+      return sees(e) ? shownTo(e, readerId) : undefined;
     };
     const revokes = (e: LockEvent): boolean =>
       request.keyId !== undefined &&
       e.type === 'api_key.deleted' &&
       e.accountId === readerId &&
       e.data.key_id === request.keyId;
-    const deliver = (batch: readonly SequencedEvent[]) => {
-      for (const { seq, event } of batch) {
-        if (ended) return;
-        if (seq <= sent) continue;
-        sent = seq;
-        if (revokes(event)) {
-          stream?.close('unauthorized');
-          return;
-        }
-        const shown = visible(event);
-        if (shown === undefined) continue;
-        lastId = event.id;
-        sink.event(shown);
+    // The events past `sent`, each once: the backlog's pages and the live events overlap.
+    const deliver = ({ seq, event }: SequencedEvent) => {
+      if (ended || seq <= sent) return;
+      sent = seq;
+      if (revokes(event)) {
+        stream?.close('unauthorized');
+        return;
       }
+      const shown = visible(event);
+      if (shown === undefined) return;
+      lastId = event.id;
+      sink.event(shown);
     };
 
-    const subscription = await this.follower.subscribe((batch) => {
-      if (buffer === undefined) deliver(batch);
-      else buffer.push(...batch);
-    });
+    await this.follow();
+    // No batch is handed out between these two lines: the stream hears every event past `position`.
+    const position = this.follower.position;
+    this.index.add(indexed, position);
     try {
       shared = await this.sharedWith(readerId);
-      sent = resumeId === undefined ? subscription.position : await this.resumePosition(resumeId, sees);
+      for (const deviceId of shared) this.index.share(indexed, deviceId, true);
+      sent = resumeId === undefined ? position : await this.resumePosition(resumeId, sees);
     } catch (error) {
-      subscription.cancel();
+      this.index.remove(indexed);
       throw error;
     }
 
     const end = () => {
       if (ended) return;
       ended = true;
-      subscription.cancel();
+      this.index.remove(indexed);
       if (stream !== undefined) this.open.delete(stream);
       release();
       if (this.open.size === 0) {
@@ -217,13 +253,15 @@ export class EventStreams {
             await sink.ready();
             if (ended) break;
             const page = await this.events.since(sent, BACKFILL_PAGE);
-            deliver(page);
+            for (const item of page) deliver(item);
             if (ended || page.length < BACKFILL_PAGE) break;
           }
         } finally {
           const waiting = buffer ?? [];
           buffer = undefined;
-          deliver(waiting);
+          for (const item of waiting) deliver(item);
+          // Its shares are now those as of the live position: only what concerns it from here on.
+          if (!ended) this.index.settle(indexed);
         }
       },
       end,

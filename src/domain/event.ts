@@ -223,7 +223,11 @@ export function commandEndedEvent(
  * and task ids (the owner's to read, with the owner's key) are left out.
  */
 export function redactFor(event: LockEvent, readerId: string): LockEvent {
-  if (event.accountId === readerId) return event;
+  return event.accountId === readerId ? event : guestView(event);
+}
+
+/** What every guest of the lock sees of an owner's event: the same for each of them (redactFor). */
+export function guestView(event: LockEvent): LockEvent {
   return { ...event, actor: { kind: event.actor.kind }, taskId: null };
 }
 
