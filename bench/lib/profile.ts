@@ -39,11 +39,15 @@ function shortUrl(url: string): string {
     .replace(/^.*\/(src|bench)\//, '$1/');
 }
 
-/** `skipMs`: samples of the first milliseconds (the process starting up) are left out. */
+/**
+ * `skipMs`: samples of the first milliseconds (the process starting up) are left out; `untilMs`:
+ * those after it too (what follows the measured phase).
+ */
 export function summarizeProfile(
   file: string,
   top = 25,
   skipMs = 0,
+  untilMs = Number.POSITIVE_INFINITY,
 ): { functions: ProfileLine[]; modules: ProfileLine[] } {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -52,7 +56,7 @@ export function summarizeProfile(
   profile.samples.forEach((id, i) => {
     const delta = profile.timeDeltas[i] ?? 0;
     at += delta;
-    if (at < skipMs * 1000) return;
+    if (at < skipMs * 1000 || at > untilMs * 1000) return;
     selfByNode.set(id, (selfByNode.get(id) ?? 0) + delta);
   });
   const functions = new Map<string, number>();
@@ -83,17 +87,27 @@ export function profileIn(dir: string): string | undefined {
 
 /**
  * The markdown section of the profile node wrote into `dir`: top functions and modules by self time,
- * leaving out the first `skipMs` (the server starting up, when given).
+ * leaving out the first `skipMs` (the server starting up, when given) and what follows `untilMs`.
  */
-export function profileSection(dir: string, title: string, skipMs = 0): { title: string; body: string } {
+export function profileSection(
+  dir: string,
+  title: string,
+  skipMs = 0,
+  untilMs = Number.POSITIVE_INFINITY,
+): { title: string; body: string } {
   const file = profileIn(dir);
   if (file === undefined) return { title, body: `No .cpuprofile was written in ${dir}.` };
-  const { functions, modules } = summarizeProfile(file, 20, skipMs);
+  const { functions, modules } = summarizeProfile(file, 20, skipMs, untilMs);
+  const window = Number.isFinite(untilMs)
+    ? `from ${(skipMs / 1000).toFixed(1)} s to ${(untilMs / 1000).toFixed(1)} s of its life (the measured phase)`
+    : skipMs > 0
+      ? `after its first ${(skipMs / 1000).toFixed(1)} s (start-up left out)`
+      : 'start-up included';
   const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
   return {
     title,
     body: [
-      `${file}: self time as a share of the time the server was not idle, ${skipMs > 0 ? `after its first ${(skipMs / 1000).toFixed(1)} s (start-up left out)` : 'start-up included'}.`,
+      `${file}: self time as a share of the time the server was not idle, ${window}.`,
       '',
       '| self | function |',
       '|---|---|',
