@@ -272,20 +272,39 @@ export class Commands {
   }
 
   private async onDeviceResult(task: Task, result: DeviceResult): Promise<void> {
-    // The device is the truth about the lock even when its answer comes after the deadline.
-    if (result.report) await this.deps.reports.applyAnswer(task, result.report);
-    await this.finish(task.id, result.ok ? { successful: true } : { successful: false, error: result.error });
+    const outcome: TaskOutcome = result.ok
+      ? { successful: true }
+      : { successful: false, error: result.error };
+    if (result.report) {
+      // The device is the truth about the lock even when its answer comes after the deadline. The
+      // report and the task's end are written in one transaction; when the report is not written
+      // (stale, or it lost every race) the task ends on its own below, after the status it left.
+      const answered = await this.deps.reports.applyAnswer(task, result.report, result.mark, {
+        outcome,
+        ...(this.endEvents === undefined ? {} : { events: this.endEvents }),
+      });
+      if (answered) {
+        this.afterEnd(task.id, answered.ended);
+        return;
+      }
+    }
+    await this.finish(task.id, outcome);
   }
 
   private async finish(taskId: string, outcome: TaskOutcome): Promise<Task | undefined> {
     const ended = await this.deps.tasks.terminate(taskId, outcome, this.deps.clock.now(), this.endEvents);
+    this.afterEnd(taskId, ended);
+    return ended;
+  }
+
+  /** The task's end was written (`ended`: by this call; undefined: it had ended already). */
+  private afterEnd(taskId: string, ended: Task | undefined): void {
     this.deadlines.get(taskId)?.();
     this.deadlines.delete(taskId);
     if (ended) {
       this.countEnded(ended);
       this.deps.events.taskEnded(ended);
     }
-    return ended;
   }
 
   /** command.succeeded or command.failed, written by the store in the transaction that ends the task. */

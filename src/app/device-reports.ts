@@ -3,7 +3,7 @@ import { applyReport, isFreshReport, type Lock, type LockReport, type ReportMark
 import type { Task } from '../domain/task.ts';
 import type { EventLog } from './event-log.ts';
 import { KeyedQueue } from './keyed-queue.ts';
-import type { Clock, EventBus, LockStore, Logger, TaskStore } from './ports.ts';
+import type { Clock, EventBus, LockStore, Logger, StatusAndEndWritten, TaskEnd, TaskStore } from './ports.ts';
 
 /** What recording a report's events needs: the log, the running commands, the battery threshold. */
 export interface ReportEvents {
@@ -11,6 +11,15 @@ export interface ReportEvents {
   readonly tasks: Pick<TaskStore, 'processingOn'>;
   readonly lowBatteryThreshold: number;
 }
+
+/** The command whose acknowledgement brought the report, and how its task ends. */
+interface Answering {
+  readonly task: Task;
+  readonly end: Omit<TaskEnd, 'taskId' | 'at'>;
+}
+
+/** Whether the access point is the one the lock is paired with now. */
+const speaksFor = (lock: Lock, apId: string): boolean => lock.accessPoint && lock.accessPointId === apId;
 
 // Each retry follows a write by another process; a lock's reports come at human pace, so a handful
 // of conflicts in a row means something is wrong, not busy.
@@ -37,42 +46,71 @@ export class DeviceReports {
   ) {}
 
   /** Applies a report; `mark` is where it sits in its access point's count (absent: the cloud's own conclusion). */
-  apply(deviceId: string, report: LockReport, mark?: ReportMark): Promise<void> {
-    return this.applyFor(deviceId, report, mark, undefined);
+  async apply(deviceId: string, report: LockReport, mark?: ReportMark): Promise<void> {
+    await this.applyFor(deviceId, report, mark, undefined);
   }
 
   /**
    * Applies the report that came with a command's acknowledgement, by the process that sent the
-   * command: the task is in hand, so a movement is attributed to it without reading which command
-   * runs on the lock (one query less on every command).
+   * command, and ends its task with it: the task is in hand, so a movement is attributed to it
+   * without reading which command runs on the lock, and the status, its events, the task's end and
+   * its event are committed in one transaction (LockStore.writeStatusIfAndEnd). `mark`: the
+   * report's place in its access point's count, which also names the access point that answered.
+   *
+   * Answers the task as this call ended it (undefined: it had ended already) when the report was
+   * written; undefined when it was not (stale, a lock not paired with that access point, or every
+   * compare-and-set lost), and then the caller ends the task on its own.
    */
-  applyAnswer(task: Task, report: LockReport): Promise<void> {
-    return this.applyFor(task.deviceId, report, undefined, task);
+  async applyAnswer(
+    task: Task,
+    report: LockReport,
+    mark: ReportMark | undefined,
+    end: Omit<TaskEnd, 'taskId' | 'at'>,
+  ): Promise<{ readonly ended: Task | undefined } | undefined> {
+    const written = await this.applyFor(task.deviceId, report, mark, { task, end });
+    return written?.written ? { ended: written.ended } : undefined;
   }
 
   private applyFor(
     deviceId: string,
     report: LockReport,
     mark: ReportMark | undefined,
-    answering: Task | undefined,
-  ): Promise<void> {
+    answering: Answering | undefined,
+  ): Promise<StatusAndEndWritten | undefined> {
     return this.queue.run(deviceId, async () => {
       for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
         const seen = await this.locks.readStatus(deviceId);
-        if (!seen) return; // a device the cloud does not know (yet); nothing to update
-        if (mark && !isFreshReport(seen.mark, mark)) return;
+        if (!seen) return undefined; // a device the cloud does not know (yet); nothing to update
+        if (answering && mark && !speaksFor(seen.lock, mark.apId)) {
+          // As DeviceLink.lockReport checks a report: an access point speaks only for its locks.
+          this.logger?.warn(
+            { apId: mark.apId, deviceId },
+            'an answer for a lock not paired with it: dropped',
+          );
+          return undefined;
+        }
+        if (mark && !isFreshReport(seen.mark, mark)) return undefined;
         const { lock: next, changed, stateChanged } = applyReport(seen.lock, report);
         // A fresh report that changes nothing still moves the mark, so an older one cannot follow it.
-        if (!changed && !mark) return;
-        const events = changed ? await this.eventsOf(seen.lock, next, stateChanged, answering) : [];
-        const written = await this.locks.writeStatusIf(
-          deviceId,
-          seen.version,
-          next,
-          mark ?? seen.mark,
-          events,
-        );
-        if (!written) continue;
+        if (!changed && !mark) return undefined;
+        const events = changed ? await this.eventsOf(seen.lock, next, stateChanged, answering?.task) : [];
+        const written: StatusAndEndWritten = answering
+          ? await this.locks.writeStatusIfAndEnd(deviceId, seen.version, next, mark ?? seen.mark, events, {
+              ...answering.end,
+              taskId: answering.task.id,
+              at: this.clock.now(),
+            })
+          : {
+              written: await this.locks.writeStatusIf(
+                deviceId,
+                seen.version,
+                next,
+                mark ?? seen.mark,
+                events,
+              ),
+              ended: undefined,
+            };
+        if (!written.written) continue;
         if (stateChanged) {
           this.events.lockStateChanged({
             deviceId,
@@ -81,9 +119,10 @@ export class DeviceReports {
             at: this.clock.now(),
           });
         }
-        return;
+        return written;
       }
       this.logger?.warn({ deviceId }, 'a lock report lost every compare-and-set race: dropped');
+      return undefined;
     });
   }
 

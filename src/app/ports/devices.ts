@@ -69,9 +69,18 @@ export interface DeviceCommand {
   readonly deadline: number;
 }
 
+/**
+ * A command's answer. `report`: the lock's state that came with it; `mark`: that report's place in
+ * its access point's count (absent: it has none, and is applied as the cloud's own conclusion).
+ */
 export type DeviceResult =
-  | { readonly ok: true; readonly report?: LockReport }
-  | { readonly ok: false; readonly error: TaskFailure; readonly report?: LockReport };
+  | { readonly ok: true; readonly report?: LockReport; readonly mark?: ReportMark }
+  | {
+      readonly ok: false;
+      readonly error: TaskFailure;
+      readonly report?: LockReport;
+      readonly mark?: ReportMark;
+    };
 
 /**
  * What the devices tell the cloud unasked, already checked against the protocol and put in order

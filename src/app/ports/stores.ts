@@ -65,6 +65,21 @@ export interface LockStatusRead {
 
 export type LockStatus = Pick<Lock, 'locked' | 'battery' | 'responsive' | 'appOpen'>;
 
+/** A task ended with a status write (LockStore.writeStatusIfAndEnd), as TaskStore.terminate ends it. */
+export interface TaskEnd {
+  readonly taskId: string;
+  readonly outcome: TaskOutcome;
+  readonly at: number;
+  /** Written with the end, only if this call ended the task. */
+  readonly events?: TaskEndEvents;
+}
+
+export type StatusAndEndWritten =
+  /** The compare-and-set lost: nothing was written, the task was left as it was. */
+  | { readonly written: false }
+  /** The status was written; `ended` is the task as this call ended it, undefined if it had ended already. */
+  | { readonly written: true; readonly ended: Task | undefined };
+
 export interface LockStore {
   insert(lock: Lock): Promise<void>;
   get(deviceId: string): Promise<Lock | undefined>;
@@ -82,6 +97,21 @@ export interface LockStore {
     mark: ReportMark | null,
     events?: readonly LockEvent[],
   ): Promise<boolean>;
+  /**
+   * writeStatusIf, and in the same transaction the end of `end`'s task: a command's acknowledgement
+   * carries the lock's new status, and the movement and the task's end are committed together (one
+   * transaction where there were two). The task is ended only if the status is written, and only if
+   * it is still processing (a deadline or another process may have ended it: the status is written
+   * all the same). `events` and the end's events are written in that transaction, in that order.
+   */
+  writeStatusIfAndEnd(
+    deviceId: string,
+    version: number,
+    status: LockStatus,
+    mark: ReportMark | null,
+    events: readonly LockEvent[],
+    end: TaskEnd,
+  ): Promise<StatusAndEndWritten>;
   listOwnedBy(accountId: string): Promise<Lock[]>;
   update(deviceId: string, patch: Partial<Omit<Lock, 'deviceId' | 'ownerId' | 'createdAt'>>): Promise<void>;
   /** `events` are written in the same transaction, only when the share is new. */

@@ -307,17 +307,21 @@ export class MqttGateway implements DeviceGateway {
   private async onAck(ap: string, lock: string, ack: Message<'ack'>): Promise<void> {
     const listener = this.listener;
     if (!listener) return;
+    const result: DeviceResult = ack.ok ? { ok: true } : { ok: false, error: ack.error ?? 'JAMMED' };
+    const mark = { apId: ap, epoch: ack.epoch ?? '', seq: ack.seq };
+    const pending = this.pending.get(ack.task_id);
+    if (ack.state && pending?.apId === ap && pending.deviceId === lock) {
+      // Our own command's answer: its state goes with the result, and the waiting command writes it
+      // and the task's end in one transaction (Commands, DeviceReports.applyAnswer), the state first.
+      // That wait is resolved now, so it queues its write for the lock before any later message of
+      // this access point reaches the lock's reports; in the other order each is still applied once.
+      this.settle(ack.task_id, { ...result, report: reportOf(ack.state), mark });
+      return;
+    }
     // The device's state is the truth even for an answer that comes late: store it first, so a task
     // is never seen ended before the state it left. Whether it is newer than what is stored is the
     // store's to say: another process may have applied a later report of this lock.
-    if (ack.state)
-      await listener.lockReport(ap, lock, reportOf(ack.state), {
-        apId: ap,
-        epoch: ack.epoch ?? '',
-        seq: ack.seq,
-      });
-    const result: DeviceResult = ack.ok ? { ok: true } : { ok: false, error: ack.error ?? 'JAMMED' };
-    const pending = this.pending.get(ack.task_id);
+    if (ack.state) await listener.lockReport(ap, lock, reportOf(ack.state), mark);
     if (pending) {
       if (pending.apId !== ap || pending.deviceId !== lock) {
         this.options.logger.warn(

@@ -1,9 +1,16 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
-import type { LockStatus, LockStatusRead, LockStore } from '../../../app/ports.ts';
+import type {
+  LockStatus,
+  LockStatusRead,
+  LockStore,
+  StatusAndEndWritten,
+  TaskEnd,
+} from '../../../app/ports.ts';
 import type { LockEvent } from '../../../domain/event.ts';
 import type { Lock, ReportMark } from '../../../domain/lock.ts';
 import { insertEvents, withEvents } from './events.ts';
 import { bool, type Database, type LocksTable } from './tables.ts';
+import { endProcessing } from './tasks.ts';
 
 function toLock(row: Selectable<LocksTable>): Lock {
   return {
@@ -79,6 +86,25 @@ export class SqlLockStore implements LockStore {
       const written = await this.writeStatus(db, deviceId, version, status, mark);
       if (written) await insertEvents(db, events);
       return written;
+    });
+  }
+
+  writeStatusIfAndEnd(
+    deviceId: string,
+    version: number,
+    status: LockStatus,
+    mark: ReportMark | null,
+    events: readonly LockEvent[],
+    end: TaskEnd,
+  ): Promise<StatusAndEndWritten> {
+    // The lock's row, then the task's, then the log's counter (insertEvents, last): the order every
+    // transaction that takes more than one of them keeps, so none waits for another in a cycle.
+    return this.db.transaction().execute(async (trx): Promise<StatusAndEndWritten> => {
+      if (!(await this.writeStatus(trx, deviceId, version, status, mark))) return { written: false };
+      const ended = await endProcessing(trx, end.taskId, end.outcome, end.at);
+      // One insert for all: the movement's events first, then the end's (their ids rise in that order).
+      await insertEvents(trx, ended && end.events ? [...events, ...end.events(ended)] : events);
+      return { written: true, ended };
     });
   }
 

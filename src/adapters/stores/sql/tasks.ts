@@ -31,6 +31,32 @@ function toTask(row: Selectable<TasksTable>): Task {
   return { ...base, status: 'terminated', outcome, endedAt: Number(row.ended_at ?? row.deadline) };
 }
 
+/**
+ * Ends the task if it is still processing, with `db` (a transaction of a change it goes with);
+ * undefined when it had ended already. The `status = 'processing'` condition is what makes a task
+ * end once: on PostgreSQL a second transaction ending it waits for the first and then matches nothing.
+ */
+export async function endProcessing(
+  db: Kysely<Database>,
+  id: string,
+  outcome: TaskOutcome,
+  at: number,
+): Promise<Task | undefined> {
+  const row = await db
+    .updateTable('tasks')
+    .set({
+      status: 'terminated',
+      successful: outcome.successful ? 1 : 0,
+      error: outcome.successful ? null : outcome.error,
+      ended_at: at,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'processing')
+    .returningAll()
+    .executeTakeFirst();
+  return row && toTask(row);
+}
+
 /** Thrown inside the transaction to roll the key's record back: the lock was busy. */
 class LockBusy extends Error {}
 
@@ -144,21 +170,11 @@ export class SqlTaskStore implements TaskStore {
     at: number,
     events?: TaskEndEvents,
   ): Promise<Task | undefined> {
-    const [ended] = await this.ending(events, (db) =>
-      db
-        .updateTable('tasks')
-        .set({
-          status: 'terminated',
-          successful: outcome.successful ? 1 : 0,
-          error: outcome.successful ? null : outcome.error,
-          ended_at: at,
-        })
-        .where('id', '=', id)
-        .where('status', '=', 'processing')
-        .returningAll()
-        .execute(),
-    );
-    return ended;
+    return withEvents(this.db, events !== undefined, async (db) => {
+      const ended = await endProcessing(db, id, outcome, at);
+      if (ended && events) await insertEvents(db, events(ended));
+      return ended;
+    });
   }
 
   terminateOverdue(now: number, error: TaskFailure, events?: TaskEndEvents): Promise<Task[]> {
