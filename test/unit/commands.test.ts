@@ -163,6 +163,55 @@ describe('Commands (use case)', () => {
     assert.equal(ended.length, 1, 'a task ends exactly once');
   });
 
+  it("writes a marked answer's state with the task's end; a stale one only ends the task", async () => {
+    const first = await commands.send('acc', 'dev', 'unlock', ORIGIN);
+    gateway.calls[0]?.answer({
+      ok: true,
+      report: { locked: false },
+      mark: { apId: 'ap-1', epoch: 'e', seq: 5 },
+    });
+    await settle();
+    await settle();
+    assert.equal((await commands.result('acc', first.id)).status, 'terminated');
+    assert.deepEqual((await store.locks.readStatus('dev'))?.mark, { apId: 'ap-1', epoch: 'e', seq: 5 });
+    // An answer older than the report applied last: the lock keeps what it has, the task still ends.
+    const second = await commands.send('acc', 'dev', 'lock', ORIGIN);
+    gateway.calls[1]?.answer({
+      ok: true,
+      report: { locked: true },
+      mark: { apId: 'ap-1', epoch: 'e', seq: 4 },
+    });
+    await settle();
+    await settle();
+    const ended2 = await commands.result('acc', second.id);
+    assert.deepEqual(ended2.status === 'terminated' && ended2.outcome, { successful: true });
+    assert.equal((await store.locks.get('dev'))?.locked, false);
+    assert.deepEqual(
+      ended.map((t) => t.id),
+      [first.id, second.id],
+    );
+    assert.deepEqual(
+      changes.map((c) => c.locked),
+      [false],
+    );
+  });
+
+  it('drops the state an access point the lock is not paired with answers, and still ends the task', async () => {
+    const task = await commands.send('acc', 'dev', 'unlock', ORIGIN);
+    gateway.calls[0]?.answer({
+      ok: true,
+      report: { locked: false },
+      mark: { apId: 'ap-2', epoch: 'e', seq: 1 },
+    });
+    await settle();
+    await settle();
+    const result = await commands.result('acc', task.id);
+    assert.deepEqual(result.status === 'terminated' && result.outcome, { successful: true });
+    assert.equal((await store.locks.get('dev'))?.locked, true);
+    assert.equal((await store.locks.readStatus('dev'))?.mark, null);
+    assert.deepEqual(changes, []);
+  });
+
   it('ends the task as INTERNAL_ERROR when the gateway itself fails', async () => {
     const task = await commands.send('acc', 'dev', 'lock', ORIGIN);
     gateway.calls[0]?.fail(new Error('link down'));
