@@ -45,7 +45,10 @@ export class DeviceReports {
     private readonly recording?: ReportEvents,
   ) {}
 
-  /** Applies a report; `mark` is where it sits in its access point's count (absent: the cloud's own conclusion). */
+  /**
+   * Applies a report; `mark` is where it sits in its access point's count (absent: the cloud's own
+   * conclusion). A marked report of a lock not paired with the mark's access point is dropped.
+   */
   async apply(deviceId: string, report: LockReport, mark?: ReportMark): Promise<void> {
     await this.applyFor(deviceId, report, mark, undefined);
   }
@@ -80,15 +83,16 @@ export class DeviceReports {
     return this.queue.run(deviceId, async () => {
       for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
         const seen = await this.locks.readStatus(deviceId);
-        if (!seen) return undefined; // a device the cloud does not know (yet); nothing to update
-        if (answering && mark && !speaksFor(seen.lock, mark.apId)) {
-          // As DeviceLink.lockReport checks a report: an access point speaks only for its locks.
+        if (mark && !(seen && speaksFor(seen.lock, mark.apId))) {
+          // An access point speaks only for the locks paired with it: checked on the read the
+          // compare-and-set is made against, so the lock is not read twice.
           this.logger?.warn(
             { apId: mark.apId, deviceId },
-            'an answer for a lock not paired with it: dropped',
+            'device message dropped: state of a lock not paired with this access point',
           );
           return undefined;
         }
+        if (!seen) return undefined; // a device the cloud does not know (yet); nothing to update
         if (mark && !isFreshReport(seen.mark, mark)) return undefined;
         const { lock: next, changed, stateChanged } = applyReport(seen.lock, report);
         // A fresh report that changes nothing still moves the mark, so an older one cannot follow it.
