@@ -14,6 +14,8 @@ function toOrigin(row: Selectable<TasksTable>): Origin | undefined {
 }
 
 function toTask(row: Selectable<TasksTable>): Task {
+  // Parsed once: every poll of a task's result reads it.
+  const origin = toOrigin(row);
   const base = {
     id: row.id,
     accountId: row.account_id,
@@ -21,7 +23,7 @@ function toTask(row: Selectable<TasksTable>): Task {
     command: isLockCommand(row.command) ? row.command : 'sync',
     createdAt: Number(row.created_at),
     deadline: Number(row.deadline),
-    ...(toOrigin(row) === undefined ? {} : { origin: toOrigin(row) }),
+    ...(origin === undefined ? {} : { origin }),
   };
   if (row.status === 'processing') return { ...base, status: 'processing' };
   const outcome: TaskOutcome =
