@@ -128,7 +128,7 @@ report({
   targets,
   notes: [
     `Each row: a fresh server and \`lockcloud sim\` over the embedded broker, 1,000 zero-latency locks, ${WARM_SECONDS} s warm-up with 50 clients, then ${CLIENTS} clients for ${seconds} s (bench/commands.ts's flow: POST /public/lock/{id}, then action-result until terminated). The baseline is commit ${baseRev} run from a git worktree; rounds alternate.`,
-    'Each command writes 3 to 4 events (command.requested, the movement, command.succeeded) in the transactions of its changes, each taking a position in the log (migration 012); the movement is attributed from the task in hand (no read since 0df7509).',
+    'Each command writes 3 to 4 events (command.requested, the movement, command.succeeded) in the transactions of its changes, each taking a position in the log (migration 012): two transactions, the creation of the task and then the acknowledged state with its end (LockStore.writeStatusIfAndEnd), the movement attributed from the task in hand.',
   ],
 });
 process.exit(0);
