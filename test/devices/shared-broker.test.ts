@@ -37,7 +37,15 @@ describe('two deployments on one broker, access points of the same id', async ()
           }),
         ),
       );
-      assert.deepEqual(results, [{ ok: true }, { ok: true }], `round ${i}`);
+      assert.deepEqual(
+        results.map((r) => r.ok),
+        [true, true],
+        `round ${i}`,
+      );
+      // Each answer carries the lock's state and its place in its own access point's count: two
+      // simulators with the same id, so two epochs.
+      const epochs = results.map((r) => r.mark?.epoch);
+      assert.ok(epochs.every((e) => e !== undefined) && epochs[0] !== epochs[1], `round ${i}: ${epochs}`);
     }
   });
 });
