@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BetterSqlite3 } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import { SQLITE_FILE_NAME } from '../../src/adapters/stores/sqlite/open.ts';
+import { MAX_RECONNECT_MS } from '../../src/simulator/link-trouble.ts';
 import { control, login, V1 } from '../http/v1/helpers.ts';
 import {
   AP_HOME,
@@ -48,6 +49,12 @@ const FLAGS = ['--command-timeout-ms', String(COMMAND_TIMEOUT_MS)];
 const ENDS_WITHIN_MS = COMMAND_TIMEOUT_MS + 3000;
 const DOCUMENTED = new Set(['DEVICE_UNREACHABLE', 'TIMEOUT']);
 const V1_DOCUMENTED = [V1.UNREACHABLE, V1.TIMEOUT].map((a) => JSON.stringify(a));
+/**
+ * An access point's attempts back off to one every 30 s, so after a 30 s outage its next attempt may
+ * come up to 30 s after the broker is back (one failed just before): the wait for its first report
+ * covers that, plus a margin for a loaded machine.
+ */
+const AP_BACK_WITHIN_MS = MAX_RECONNECT_MS + 10_000;
 
 interface Broker {
   stop(): Promise<void>;
@@ -136,7 +143,7 @@ async function outage(rig: Rig, broker: Broker, receiver: Receiver, name: string
   await eventually(
     'the hand turn to be reported',
     async () => (await lockStatus(t, LOCK_A)).locked === false,
-    20_000,
+    AP_BACK_WITHIN_MS,
   );
   const reportedMs = performance.now() - restarted;
   const sent = (): string[] => receiver.requests.filter((r) => r.url.startsWith(hook)).map((r) => r.url);
