@@ -24,12 +24,26 @@ export interface Lock {
   readonly createdAt: number;
 }
 
-/** What a device reports about itself; any field may be absent. */
+/** A door sensor's reading. A lock without a sensor has none (null). */
+export type DoorState = 'open' | 'closed';
+
+/**
+ * What a device reports about itself; any field may be absent. Device protocol 1 reports the first
+ * four; version 2 adds the lock's health (docs/device-protocol.md).
+ */
 export interface LockReport {
   readonly locked?: boolean;
   readonly battery?: number;
   readonly responsive?: boolean;
   readonly appOpen?: boolean;
+  readonly jammed?: boolean;
+  /** null: the report says the lock has no door sensor; absent: it says nothing of one. */
+  readonly door?: DoorState | null;
+  readonly firmware?: string;
+  /** The auto-lock delay the device runs now (0: off), to compare with the owner's setting. */
+  readonly autoLockSeconds?: number;
+  /** Why the lock moved when no command moved it: by hand, or its own auto-lock. */
+  readonly cause?: 'manual' | 'auto';
 }
 
 /**
