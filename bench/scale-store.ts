@@ -10,6 +10,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Insertable } from 'kysely';
 import type { AccountsTable, ApiKeysTable, LocksTable } from '../src/adapters/stores/sql/tables.ts';
 import {
   BetterSqlite3,
@@ -97,7 +98,7 @@ function grow(data: string): void {
         last_used_at: null,
       };
       const serial = `SCALE${i.toString().padStart(6, '0')}`;
-      const lock: Omit<LocksTable, 'status_version'> = {
+      const lock: Insertable<LocksTable> = {
         device_id: randomUUID(),
         serial,
         nickname: `Lock ${serial}`,
@@ -113,6 +114,10 @@ function grow(data: string): void {
         report_ap: null,
         report_epoch: null,
         report_seq: null,
+        door: null,
+        firmware: null,
+        last_seen_at: null,
+        offline_since: null,
       };
       insert('accounts', account);
       insert('api_keys', key);

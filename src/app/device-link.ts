@@ -5,6 +5,7 @@ import type { Commands } from './commands.ts';
 import type { DeviceReports } from './device-reports.ts';
 import type { EventLog } from './event-log.ts';
 import type {
+  AccessPointInfo,
   AccessPointStore,
   AccountStore,
   Clock,
@@ -27,14 +28,24 @@ export interface DeviceLinkDeps {
 }
 
 /**
+ * How often an access point's last_seen_at is written for its lock reports: at most once in this
+ * long per access point and process, so a busy access point costs no write per message. Its status
+ * messages always write it.
+ */
+export const LAST_SEEN_EVERY_MS = 30_000;
+
+/**
  * What the cloud does with the devices' news. The gateway has checked the protocol and put each
  * access point's messages in order; here every message is checked against ownership: an access point
  * speaks only for the locks paired with it, and pairing never crosses accounts.
  */
 export class DeviceLink implements DeviceListener {
+  /** When this process last wrote each access point's last_seen_at. */
+  private readonly seenWritten = new Map<string, number>();
+
   constructor(private readonly deps: DeviceLinkDeps) {}
 
-  async accessPointStatus(apId: string, online: boolean): Promise<void> {
+  async accessPointStatus(apId: string, online: boolean, info?: AccessPointInfo): Promise<void> {
     const { accessPoints, locks, reports, clock } = this.deps;
     if (!(await accessPoints.get(apId))) return this.drop(apId, 'status from an unregistered access point');
     const log = this.deps.eventLog;
@@ -55,7 +66,9 @@ export class DeviceLink implements DeviceListener {
               data: { access_point_id: ap.id, name: ap.name },
             },
           ])),
+      info,
     );
+    this.seenWritten.set(apId, clock.now());
     if (online) return; // its state reports follow and say which locks are in reach
     const paired = (await locks.listByAccessPoint(apId)).filter((lock) => lock.accessPoint);
     for (const lock of paired) await reports.apply(lock.deviceId, { responsive: false });
@@ -107,10 +120,20 @@ export class DeviceLink implements DeviceListener {
     }
   }
 
-  lockReport(apId: string, deviceId: string, report: LockReport, mark: ReportMark): Promise<void> {
+  async lockReport(apId: string, deviceId: string, report: LockReport, mark: ReportMark): Promise<void> {
     // The mark names the access point: DeviceReports drops the report of a lock not paired with it,
     // checked on the status it reads for its compare-and-set anyway.
-    return this.deps.reports.apply(deviceId, report, { ...mark, apId });
+    await this.deps.reports.apply(deviceId, report, { ...mark, apId });
+    await this.heardFrom(apId);
+  }
+
+  /** The access point spoke: its last_seen_at moves, written at most every LAST_SEEN_EVERY_MS. */
+  private async heardFrom(apId: string): Promise<void> {
+    const now = this.deps.clock.now();
+    const written = this.seenWritten.get(apId);
+    if (written !== undefined && now - written < LAST_SEEN_EVERY_MS) return;
+    this.seenWritten.set(apId, now);
+    await this.deps.accessPoints.seen(apId, now);
   }
 
   async lateResult(apId: string, taskId: string, deviceId: string, result: DeviceResult): Promise<void> {

@@ -94,7 +94,10 @@ export class DeviceReports {
         }
         if (!seen) return undefined; // a device the cloud does not know (yet); nothing to update
         if (mark && !isFreshReport(seen.mark, mark)) return undefined;
-        const { lock: next, changed, stateChanged } = applyReport(seen.lock, report);
+        const applied = applyReport(seen.lock, report);
+        const { changed, stateChanged } = applied;
+        // A report from the device is the lock heard from; the cloud's own conclusions are not.
+        const next = mark ? { ...applied.lock, lastSeenAt: this.clock.now() } : applied.lock;
         // A fresh report that changes nothing still moves the mark, so an older one cannot follow it.
         if (!changed && !mark) return undefined;
         const events = changed ? await this.eventsOf(seen.lock, next, stateChanged, answering?.task) : [];

@@ -2,7 +2,7 @@ import { formatDeviceSecret } from '../domain/access-point.ts';
 import { type Account, normalizeEmail } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
 import { SYSTEM_ACTOR } from '../domain/event.ts';
-import type { Lock } from '../domain/lock.ts';
+import { initialHealth, type Lock, type NewLock } from '../domain/lock.ts';
 import {
   checkNewSimLock,
   type NewSimLock,
@@ -118,7 +118,7 @@ export class Sandbox {
       battery: chosen.battery,
       latency_ms: chosen.latencyMs,
     });
-    const stored: Lock = {
+    const stored: NewLock = {
       deviceId: lock.device_id,
       serial: lock.serial,
       nickname: lock.nickname,
@@ -138,7 +138,11 @@ export class Sandbox {
     const state = simDeviceOf(lock, apId);
     await store.simDevices.save(state);
     await simulator.pair(state);
-    return { lock: (await store.locks.get(stored.deviceId)) ?? stored, state, ownerEmail: account.email };
+    return {
+      lock: (await store.locks.get(stored.deviceId)) ?? { ...initialHealth(stored.battery), ...stored },
+      state,
+      ownerEmail: account.email,
+    };
   }
 
   /** The account's oldest simulated access point with room for a lock, or a new one. */

@@ -9,7 +9,16 @@ export interface AccessPoint {
   /** Its MQTT session is up (last will not published). */
   readonly online: boolean;
   readonly lastSeenAt: number | null;
+  /** What its latest status said (device protocol 2 adds the signal and the versions). */
+  readonly firmware: string | null;
+  /** Wi-Fi signal strength in dBm. */
+  readonly signal: number | null;
+  /** The payload version the cloud and it both speak (docs/device-protocol.md); 1 until it says more. */
+  readonly protocolVersion: number;
 }
+
+/** An access point as it is registered: it has said nothing yet. */
+export type NewAccessPoint = Omit<AccessPoint, 'firmware' | 'signal' | 'protocolVersion'>;
 
 /** A lock as an access point announces it: paired over Bluetooth, with what the lock says of itself. */
 export interface AnnouncedLock {

@@ -3,8 +3,62 @@ import { DomainError } from './errors.ts';
 export type LockCommand = 'lock' | 'unlock' | 'sync';
 export const LOCK_COMMANDS: readonly LockCommand[] = ['lock', 'unlock', 'sync'];
 
+/** A door sensor's reading. A lock without a sensor has none (null). */
+export type DoorState = 'open' | 'closed';
+
+/** Where the battery stands against the lock's own thresholds (kept, for the hysteresis). */
+export type BatteryState = 'ok' | 'low' | 'critical';
+
+/**
+ * A lock's health, as device protocol 2 reports it, and the owner's settings for it
+ * (docs/device-protocol.md, docs/events.md). A lock on protocol 1 keeps the defaults.
+ */
+export interface LockHealth {
+  readonly jammed: boolean;
+  /** null: no door sensor (or none reported). */
+  readonly door: DoorState | null;
+  readonly firmware: string | null;
+  /** The last report of the lock from its access point (epoch ms); null: never heard. */
+  readonly lastSeenAt: number | null;
+  /** The owner's auto-lock setting: relock this many seconds after an unlock; 0: off. */
+  readonly autoLockSeconds: number;
+  /** The owner's battery thresholds in percent: under `batteryLow` is low, under `batteryCritical` critical. */
+  readonly batteryLow: number;
+  readonly batteryCritical: number;
+  readonly batteryState: BatteryState;
+  /** Since when the lock has been unresponsive (null: it is responsive), for the offline debounce. */
+  readonly offlineSince: number | null;
+  /** Its going offline has been announced (lock.offline written): its return is announced too. */
+  readonly offlineAnnounced: boolean;
+}
+
+export const DEFAULT_BATTERY_LOW = 20;
+export const DEFAULT_BATTERY_CRITICAL = 10;
+
+/** Where a battery level stands against thresholds, with no history (a lock just added). */
+export function batteryStateOf(level: number, low: number, critical: number): BatteryState {
+  if (level < critical) return 'critical';
+  return level < low ? 'low' : 'ok';
+}
+
+/** A lock's health before any report and with the default settings; the battery state follows its level. */
+export function initialHealth(battery: number): LockHealth {
+  return {
+    jammed: false,
+    door: null,
+    firmware: null,
+    lastSeenAt: null,
+    autoLockSeconds: 0,
+    batteryLow: DEFAULT_BATTERY_LOW,
+    batteryCritical: DEFAULT_BATTERY_CRITICAL,
+    batteryState: batteryStateOf(battery, DEFAULT_BATTERY_LOW, DEFAULT_BATTERY_CRITICAL),
+    offlineSince: null,
+    offlineAnnounced: false,
+  };
+}
+
 /** The cloud's view of a lock: what the devices last reported plus the owner's settings. */
-export interface Lock {
+export interface Lock extends LockHealth {
   readonly deviceId: string;
   readonly serial: string;
   readonly nickname: string;
@@ -24,8 +78,8 @@ export interface Lock {
   readonly createdAt: number;
 }
 
-/** A door sensor's reading. A lock without a sensor has none (null). */
-export type DoorState = 'open' | 'closed';
+/** A lock as it is first stored: its health may be left to the defaults (initialHealth). */
+export type NewLock = Omit<Lock, keyof LockHealth> & Partial<LockHealth>;
 
 /**
  * What a device reports about itself; any field may be absent. Device protocol 1 reports the first
@@ -108,13 +162,19 @@ export function applyReport(
     battery: report.battery ?? lock.battery,
     responsive: report.responsive ?? lock.responsive,
     appOpen: report.appOpen ?? lock.appOpen,
+    jammed: report.jammed ?? lock.jammed,
+    door: report.door === undefined ? lock.door : report.door,
+    firmware: report.firmware ?? lock.firmware,
   };
   const stateChanged = next.locked !== lock.locked;
   const changed =
     stateChanged ||
     next.battery !== lock.battery ||
     next.responsive !== lock.responsive ||
-    next.appOpen !== lock.appOpen;
+    next.appOpen !== lock.appOpen ||
+    next.jammed !== lock.jammed ||
+    next.door !== lock.door ||
+    next.firmware !== lock.firmware;
   return { lock: next, stateChanged, changed };
 }
 

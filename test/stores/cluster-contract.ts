@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Store } from '../../src/app/ports.ts';
 import type { Delivery } from '../../src/domain/delivery.ts';
-import { aLock, anAccount } from '../support/fixtures.ts';
+import { aLock, anAccount, aStatus } from '../support/fixtures.ts';
 import type { StoreFactory } from './store-contract.ts';
 
 const LOCK = '00000000-0000-4000-8000-0000000000a1';
@@ -55,11 +55,11 @@ export function clusterStoreContract(backend: string, factory: StoreFactory): vo
       const first = await store.locks.readStatus(LOCK);
       assert.ok(first);
       assert.equal(first.mark, null);
-      const status = { locked: false, battery: 80, responsive: true, appOpen: false };
+      const status = aStatus({ locked: false, battery: 80, responsive: true, appOpen: false });
       const mark = { apId: 'ap-1', epoch: 'e1', seq: 7 };
       assert.equal(await store.locks.writeStatusIf(LOCK, first.version, status, mark), true);
       // A second writer that read the same version loses, and changes nothing.
-      const lost = { locked: true, battery: 10, responsive: false, appOpen: true };
+      const lost = aStatus({ locked: true, battery: 10, responsive: false, appOpen: true });
       assert.equal(await store.locks.writeStatusIf(LOCK, first.version, lost, null), false);
       const now = await store.locks.readStatus(LOCK);
       assert.ok(now);
@@ -80,7 +80,7 @@ export function clusterStoreContract(backend: string, factory: StoreFactory): vo
       await store.locks.update(LOCK, { battery: 50 });
       const after = await store.locks.readStatus(LOCK);
       assert.equal(after?.version, before.version + 1);
-      const status = { locked: true, battery: 1, responsive: true, appOpen: false };
+      const status = aStatus({ locked: true, battery: 1, responsive: true, appOpen: false });
       assert.equal(await store.locks.writeStatusIf(LOCK, before.version, status, null), false);
     });
 

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Store } from '../../src/app/ports.ts';
 import { formatEventId } from '../../src/domain/event.ts';
-import { aLock, anAccount } from '../support/fixtures.ts';
+import { aLock, anAccount, aStatus } from '../support/fixtures.ts';
 import type { StoreFactory } from './store-contract.ts';
 
 export interface SharedStoreFactory extends StoreFactory {
@@ -95,13 +95,13 @@ export function freshnessStoreContract(
       );
       const read = await store.locks.readStatus(LOCK);
       assert.ok(read);
-      const status = { locked: false, battery: 40, responsive: true, appOpen: true };
+      const status = aStatus({ locked: false, battery: 40, responsive: true, appOpen: true });
       assert.equal(await store.locks.writeStatusIf(LOCK, read.version, status, null), true);
       assert.deepEqual(
         await store.locks.get(LOCK),
         aLock(LOCK, 'acc-1', { nickname: 'Front door', integration: false, ...status }),
       );
-      const lost = { locked: true, battery: 1, responsive: false, appOpen: false };
+      const lost = aStatus({ locked: true, battery: 1, responsive: false, appOpen: false });
       assert.equal(await store.locks.writeStatusIf(LOCK, read.version, lost, null), false);
       assert.equal((await store.locks.get(LOCK))?.battery, 40);
       assert.deepEqual(await store.locks.releaseAccount('acc-1'), [LOCK]);
@@ -128,7 +128,7 @@ export function freshnessStoreContract(
       const read = await store.locks.readStatus(LOCK);
       assert.ok(read);
       await store.locks.update(LOCK, { nickname: 'Back door' });
-      const status = { locked: false, battery: 20, responsive: true, appOpen: false };
+      const status = aStatus({ locked: false, battery: 20, responsive: true, appOpen: false });
       await Promise.all([store.locks.get(LOCK), store.locks.writeStatusIf(LOCK, read.version, status, null)]);
       assert.equal((await store.locks.get(LOCK))?.battery, 20);
       await Promise.all([store.apiKeys.findByHash(key.hash), store.apiKeys.remove('acc-1', key.id)]);

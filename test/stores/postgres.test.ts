@@ -11,6 +11,7 @@ import { dashboardStoreContract } from './dashboard-contract.ts';
 import { endpointStoreContract } from './endpoint-contract.ts';
 import { eventStoreContract } from './event-contract.ts';
 import { freshnessStoreContract, type SharedStoreFactory } from './freshness-contract.ts';
+import { healthStoreContract } from './health-contract.ts';
 import { idempotencyStoreContract } from './idempotency-contract.ts';
 import { storeContract } from './store-contract.ts';
 
@@ -50,6 +51,7 @@ storeContract('PostgreSQL', postgresFactory);
 dashboardStoreContract('PostgreSQL', postgresFactory);
 clusterStoreContract('PostgreSQL', postgresFactory);
 freshnessStoreContract('PostgreSQL', postgresFactory, { concurrentWriters: true });
+healthStoreContract('PostgreSQL', postgresFactory);
 eventStoreContract('PostgreSQL', postgresFactory);
 endpointStoreContract('PostgreSQL', postgresFactory);
 idempotencyStoreContract('PostgreSQL', postgresFactory, { acrossConnections: true });

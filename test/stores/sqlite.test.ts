@@ -18,6 +18,7 @@ import { dashboardStoreContract } from './dashboard-contract.ts';
 import { endpointStoreContract } from './endpoint-contract.ts';
 import { eventStoreContract } from './event-contract.ts';
 import { freshnessStoreContract, type SharedStoreFactory } from './freshness-contract.ts';
+import { healthStoreContract } from './health-contract.ts';
 import { idempotencyStoreContract } from './idempotency-contract.ts';
 import { storeContract } from './store-contract.ts';
 
@@ -49,6 +50,7 @@ for (const [backend, factory] of [
   dashboardStoreContract(backend, factory);
   clusterStoreContract(backend, factory);
   freshnessStoreContract(backend, factory);
+  healthStoreContract(backend, factory);
   eventStoreContract(backend, factory);
   endpointStoreContract(backend, factory);
   idempotencyStoreContract(backend, factory, { acrossConnections: false });

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Store } from '../../src/app/ports.ts';
 import type { Account } from '../../src/domain/account.ts';
 import type { Delivery } from '../../src/domain/delivery.ts';
-import type { Lock } from '../../src/domain/lock.ts';
+import { initialHealth, type Lock } from '../../src/domain/lock.ts';
 import type { Task } from '../../src/domain/task.ts';
 
 export interface StoreFactory {
@@ -27,6 +27,7 @@ const account = (id: string, email: string): Account => ({
 });
 
 const lock = (deviceId: string, ownerId: string, createdAt: number): Lock => ({
+  ...initialHealth(90),
   deviceId,
   serial: `S-${deviceId.slice(-4)}`,
   nickname: `Lock ${deviceId.slice(-4)}`,

@@ -2,8 +2,10 @@
  * Rows for store-level tests: an account and a lock with every field a plain value, so a test names
  * only what it is about.
  */
+
+import type { LockStatus } from '../../src/app/ports.ts';
 import type { Account } from '../../src/domain/account.ts';
-import type { Lock } from '../../src/domain/lock.ts';
+import { initialHealth, type Lock } from '../../src/domain/lock.ts';
 
 /** A verified account with no password (as a social login's), made at `createdAt` 1. */
 export function anAccount(id: string, patch: Partial<Account> = {}): Account {
@@ -22,6 +24,7 @@ export function anAccount(id: string, patch: Partial<Account> = {}): Account {
 /** A locked, responsive, integrated lock at 90% battery, paired with no known access point. */
 export function aLock(deviceId: string, ownerId: string, patch: Partial<Lock> = {}): Lock {
   return {
+    ...initialHealth(90),
     deviceId,
     serial: 'S',
     nickname: 'Door',
@@ -36,4 +39,14 @@ export function aLock(deviceId: string, ownerId: string, patch: Partial<Lock> = 
     createdAt: 1,
     ...patch,
   };
+}
+
+/** A status write's fields: the report's four, the health ones as a lock on protocol 1 has them. */
+export function aStatus(
+  fields: Pick<LockStatus, 'locked' | 'battery' | 'responsive' | 'appOpen'> & Partial<LockStatus>,
+): LockStatus {
+  const { jammed, door, firmware, lastSeenAt, batteryState, offlineSince, offlineAnnounced } = initialHealth(
+    fields.battery,
+  );
+  return { jammed, door, firmware, lastSeenAt, batteryState, offlineSince, offlineAnnounced, ...fields };
 }

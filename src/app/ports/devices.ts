@@ -2,16 +2,25 @@
  * The ports of the device link: the way to the locks (the gateway and what it tells the cloud), the
  * registered access points, and the simulated devices the sandbox drives. Re-exported by app/ports.ts.
  */
-import type { AccessPoint, AnnouncedLock } from '../../domain/access-point.ts';
+import type { AccessPoint, AnnouncedLock, NewAccessPoint } from '../../domain/access-point.ts';
 import type { LockEvent } from '../../domain/event.ts';
 import type { LockCommand, LockReport, ReportMark } from '../../domain/lock.ts';
 import type { SimAccessPoint, SimDeviceState } from '../../domain/sim-device.ts';
 import type { TaskFailure } from '../../domain/task.ts';
 
+/** What an access point's status message says of itself (docs/device-protocol.md). */
+export interface AccessPointInfo {
+  readonly firmware?: string;
+  /** Wi-Fi signal strength in dBm (protocol 2). */
+  readonly signal?: number;
+  /** The payload version it and the cloud both speak. */
+  readonly protocolVersion: number;
+}
+
 export interface AccessPointStore {
   /** `brokerHash`: the secret hashed for an external broker's password file (Mosquitto), if made. */
   insert(
-    ap: AccessPoint & { readonly secretHash: string; readonly brokerHash?: string | null },
+    ap: NewAccessPoint & { readonly secretHash: string; readonly brokerHash?: string | null },
   ): Promise<void>;
   /** Every access point's broker hash, for writing an external broker's password file. */
   brokerHashes(): Promise<{ readonly id: string; readonly brokerHash: string | null }[]>;
@@ -19,13 +28,19 @@ export interface AccessPointStore {
   get(id: string): Promise<(AccessPoint & { readonly secretHash: string }) | undefined>;
   listForAccount(accountId: string): Promise<AccessPoint[]>;
   list(): Promise<AccessPoint[]>;
-  /** `events` (of the access point) are written in the same transaction, only when `online` changed. */
+  /**
+   * `events` (of the access point) are written in the same transaction, only when `online` changed.
+   * `info`: what its status message said of itself (absent: a last will, which says nothing).
+   */
   setOnline(
     id: string,
     online: boolean,
     at: number,
     events?: (ap: AccessPoint) => readonly LockEvent[],
+    info?: AccessPointInfo,
   ): Promise<void>;
+  /** It was heard from at `at` (a message other than its status); nothing for an unknown id. */
+  seen(id: string, at: number): Promise<void>;
   /** How many access points are connected now (the metrics' gauge, read at each scrape). */
   countOnline(): Promise<number>;
   /** Forgets it (its credentials stop working); its locks stay, unpaired. False when there was none. */
@@ -88,7 +103,7 @@ export type DeviceResult =
  */
 export interface DeviceListener {
   /** The access point connected or went away (its last will): its locks' reach follows. */
-  accessPointStatus(apId: string, online: boolean): Promise<void>;
+  accessPointStatus(apId: string, online: boolean, info?: AccessPointInfo): Promise<void>;
   /** The locks paired with the access point now (the whole list). */
   pairedLocks(apId: string, locks: readonly AnnouncedLock[]): Promise<void>;
   /**

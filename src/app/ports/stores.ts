@@ -8,7 +8,7 @@ import type { Account } from '../../domain/account.ts';
 import type { ApiKey } from '../../domain/api-key.ts';
 import type { Delivery, DeliveryOutcome } from '../../domain/delivery.ts';
 import type { LockEvent } from '../../domain/event.ts';
-import type { Lock, ReportMark } from '../../domain/lock.ts';
+import type { Lock, NewLock, ReportMark } from '../../domain/lock.ts';
 import type { CodePurpose, OneTimeCode } from '../../domain/one-time-code.ts';
 import type { IpBlock, RateDecision, RatePolicy } from '../../domain/rate-limit.ts';
 import type { Session } from '../../domain/session.ts';
@@ -63,7 +63,41 @@ export interface LockStatusRead {
   readonly mark: ReportMark | null;
 }
 
-export type LockStatus = Pick<Lock, 'locked' | 'battery' | 'responsive' | 'appOpen'>;
+/** What a status write sets: the device's report and the bookkeeping that follows it (not the owner's settings). */
+export type LockStatus = Pick<
+  Lock,
+  | 'locked'
+  | 'battery'
+  | 'responsive'
+  | 'appOpen'
+  | 'jammed'
+  | 'door'
+  | 'firmware'
+  | 'lastSeenAt'
+  | 'batteryState'
+  | 'offlineSince'
+  | 'offlineAnnounced'
+>;
+
+/** What LockStore.update changes: the owner's settings, pairing, and a status set outside a report. */
+export type LockPatch = Partial<
+  Pick<
+    Lock,
+    | 'serial'
+    | 'nickname'
+    | 'locked'
+    | 'battery'
+    | 'responsive'
+    | 'integration'
+    | 'accessPoint'
+    | 'appOpen'
+    | 'accessPointId'
+    | 'autoLockSeconds'
+    | 'batteryLow'
+    | 'batteryCritical'
+    | 'batteryState'
+  >
+>;
 
 /** A task ended with a status write (LockStore.writeStatusIfAndEnd), as TaskStore.terminate ends it. */
 export interface TaskEnd {
@@ -81,7 +115,8 @@ export type StatusAndEndWritten =
   | { readonly written: true; readonly ended: Task | undefined };
 
 export interface LockStore {
-  insert(lock: Lock): Promise<void>;
+  /** The health fields left out take their defaults (initialHealth). */
+  insert(lock: NewLock): Promise<void>;
   get(deviceId: string): Promise<Lock | undefined>;
   readStatus(deviceId: string): Promise<LockStatusRead | undefined>;
   /**
@@ -113,7 +148,7 @@ export interface LockStore {
     end: TaskEnd,
   ): Promise<StatusAndEndWritten>;
   listOwnedBy(accountId: string): Promise<Lock[]>;
-  update(deviceId: string, patch: Partial<Omit<Lock, 'deviceId' | 'ownerId' | 'createdAt'>>): Promise<void>;
+  update(deviceId: string, patch: LockPatch): Promise<void>;
   /** `events` are written in the same transaction, only when the share is new. */
   share(deviceId: string, accountId: string, events?: readonly LockEvent[]): Promise<void>;
   /** How many locks each account owns, by account id; an account owning none is absent. */

@@ -1,7 +1,7 @@
 import { formatDeviceSecret } from '../../domain/access-point.ts';
 import { normalizeEmail } from '../../domain/account.ts';
 import { displayPrefix } from '../../domain/api-key.ts';
-import type { Lock } from '../../domain/lock.ts';
+import type { NewLock } from '../../domain/lock.ts';
 import type { SimDeviceState } from '../../domain/sim-device.ts';
 import type {
   BrokerPasswordHasher,
@@ -115,7 +115,7 @@ export async function loadSeed(seed: Seed, deps: SeedDeps): Promise<void> {
   for (const entry of seed.locks ?? []) {
     const lock = seedLockDefaults(entry);
     const apId = await apOf(entry);
-    const stored: Lock = {
+    const stored: NewLock = {
       deviceId: lock.device_id,
       serial: lock.serial,
       nickname: lock.nickname,

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { withReadCache } from '../../../src/adapters/stores/read-cache.ts';
 import { openCachedSqliteStore, openSqliteStore } from '../../../src/adapters/stores/sqlite/open.ts';
 import type { Store } from '../../../src/app/ports.ts';
-import { aLock, anAccount } from '../../support/fixtures.ts';
+import { aLock, anAccount, aStatus } from '../../support/fixtures.ts';
 
 const LOCK = '00000000-0000-4000-8000-0000000000e1';
 
@@ -129,7 +129,7 @@ describe('withReadCache', () => {
     assert.equal((await store.locks.get(LOCK))?.locked, true);
     const read = await store.locks.readStatus(LOCK);
     assert.ok(read);
-    const next = { locked: false, battery: 80, responsive: true, appOpen: false };
+    const next = aStatus({ locked: false, battery: 80, responsive: true, appOpen: false });
     assert.ok(await store.locks.writeStatusIf(LOCK, read.version, next, null));
     assert.equal((await store.locks.get(LOCK))?.locked, false);
     await store.locks.update(LOCK, { nickname: 'Front door' });

@@ -12,13 +12,14 @@ import { Admin } from '../../../src/app/admin.ts';
 import { ApiKeyAuth } from '../../../src/app/auth.ts';
 import type { Store } from '../../../src/app/ports.ts';
 import { type DomainErrorCode, isDomainError } from '../../../src/domain/errors.ts';
-import type { Lock } from '../../../src/domain/lock.ts';
+import { initialHealth, type Lock } from '../../../src/domain/lock.ts';
 import { ManualClock } from '../../support/manual-clock.ts';
 
 const passwords = scryptHasher({ N: 1024, r: 8, p: 1 });
 const DEVICE = '00000000-0000-4000-8000-00000000000a';
 
 const lock = (deviceId: string, ownerId: string): Lock => ({
+  ...initialHealth(90),
   deviceId,
   serial: 'S',
   nickname: 'N',

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { planPairing } from '../../../src/domain/access-point.ts';
-import type { Lock } from '../../../src/domain/lock.ts';
+import { initialHealth, type Lock } from '../../../src/domain/lock.ts';
 
 const AP = 'ap-1';
 const lock = (deviceId: string, fields: Partial<Lock> = {}): Lock => ({
+  ...initialHealth(100),
   deviceId,
   serial: 'S',
   nickname: 'N',

@@ -5,6 +5,7 @@ import {
   apiEnabled,
   applyReport,
   checkCommandAllowed,
+  initialHealth,
   isFreshReport,
   isLockCommand,
   isValidBattery,
@@ -17,6 +18,7 @@ const policy = { lowBatteryThreshold: 10 };
 
 function lock(fields: Partial<Lock> = {}): Lock {
   return {
+    ...initialHealth(100),
     deviceId: '00000000-0000-4000-8000-000000000001',
     serial: 'SERIAL0001',
     nickname: 'Front door',

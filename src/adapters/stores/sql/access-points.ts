@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { AccessPointStore } from '../../../app/ports.ts';
-import type { AccessPoint } from '../../../domain/access-point.ts';
+import type { AccessPointInfo, AccessPointStore } from '../../../app/ports.ts';
+import type { AccessPoint, NewAccessPoint } from '../../../domain/access-point.ts';
 import type { LockEvent } from '../../../domain/event.ts';
 import { insertEvents, withEvents } from './events.ts';
 import { type AccessPointsTable, bool, type Database } from './tables.ts';
@@ -13,6 +13,9 @@ function toAccessPoint(row: Selectable<AccessPointsTable>): AccessPoint {
     createdAt: Number(row.created_at),
     online: row.online === 1,
     lastSeenAt: row.last_seen_at === null ? null : Number(row.last_seen_at),
+    firmware: row.firmware,
+    signal: row.signal,
+    protocolVersion: row.protocol_version,
   };
 }
 
@@ -20,7 +23,7 @@ export class SqlAccessPointStore implements AccessPointStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(
-    ap: AccessPoint & { readonly secretHash: string; readonly brokerHash?: string | null },
+    ap: NewAccessPoint & { readonly secretHash: string; readonly brokerHash?: string | null },
   ): Promise<void> {
     await this.db
       .insertInto('access_points')
@@ -77,6 +80,7 @@ export class SqlAccessPointStore implements AccessPointStore {
     online: boolean,
     at: number,
     events?: (ap: AccessPoint) => readonly LockEvent[],
+    info?: AccessPointInfo,
   ): Promise<void> {
     await withEvents(this.db, events !== undefined, async (db) => {
       // Only a change is an event: the row as it was, then the update that changes it, if any.
@@ -85,12 +89,25 @@ export class SqlAccessPointStore implements AccessPointStore {
         : undefined;
       await db
         .updateTable('access_points')
-        .set({ online: bool(online), last_seen_at: at })
+        .set({
+          online: bool(online),
+          last_seen_at: at,
+          // A status that names no firmware or signal clears what an earlier one said.
+          ...(info && {
+            firmware: info.firmware ?? null,
+            signal: info.signal ?? null,
+            protocol_version: info.protocolVersion,
+          }),
+        })
         .where('id', '=', id)
         .execute();
       if (events && before && (before.online === 1) !== online)
         await insertEvents(db, events({ ...toAccessPoint(before), online, lastSeenAt: at }));
     });
+  }
+
+  async seen(id: string, at: number): Promise<void> {
+    await this.db.updateTable('access_points').set({ last_seen_at: at }).where('id', '=', id).execute();
   }
 
   async countOnline(): Promise<number> {

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type {
+  LockPatch,
   LockStatus,
   LockStatusRead,
   LockStore,
@@ -7,7 +8,14 @@ import type {
   TaskEnd,
 } from '../../../app/ports.ts';
 import type { LockEvent } from '../../../domain/event.ts';
-import type { Lock, ReportMark } from '../../../domain/lock.ts';
+import {
+  type BatteryState,
+  type DoorState,
+  initialHealth,
+  type Lock,
+  type NewLock,
+  type ReportMark,
+} from '../../../domain/lock.ts';
 import { insertEvents, withEvents } from './events.ts';
 import { bool, type Database, type LocksTable } from './tables.ts';
 import { endProcessing } from './tasks.ts';
@@ -26,13 +34,46 @@ function toLock(row: Selectable<LocksTable>): Lock {
     appOpen: row.app_open === 1,
     accessPointId: row.ap_id,
     createdAt: Number(row.created_at),
+    jammed: row.jammed === 1,
+    door: doorOf(row.door),
+    firmware: row.firmware,
+    lastSeenAt: row.last_seen_at === null ? null : Number(row.last_seen_at),
+    autoLockSeconds: row.auto_lock_seconds,
+    batteryLow: row.battery_low,
+    batteryCritical: row.battery_critical,
+    batteryState: batteryStateOfRow(row.battery_state),
+    offlineSince: row.offline_since === null ? null : Number(row.offline_since),
+    offlineAnnounced: row.offline_announced === 1,
+  };
+}
+
+const doorOf = (value: string | null): DoorState | null =>
+  value === 'open' || value === 'closed' ? value : null;
+const batteryStateOfRow = (value: string): BatteryState =>
+  value === 'low' || value === 'critical' ? value : 'ok';
+
+/** The columns of a lock's status: what every status write sets (the report's fields and their bookkeeping). */
+function statusColumns(status: LockStatus) {
+  return {
+    locked: bool(status.locked),
+    battery: status.battery,
+    responsive: bool(status.responsive),
+    app_open: bool(status.appOpen),
+    jammed: bool(status.jammed),
+    door: status.door,
+    firmware: status.firmware,
+    last_seen_at: status.lastSeenAt,
+    battery_state: status.batteryState,
+    offline_since: status.offlineSince,
+    offline_announced: bool(status.offlineAnnounced),
   };
 }
 
 export class SqlLockStore implements LockStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(lock: Lock): Promise<void> {
+  async insert(newLock: NewLock): Promise<void> {
+    const lock: Lock = { ...initialHealth(newLock.battery), ...newLock };
     await this.db
       .insertInto('locks')
       .values({
@@ -48,6 +89,16 @@ export class SqlLockStore implements LockStore {
         app_open: bool(lock.appOpen),
         ap_id: lock.accessPointId,
         created_at: lock.createdAt,
+        jammed: bool(lock.jammed),
+        door: lock.door,
+        firmware: lock.firmware,
+        last_seen_at: lock.lastSeenAt,
+        auto_lock_seconds: lock.autoLockSeconds,
+        battery_low: lock.batteryLow,
+        battery_critical: lock.batteryCritical,
+        battery_state: lock.batteryState,
+        offline_since: lock.offlineSince,
+        offline_announced: bool(lock.offlineAnnounced),
       })
       .execute();
   }
@@ -118,10 +169,7 @@ export class SqlLockStore implements LockStore {
     const result = await db
       .updateTable('locks')
       .set({
-        locked: bool(status.locked),
-        battery: status.battery,
-        responsive: bool(status.responsive),
-        app_open: bool(status.appOpen),
+        ...statusColumns(status),
         status_version: version + 1,
         report_ap: mark?.apId ?? null,
         report_epoch: mark?.epoch ?? null,
@@ -144,10 +192,7 @@ export class SqlLockStore implements LockStore {
     return rows.map(toLock);
   }
 
-  async update(
-    deviceId: string,
-    patch: Partial<Omit<Lock, 'deviceId' | 'ownerId' | 'createdAt'>>,
-  ): Promise<void> {
+  async update(deviceId: string, patch: LockPatch): Promise<void> {
     const values: Updateable<LocksTable> = {};
     if (patch.serial !== undefined) values.serial = patch.serial;
     if (patch.nickname !== undefined) values.nickname = patch.nickname;
@@ -158,6 +203,10 @@ export class SqlLockStore implements LockStore {
     if (patch.accessPoint !== undefined) values.access_point = bool(patch.accessPoint);
     if (patch.appOpen !== undefined) values.app_open = bool(patch.appOpen);
     if (patch.accessPointId !== undefined) values.ap_id = patch.accessPointId;
+    if (patch.autoLockSeconds !== undefined) values.auto_lock_seconds = patch.autoLockSeconds;
+    if (patch.batteryLow !== undefined) values.battery_low = patch.batteryLow;
+    if (patch.batteryCritical !== undefined) values.battery_critical = patch.batteryCritical;
+    if (patch.batteryState !== undefined) values.battery_state = patch.batteryState;
     if (Object.keys(values).length === 0) return;
     const statusWritten =
       values.locked !== undefined ||

@@ -43,6 +43,16 @@ export interface LocksTable {
   report_ap: string | null;
   report_epoch: string | null;
   report_seq: number | null;
+  jammed: Generated<number>;
+  door: string | null;
+  firmware: string | null;
+  last_seen_at: number | null;
+  auto_lock_seconds: Generated<number>;
+  battery_low: Generated<number>;
+  battery_critical: Generated<number>;
+  battery_state: Generated<string>;
+  offline_since: number | null;
+  offline_announced: Generated<number>;
 }
 
 export interface AccessPointsTable {
@@ -54,6 +64,9 @@ export interface AccessPointsTable {
   created_at: number;
   online: number;
   last_seen_at: number | null;
+  firmware: string | null;
+  signal: number | null;
+  protocol_version: Generated<number>;
 }
 
 export interface SimAccessPointsTable {

@@ -13,6 +13,7 @@ import * as idempotency from './011-idempotency.ts';
 import * as eventSequence from './012-event-sequence.ts';
 import * as webhookEndpoints from './013-webhook-endpoints.ts';
 import * as webhookReadsLog from './014-webhook-reads-log.ts';
+import * as deviceHealth from './015-device-health.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '012-event-sequence': eventSequence,
   '013-webhook-endpoints': webhookEndpoints,
   '014-webhook-reads-log': webhookReadsLog,
+  '015-device-health': deviceHealth,
 };
 
 export const migrationProvider: MigrationProvider = {
