@@ -89,8 +89,43 @@ export function reachAfter(
       online: !before.responsive && before.offlineAnnounced,
     };
   }
-  if (!before.responsive && before.offlineSince !== null) return { reach: before, online: false };
+  if (!before.responsive && before.offlineSince !== null) {
+    // Only the reach's own fields: `before` may be a whole lock.
+    const { offlineSince, offlineAnnounced } = before;
+    return { reach: { responsive: false, offlineSince, offlineAnnounced }, online: false };
+  }
   return { reach: { responsive: false, offlineSince: now, offlineAnnounced: false }, online: false };
+}
+
+/** What of a lock the health bookkeeping keeps (a Lock is one). */
+export interface HealthBookkeeping extends Reach {
+  readonly battery: number;
+  readonly batteryState: BatteryState;
+  readonly batteryLow: number;
+  readonly batteryCritical: number;
+}
+
+/**
+ * `after` (a lock with a report applied) with its bookkeeping brought along from `before` at `now`:
+ * the battery state against the lock's own thresholds, and the outage's start and announcement.
+ * statusEvents reads the events from the two.
+ */
+export function withHealth<T extends HealthBookkeeping>(before: T, after: T, now: number): T {
+  const { reach } = reachAfter(before, after.responsive, now);
+  const batteryState = batteryStateAfter(before.batteryState, after.battery, {
+    low: after.batteryLow,
+    critical: after.batteryCritical,
+  });
+  return { ...after, ...reach, batteryState };
+}
+
+/** Whether the bookkeeping differs: a report that changes only it is still written. */
+export function healthChanged(before: HealthBookkeeping, after: HealthBookkeeping): boolean {
+  return (
+    before.batteryState !== after.batteryState ||
+    before.offlineSince !== after.offlineSince ||
+    before.offlineAnnounced !== after.offlineAnnounced
+  );
 }
 
 /** Whether lock.offline is due for a lock at `now`: unresponsive for the whole grace, not yet said. */

@@ -12,9 +12,12 @@ import {
   batteryStateAfter,
   checkLockSettings,
   DEFAULT_BATTERY_THRESHOLDS,
+  type HealthBookkeeping,
+  healthChanged,
   offlineDue,
   type Reach,
   reachAfter,
+  withHealth,
 } from '../../../src/domain/health.ts';
 
 const thresholds = { low: 20, critical: 10 };
@@ -233,5 +236,37 @@ describe('checkLockSettings', () => {
         return true;
       },
     );
+  });
+});
+
+describe('withHealth', () => {
+  const lock: HealthBookkeeping & { locked: boolean } = {
+    locked: true,
+    responsive: true,
+    offlineSince: null,
+    offlineAnnounced: false,
+    battery: 50,
+    batteryState: 'ok',
+    batteryLow: 20,
+    batteryCritical: 10,
+  };
+
+  it('brings the battery state and the outage along, and says the bookkeeping changed', () => {
+    const after = withHealth(lock, { ...lock, battery: 15, responsive: false }, 7_000);
+    assert.deepEqual(after, {
+      ...lock,
+      battery: 15,
+      batteryState: 'low',
+      responsive: false,
+      offlineSince: 7_000,
+    });
+    assert.equal(healthChanged(lock, after), true);
+    const same = withHealth(after, { ...after, locked: false }, 9_000);
+    assert.deepEqual(same, { ...after, locked: false }, 'still lost since 7 s, still low');
+    assert.equal(healthChanged(after, same), false);
+  });
+
+  it('reads the battery against the thresholds `after` holds (the owner may just have changed them)', () => {
+    assert.equal(withHealth(lock, { ...lock, batteryLow: 60, batteryCritical: 30 }, 0).batteryState, 'low');
   });
 });
