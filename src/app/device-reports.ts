@@ -1,15 +1,15 @@
 import { type RunningCommand, statusEvents } from '../domain/event.ts';
+import { healthChanged, withHealth } from '../domain/health.ts';
 import { applyReport, isFreshReport, type Lock, type LockReport, type ReportMark } from '../domain/lock.ts';
 import type { Task } from '../domain/task.ts';
 import type { EventLog } from './event-log.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import type { Clock, EventBus, LockStore, Logger, StatusAndEndWritten, TaskEnd, TaskStore } from './ports.ts';
 
-/** What recording a report's events needs: the log, the running commands, the battery threshold. */
+/** What recording a report's events needs: the log and the running commands. */
 export interface ReportEvents {
   readonly log: EventLog;
   readonly tasks: Pick<TaskStore, 'processingOn'>;
-  readonly lowBatteryThreshold: number;
 }
 
 /** The command whose acknowledgement brought the report, and how its task ends. */
@@ -95,12 +95,17 @@ export class DeviceReports {
         if (!seen) return undefined; // a device the cloud does not know (yet); nothing to update
         if (mark && !isFreshReport(seen.mark, mark)) return undefined;
         const applied = applyReport(seen.lock, report);
-        const { changed, stateChanged } = applied;
+        const { stateChanged } = applied;
+        // The battery state and the outage's bookkeeping, which the report does not say itself.
+        const health = withHealth(seen.lock, applied.lock, this.clock.now());
+        const changed = applied.changed || healthChanged(seen.lock, health);
         // A report from the device is the lock heard from; the cloud's own conclusions are not.
-        const next = mark ? { ...applied.lock, lastSeenAt: this.clock.now() } : applied.lock;
+        const next = mark ? { ...health, lastSeenAt: this.clock.now() } : health;
         // A fresh report that changes nothing still moves the mark, so an older one cannot follow it.
         if (!changed && !mark) return undefined;
-        const events = changed ? await this.eventsOf(seen.lock, next, stateChanged, answering?.task) : [];
+        const events = changed
+          ? await this.eventsOf(seen.lock, next, report, stateChanged, answering?.task)
+          : [];
         const written: StatusAndEndWritten = answering
           ? await this.locks.writeStatusIfAndEnd(deviceId, seen.version, next, mark ?? seen.mark, events, {
               ...answering.end,
@@ -138,7 +143,13 @@ export class DeviceReports {
    * lock when it is the movement that command asks for (its acknowledgement carries the new state
    * before the task ends); any other was made at the lock.
    */
-  private async eventsOf(before: Lock, after: Lock, moved: boolean, answering: Task | undefined) {
+  private async eventsOf(
+    before: Lock,
+    after: Lock,
+    report: LockReport,
+    moved: boolean,
+    answering: Task | undefined,
+  ) {
     const recording = this.recording;
     if (!recording) return [];
     let running: RunningCommand | undefined;
@@ -150,8 +161,13 @@ export class DeviceReports {
     const drafts = statusEvents(
       before.ownerId,
       before.deviceId,
-      { before, after },
-      recording.lowBatteryThreshold,
+      {
+        before,
+        after,
+        cause: report.cause,
+        // The delay the device ran: what it reports, or else what it was set to.
+        autoLockSeconds: report.autoLockSeconds ?? before.autoLockSeconds,
+      },
       running,
     );
     return recording.log.stampAll(drafts);

@@ -249,7 +249,6 @@ export class Lockcloud {
     this.reports = new DeviceReports(deps.store.locks, deps.events, deps.clock, deps.logger, {
       log: this.eventLog,
       tasks: deps.store.tasks,
-      lowBatteryThreshold: deps.policy.lowBatteryThreshold,
     });
     this.commands = new Commands({
       tasks: deps.store.tasks,

@@ -113,7 +113,9 @@ export function eventWords(event: EventForWords): string {
   const d = event.data;
   switch (event.type) {
     case 'lock.locked':
-      return `Locked ${movedHow(event)}`.trimEnd();
+      return ['Locked', movedHow(event), d.door === 'open' ? 'with the door open' : '']
+        .filter((part) => part !== '')
+        .join(' ');
     case 'lock.unlocked':
       return `Unlocked ${movedHow(event)}`.trimEnd();
     case 'lock.online':
@@ -122,8 +124,22 @@ export function eventWords(event: EventForWords): string {
       return 'Went offline';
     case 'lock.battery_low':
       return `Battery low (${text(d.battery) ?? '?'} %)`;
+    case 'lock.battery_critical':
+      return `Battery critical (${text(d.battery) ?? '?'} %)`;
     case 'lock.battery_ok':
       return `Battery OK again (${text(d.battery) ?? '?'} %)`;
+    case 'lock.jammed':
+      return 'Jammed';
+    case 'lock.unjammed':
+      return 'No longer jammed';
+    case 'lock.door_opened':
+      return 'Door opened';
+    case 'lock.door_closed':
+      return 'Door closed';
+    case 'lock.auto_locked':
+      return text(d.after_seconds) === undefined
+        ? 'Auto-locked'
+        : `Auto-locked ${text(d.after_seconds)} s after unlocking`;
     case 'command.requested':
     case 'command.succeeded':
     case 'command.failed':

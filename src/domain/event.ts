@@ -3,6 +3,7 @@
  * An event is written in the same transaction as its change, so an acknowledged change never lacks
  * its event. Pure rules here: ids, the types, who sees what; no I/O.
  */
+import { type BatteryState, batteryEvent, type DoorState } from './health.ts';
 import type { LockCommand } from './lock.ts';
 import type { TaskFailure } from './task.ts';
 
@@ -55,7 +56,13 @@ export const EVENT_TYPES = [
   'lock.online',
   'lock.offline',
   'lock.battery_low',
+  'lock.battery_critical',
   'lock.battery_ok',
+  'lock.jammed',
+  'lock.unjammed',
+  'lock.door_opened',
+  'lock.door_closed',
+  'lock.auto_locked',
   'command.requested',
   'command.succeeded',
   'command.failed',
@@ -78,7 +85,8 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
  * What a guest (an account a lock is shared with) may read of that lock: its movements, reach,
- * battery and commands; never the owner's account, keys, shares or settings.
+ * battery, health (jammed, door, auto-lock) and commands; never the owner's account, keys, shares or
+ * settings.
  */
 export const GUEST_EVENT_TYPES: readonly EventType[] = EVENT_TYPES.filter(
   (type) => type.startsWith('lock.') || type.startsWith('command.'),
@@ -126,10 +134,30 @@ export function eventIdTime(id: string): number {
   return Number.parseInt(id.slice(EVENT_ID_PREFIX.length, EVENT_ID_PREFIX.length + TIME_DIGITS), 16);
 }
 
-/** The events a lock's status change is: movement, reach, battery crossing the threshold. */
+/** What of a lock its status events are made from (a Lock is one). */
+export interface StatusSnapshot {
+  readonly locked: boolean;
+  readonly responsive: boolean;
+  readonly battery: number;
+  /** Stored, with hysteresis (health.ts, batteryStateAfter): `after`'s is the one just reached. */
+  readonly batteryState: BatteryState;
+  /** The owner's thresholds, named in the battery events. */
+  readonly batteryLow: number;
+  readonly batteryCritical: number;
+  readonly jammed: boolean;
+  readonly door: DoorState | null;
+  /** Whether lock.offline was written for the outage (health.ts, Reach). */
+  readonly offlineAnnounced: boolean;
+}
+
+/** A lock's status before and after a report, and why it moved when no command moved it. */
 export interface StatusChange {
-  readonly before: { readonly locked: boolean; readonly responsive: boolean; readonly battery: number };
-  readonly after: { readonly locked: boolean; readonly responsive: boolean; readonly battery: number };
+  readonly before: StatusSnapshot;
+  readonly after: StatusSnapshot;
+  /** The report's cause of a movement: `auto` is the device's own auto-lock; absent: by hand. */
+  readonly cause?: 'manual' | 'auto' | undefined;
+  /** For an auto relock: the delay it came after (the device's reported one, or the setting). */
+  readonly autoLockSeconds?: number | undefined;
 }
 
 /** A running command on the lock, as far as attribution needs it. */
@@ -143,44 +171,75 @@ export const DEVICE_ACTOR: Actor = { kind: 'device' };
 export const SYSTEM_ACTOR: Actor = { kind: 'system' };
 
 /**
+ * The events a report's change is, in the order they are told: back in reach, jammed or freed, the
+ * door, the movement, the battery.
+ *
  * A movement is the running command's when it is the movement that command asks for; any other
  * (no command, a sync that finds the lock moved, the opposite of the command) was made at the lock:
- * a hand turn, reported by the device (`manual`).
+ * by hand (`manual`), or a relock by the device's auto-lock (`cause: 'auto'`: lock.locked with method
+ * `auto`, then lock.auto_locked). A lock locked with its door open is locked all the same (the bolt
+ * moves); its lock.locked says `{ door: 'open' }`.
+ *
+ * lock.offline is not among them: it is said only once the lock stayed out of reach for the grace
+ * period (offlineEvent, health.ts offlineDue); lock.online only after an announced lock.offline.
  */
 export function statusEvents(
   ownerId: string,
   deviceId: string,
   change: StatusChange,
-  lowBatteryThreshold: number,
   running: RunningCommand | undefined,
 ): EventDraft[] {
   const drafts: EventDraft[] = [];
   const base = { accountId: ownerId, deviceId, taskId: null, method: null, actor: DEVICE_ACTOR };
   const { before, after } = change;
-  if (before.responsive !== after.responsive) {
-    drafts.push({ ...base, type: after.responsive ? 'lock.online' : 'lock.offline', data: {} });
+  if (!before.responsive && after.responsive && before.offlineAnnounced) {
+    drafts.push({ ...base, type: 'lock.online', data: {} });
+  }
+  if (before.jammed !== after.jammed) {
+    drafts.push({ ...base, type: after.jammed ? 'lock.jammed' : 'lock.unjammed', data: {} });
+  }
+  // A sensor appearing already closed, or going away, is no news of the door.
+  if (after.door === 'open' && before.door !== 'open') {
+    drafts.push({ ...base, type: 'lock.door_opened', data: {} });
+  } else if (after.door === 'closed' && before.door === 'open') {
+    drafts.push({ ...base, type: 'lock.door_closed', data: {} });
   }
   if (before.locked !== after.locked) {
     const asked = running && running.command === (after.locked ? 'lock' : 'unlock') ? running : undefined;
+    // Auto-lock only ever locks: an unlock said to be `auto` was made by hand all the same.
+    const auto = !asked && after.locked && change.cause === 'auto';
     drafts.push({
       ...base,
       type: after.locked ? 'lock.locked' : 'lock.unlocked',
       actor: asked ? asked.origin.actor : DEVICE_ACTOR,
-      method: asked ? asked.origin.method : 'manual',
+      method: asked ? asked.origin.method : auto ? 'auto' : 'manual',
       taskId: asked ? asked.taskId : null,
-      data: {},
+      data: after.locked && after.door === 'open' ? { door: 'open' } : {},
     });
+    if (auto) {
+      const data = change.autoLockSeconds === undefined ? {} : { after_seconds: change.autoLockSeconds };
+      drafts.push({ ...base, type: 'lock.auto_locked', data });
+    }
   }
-  const wasLow = before.battery < lowBatteryThreshold;
-  const isLow = after.battery < lowBatteryThreshold;
-  if (wasLow !== isLow) {
-    drafts.push({
-      ...base,
-      type: isLow ? 'lock.battery_low' : 'lock.battery_ok',
-      data: { battery: after.battery, threshold: lowBatteryThreshold },
-    });
+  const battery = batteryEvent(before.batteryState, after.batteryState);
+  if (battery) {
+    const threshold = battery === 'lock.battery_critical' ? after.batteryCritical : after.batteryLow;
+    drafts.push({ ...base, type: battery, data: { battery: after.battery, threshold } });
   }
   return drafts;
+}
+
+/** lock.offline, for a lock out of reach for the whole grace period (the offline sweeper's). */
+export function offlineEvent(ownerId: string, deviceId: string): EventDraft {
+  return {
+    type: 'lock.offline',
+    accountId: ownerId,
+    deviceId,
+    actor: DEVICE_ACTOR,
+    method: null,
+    taskId: null,
+    data: {},
+  };
 }
 
 interface CommandTask {

@@ -54,6 +54,30 @@ describe('eventWords', () => {
       eventWords(ev('lock.battery_ok', { data: { battery: 40, threshold: 10 } })),
       'Battery OK again (40 %)',
     );
+    assert.equal(
+      eventWords(ev('lock.battery_critical', { data: { battery: 4, threshold: 10 } })),
+      'Battery critical (4 %)',
+    );
+  });
+
+  it('says the lock’s health: jams, the door, auto-lock, a lock locked with the door open', () => {
+    assert.equal(eventWords(ev('lock.jammed')), 'Jammed');
+    assert.equal(eventWords(ev('lock.unjammed')), 'No longer jammed');
+    assert.equal(eventWords(ev('lock.door_opened')), 'Door opened');
+    assert.equal(eventWords(ev('lock.door_closed')), 'Door closed');
+    assert.equal(
+      eventWords(ev('lock.auto_locked', { data: { after_seconds: 30 } })),
+      'Auto-locked 30 s after unlocking',
+    );
+    assert.equal(eventWords(ev('lock.auto_locked')), 'Auto-locked');
+    assert.equal(
+      eventWords(ev('lock.locked', { method: 'manual', data: { door: 'open' } })),
+      'Locked by hand with the door open',
+    );
+    assert.equal(
+      eventWords(ev('lock.locked', { actor: key, method: 'api_v3', data: { door: 'open' } })),
+      'Locked by API key lck_4tj2… (v3) with the door open',
+    );
   });
 
   it('says commands: requested, succeeded, failed with the reason and the method', () => {
