@@ -272,6 +272,7 @@ export async function createServer(
       webhookTransport: httpTransport(addressPolicy({ allowLoopback: sandbox, allow: config.webhookAllow })),
       webhookLimits: { ...DEFAULT_DISPATCH_LIMITS, timeoutMs: config.webhookTimeoutMs },
       eventRetentionDays: config.eventRetentionDays,
+      offlineGraceMs: config.offlineGraceSeconds * 1000,
       streamLimits: {
         heartbeatMs: config.eventStreamHeartbeatMs,
         perAccount: config.eventStreamsPerAccount,

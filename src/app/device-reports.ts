@@ -4,12 +4,15 @@ import { applyReport, isFreshReport, type Lock, type LockReport, type ReportMark
 import type { Task } from '../domain/task.ts';
 import type { EventLog } from './event-log.ts';
 import { KeyedQueue } from './keyed-queue.ts';
+import type { OfflineSweeper } from './offline-sweeper.ts';
 import type { Clock, EventBus, LockStore, Logger, StatusAndEndWritten, TaskEnd, TaskStore } from './ports.ts';
 
-/** What recording a report's events needs: the log and the running commands. */
+/** What recording a report's events needs: the log, the running commands, the offline sweeper. */
 export interface ReportEvents {
   readonly log: EventLog;
   readonly tasks: Pick<TaskStore, 'processingOn'>;
+  /** Told of each lock a report this process wrote lost: its lock.offline may come due. */
+  readonly offline?: Pick<OfflineSweeper, 'lost'>;
 }
 
 /** The command whose acknowledgement brought the report, and how its task ends. */
@@ -123,6 +126,8 @@ export class DeviceReports {
               ended: undefined,
             };
         if (!written.written) continue;
+        if (next.offlineSince !== null && seen.lock.offlineSince === null)
+          this.recording?.offline?.lost(next.offlineSince);
         if (stateChanged) {
           this.events.lockStateChanged({
             deviceId,

@@ -15,6 +15,7 @@ import { IdempotentCommands } from './idempotent-commands.ts';
 import { LockSettings } from './lock-settings.ts';
 import { LockQueries } from './locks.ts';
 import { DEFAULT_LOGIN_LIMITS, Login, type LoginLimits } from './login.ts';
+import { DEFAULT_OFFLINE_GRACE_MS, OfflineSweeper } from './offline-sweeper.ts';
 import type {
   BrokerPasswordHasher,
   Clock,
@@ -81,6 +82,8 @@ export interface LockcloudDeps {
   readonly sharedStore?: boolean;
   /** How long the event log keeps an event (--event-retention-days). */
   readonly eventRetentionDays?: number;
+  /** How long a lock stays out of reach before lock.offline is written (--offline-grace-seconds). */
+  readonly offlineGraceMs?: number;
   /** The live event stream's heartbeat and per-account limit. */
   readonly streamLimits?: StreamLimits;
   /** Days of nothing but failed deliveries after which a webhook endpoint is disabled (3). */
@@ -136,6 +139,8 @@ export class Lockcloud {
   private readonly follower: EventFollower;
   /** Ended tasks, old v1 tokens, expired idempotency keys, sessions, codes and ended blocks, forgotten each hour. */
   private readonly purges: HourlyPurges;
+  /** Writes lock.offline for the locks out of reach for the grace period (docs/events.md). */
+  private readonly offline: OfflineSweeper;
 
   // Kept to itself: surfaces reach the application through its use cases only, never its adapters.
   constructor(private readonly deps: LockcloudDeps) {
@@ -246,9 +251,17 @@ export class Lockcloud {
       eventLog: this.eventLog,
     });
     this.lockSettings = new LockSettings(deps.store, this.locks, this.accounts.budgets, this.eventLog);
+    this.offline = new OfflineSweeper(
+      deps.store.locks,
+      this.eventLog,
+      deps.clock,
+      deps.logger,
+      deps.offlineGraceMs ?? DEFAULT_OFFLINE_GRACE_MS,
+    );
     this.reports = new DeviceReports(deps.store.locks, deps.events, deps.clock, deps.logger, {
       log: this.eventLog,
       tasks: deps.store.tasks,
+      offline: this.offline,
     });
     this.commands = new Commands({
       tasks: deps.store.tasks,
@@ -333,6 +346,7 @@ export class Lockcloud {
       this.deps.logger.warn({ tasks: ended }, 'ended tasks left processing by an earlier run as TIMEOUT');
     this.commands.start();
     this.purges.start();
+    this.offline.start();
     await this.rateLimits?.start();
     await this.dispatcher.start();
     this.relay.start();
@@ -373,6 +387,7 @@ export class Lockcloud {
     this.follower.stop();
     this.commands.stop();
     this.purges.stop();
+    this.offline.stop();
     this.rateLimits?.stop();
     await this.relay.stop();
     // Before the store closes: deliveries in flight are cut short and logged.

@@ -144,6 +144,14 @@ export const SETTINGS = {
     parse: wholeNumber(0, 100),
     help: 'lock/unlock under this battery % answer `LOW_BATTERY`',
   }),
+  offlineGraceSeconds: setting({
+    flag: '--offline-grace-seconds',
+    arg: 'N',
+    env: 'LOCKCLOUD_OFFLINE_GRACE_SECONDS',
+    default: '60',
+    parse: wholeNumber(0, 86_400),
+    help: 'a lock out of reach this long is logged `lock.offline` (a shorter reconnect is no outage)',
+  }),
   eventRetentionDays: setting({
     flag: '--event-retention-days',
     arg: 'N',

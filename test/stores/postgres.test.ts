@@ -13,6 +13,7 @@ import { eventStoreContract } from './event-contract.ts';
 import { freshnessStoreContract, type SharedStoreFactory } from './freshness-contract.ts';
 import { healthStoreContract } from './health-contract.ts';
 import { idempotencyStoreContract } from './idempotency-contract.ts';
+import { offlineStoreContract } from './offline-contract.ts';
 import { storeContract } from './store-contract.ts';
 
 /** One statement on `url` through a connection of its own. */
@@ -52,6 +53,7 @@ dashboardStoreContract('PostgreSQL', postgresFactory);
 clusterStoreContract('PostgreSQL', postgresFactory);
 freshnessStoreContract('PostgreSQL', postgresFactory, { concurrentWriters: true });
 healthStoreContract('PostgreSQL', postgresFactory);
+offlineStoreContract('PostgreSQL', postgresFactory, { concurrentWriters: true });
 eventStoreContract('PostgreSQL', postgresFactory);
 endpointStoreContract('PostgreSQL', postgresFactory);
 idempotencyStoreContract('PostgreSQL', postgresFactory, { acrossConnections: true });

@@ -20,6 +20,7 @@ import { eventStoreContract } from './event-contract.ts';
 import { freshnessStoreContract, type SharedStoreFactory } from './freshness-contract.ts';
 import { healthStoreContract } from './health-contract.ts';
 import { idempotencyStoreContract } from './idempotency-contract.ts';
+import { offlineStoreContract } from './offline-contract.ts';
 import { storeContract } from './store-contract.ts';
 
 const dirs = new Map<Store, string>();
@@ -52,6 +53,7 @@ for (const [backend, factory] of [
   freshnessStoreContract(backend, factory);
   healthStoreContract(backend, factory);
   eventStoreContract(backend, factory);
+  offlineStoreContract(backend, factory);
   endpointStoreContract(backend, factory);
   idempotencyStoreContract(backend, factory, { acrossConnections: false });
 }

@@ -177,6 +177,12 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
       locks.clear();
       return released;
     },
+    listOfflineDue: (cutoff, limit) => store.locks.listOfflineDue(cutoff, limit),
+    announceOffline: async (deviceId, offlineSince, events) => {
+      const announced = await store.locks.announceOffline(deviceId, offlineSince, events);
+      if (announced) locks.delete(deviceId);
+      return announced;
+    },
     listOwnedBy: (accountId) => store.locks.listOwnedBy(accountId),
     share: (deviceId, accountId, events) => store.locks.share(deviceId, accountId, events),
     countByOwner: () => store.locks.countByOwner(),

@@ -147,6 +147,18 @@ export interface LockStore {
     events: readonly LockEvent[],
     end: TaskEnd,
   ): Promise<StatusAndEndWritten>;
+  /**
+   * The locks unresponsive since `cutoff` or before whose lock.offline is not written yet (the
+   * offline sweeper's, app/offline-sweeper.ts), oldest outage first, at most `limit`.
+   */
+  listOfflineDue(cutoff: number, limit: number): Promise<Lock[]>;
+  /**
+   * Marks the outage that began at `offlineSince` announced and writes `events` (its lock.offline)
+   * in the same transaction: a compare-and-set on the outage, so it is announced once whichever
+   * processes try. False, and nothing written, when the lock is in reach again, lost since another
+   * time, or announced already. Moves the status version: a report read before it writes again.
+   */
+  announceOffline(deviceId: string, offlineSince: number, events: readonly LockEvent[]): Promise<boolean>;
   listOwnedBy(accountId: string): Promise<Lock[]>;
   update(deviceId: string, patch: LockPatch): Promise<void>;
   /** `events` are written in the same transaction, only when the share is new. */

@@ -74,13 +74,20 @@ describe('GET /ext/events', () => {
   let unlockTask: string;
   before(async () => {
     t = await startServer({ seed, flags: ['--no-rate-limit'] });
-    // A v3 unlock of the owner's lock A (shared with OTHER), then a hand turn back, a low battery and
-    // the lock out of reach; the owner's webhook set through /ext.
+    // A v3 unlock of the owner's lock A (shared with OTHER), then a hand turn back, a low then
+    // critical battery and the lock out of reach past the grace period (--offline-grace-seconds, 60
+    // by default, on the sandbox clock); the owner's webhook set through /ext.
     unlockTask = await startTask(t, LOCK_A, 'unlock');
     assert.equal((await waitForTask(t, unlockTask)).successful, true);
     await simLockOk(t, LOCK_A, { locked: true });
+    await simLockOk(t, LOCK_A, { battery: 15 });
     await simLockOk(t, LOCK_A, { battery: 5 });
     await simLockOk(t, LOCK_A, { responsive: false });
+    await eventually(
+      'the lock to be out of reach',
+      async () => (await t.server.store.locks.get(LOCK_A))?.responsive === false,
+    );
+    await advanceClock(t, 60);
     const put = await t.request('/ext/webhook', {
       method: 'PUT',
       key: OWNER_KEY,
@@ -118,7 +125,7 @@ describe('GET /ext/events', () => {
     assert.ok(!JSON.stringify(events).includes(OWNER_KEY), 'no secret in the log');
   });
 
-  it('records a hand turn as manual by the device, the battery crossing the threshold, and the lock going out of reach', async () => {
+  it("records a hand turn as manual by the device, the battery crossing the lock's thresholds, and the lock out of reach past the grace period", async () => {
     const events = await all(t, `?device_id=${LOCK_A}`);
     const turn = events.find((e) => e.type === 'lock.locked');
     assert.deepEqual(turn && { actor: turn.actor, method: turn.method, task_id: turn.task_id }, {
@@ -127,7 +134,9 @@ describe('GET /ext/events', () => {
       task_id: null,
     });
     const low = events.find((e) => e.type === 'lock.battery_low');
-    assert.deepEqual(low?.data, { battery: 5, threshold: 10 });
+    assert.deepEqual(low?.data, { battery: 15, threshold: 20 }, "the lock's own low threshold");
+    const critical = events.find((e) => e.type === 'lock.battery_critical');
+    assert.deepEqual(critical?.data, { battery: 5, threshold: 10 });
     assert.ok(events.some((e) => e.type === 'lock.offline'));
     const ids = events.map((e) => e.id);
     assert.deepEqual(ids, [...ids].sort(), 'oldest first, by id');

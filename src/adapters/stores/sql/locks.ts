@@ -181,6 +181,39 @@ export class SqlLockStore implements LockStore {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  async listOfflineDue(cutoff: number, limit: number): Promise<Lock[]> {
+    const rows = await this.db
+      .selectFrom('locks')
+      .selectAll()
+      .where('responsive', '=', 0)
+      .where('offline_announced', '=', 0)
+      .where('offline_since', '<=', cutoff)
+      .orderBy('offline_since')
+      .orderBy('device_id')
+      .limit(limit)
+      .execute();
+    return rows.map(toLock);
+  }
+
+  announceOffline(deviceId: string, offlineSince: number, events: readonly LockEvent[]): Promise<boolean> {
+    return withEvents(this.db, events.length > 0, async (db) => {
+      // The outage itself is the compare-and-set: a report that brought the lock back (or lost it
+      // anew) changed it, another process's announcement marked it. The status version moves, so a
+      // report read before this writes again, and then sees the outage announced.
+      const result = await db
+        .updateTable('locks')
+        .set((eb) => ({ offline_announced: 1, status_version: eb('status_version', '+', 1) }))
+        .where('device_id', '=', deviceId)
+        .where('responsive', '=', 0)
+        .where('offline_announced', '=', 0)
+        .where('offline_since', '=', offlineSince)
+        .executeTakeFirst();
+      const announced = Number(result.numUpdatedRows) === 1;
+      if (announced) await insertEvents(db, events);
+      return announced;
+    });
+  }
+
   async listOwnedBy(accountId: string): Promise<Lock[]> {
     const rows = await this.db
       .selectFrom('locks')
