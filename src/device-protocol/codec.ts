@@ -7,16 +7,23 @@
 import type { TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import * as v1 from './v1.ts';
+import * as v2 from './v2.ts';
 import { isPayloadVersion, PAYLOAD_VERSIONS, type PayloadVersion } from './versions.ts';
 
 /** Every version's messages, by kind. A new version adds a row here and a file beside v1.ts. */
 interface Catalogue {
   1: v1.Messages;
+  2: v2.Messages;
 }
 
-export type MessageKind = keyof v1.Messages;
-/** A message of this kind, in any version this build knows (or in the one named). */
-export type Message<K extends MessageKind, V extends PayloadVersion = PayloadVersion> = Catalogue[V][K];
+/** Every kind of any version (a later version may add kinds: `config` came with version 2). */
+export type MessageKind = keyof v2.Messages;
+/** A message of this kind, in any version this build knows that has it (or in the one named). */
+export type Message<K extends MessageKind, V extends PayloadVersion = PayloadVersion> = V extends V
+  ? K extends keyof Catalogue[V]
+    ? Catalogue[V][K]
+    : never
+  : never;
 
 export type Decoded<K extends MessageKind> =
   | { readonly ok: true; readonly message: Message<K> }
@@ -25,22 +32,21 @@ export type Decoded<K extends MessageKind> =
 /** The largest payload of any message: a larger one is refused unread (and by the broker, unstored). */
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
 
-type Validators = { readonly [K in MessageKind]: Validator };
+/** A version's validators, by kind; a kind the version does not have has none. */
+type Validators = { readonly [K in MessageKind]?: Validator };
 
-/** One version's schemas, every kind: a version that leaves a message as it was reuses its schema. */
-function compileAll(schemas: { readonly [K in MessageKind]: TSchema }): Validators {
-  return {
-    status: Compile(schemas.status),
-    locks: Compile(schemas.locks),
-    state: Compile(schemas.state),
-    cmd: Compile(schemas.cmd),
-    ack: Compile(schemas.ack),
-    sim: Compile(schemas.sim),
-    'sim-ack': Compile(schemas['sim-ack']),
-  };
+/** One version's schemas, every kind it has. */
+function compileAll(schemas: { readonly [K in MessageKind]?: TSchema }): Validators {
+  const validators: { [K in MessageKind]?: Validator } = {};
+  for (const [kind, schema] of Object.entries(schemas) as [MessageKind, TSchema][])
+    validators[kind] = Compile(schema);
+  return validators;
 }
 
-const VALIDATORS: { readonly [V in PayloadVersion]: Validators } = { 1: compileAll(v1.SCHEMAS) };
+const VALIDATORS: { readonly [V in PayloadVersion]: Validators } = {
+  1: compileAll(v1.SCHEMAS),
+  2: compileAll(v2.SCHEMAS),
+};
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Parses and checks one payload against the schemas of the version it names; says what is wrong. */
@@ -61,6 +67,7 @@ export function decode<K extends MessageKind>(kind: K, payload: Uint8Array): Dec
       problem: `/v: version ${JSON.stringify(version) ?? 'missing'} is not one of ${PAYLOAD_VERSIONS.join(', ')}`,
     };
   const validator = VALIDATORS[version][kind];
+  if (validator === undefined) return { ok: false, problem: `/v: version ${version} has no ${kind} message` };
   if (!validator.Check(value)) {
     const first = validator.Errors(value)[0];
     const where = first?.instancePath === '' ? 'payload' : (first?.instancePath ?? 'payload');

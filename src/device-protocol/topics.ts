@@ -4,12 +4,12 @@
  * build and read topics here, so they cannot disagree.
  */
 import { MAX_PAYLOAD_BYTES, type MessageKind } from './codec.ts';
-import { TOPIC_GENERATION } from './versions.ts';
+import { BASE_VERSION, type PayloadVersion, TOPIC_GENERATION } from './versions.ts';
 
 /** Every topic carries the one kind of message it is named for. */
 export type TopicKind = MessageKind;
 /** Messages from the cloud to an access point. */
-export type DownKind = 'cmd' | 'sim';
+export type DownKind = 'cmd' | 'sim' | 'config';
 /** Messages from an access point to the cloud. */
 export type UpKind = Exclude<TopicKind, DownKind>;
 /** What an access point publishes retained, for a cloud process that connects later to read. */
@@ -35,7 +35,15 @@ export interface ParsedTopic {
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UP_KINDS: ReadonlySet<string> = new Set<UpKind>(['status', 'locks', 'state', 'ack', 'sim-ack']);
 const RETAINED_KINDS: ReadonlySet<string> = new Set<RetainedKind>(['status', 'locks', 'state']);
-const LOCK_KINDS: ReadonlySet<string> = new Set<TopicKind>(['state', 'ack', 'sim-ack', 'cmd', 'sim']);
+const LOCK_KINDS: ReadonlySet<string> = new Set<TopicKind>([
+  'state',
+  'ack',
+  'sim-ack',
+  'cmd',
+  'sim',
+  'config',
+]);
+const DOWN_KINDS: ReadonlySet<string> = new Set<DownKind>(['cmd', 'sim', 'config']);
 
 export function isDeviceId(value: string): boolean {
   return ID.test(value);
@@ -113,9 +121,14 @@ export class Topics {
     return [`${this.base}+/status`, `${this.base}+/locks`, `${this.base}+/lock/+/state`];
   }
 
-  /** What an access point subscribes to: its locks' commands (and sandbox changes, for simulated ones). */
-  apFilters(ap: string): string[] {
-    return [`${this.base}${ap}/lock/+/cmd`, `${this.base}${ap}/lock/+/sim`];
+  /**
+   * What an access point subscribes to: its locks' commands (and sandbox changes, for simulated
+   * ones), and from version 2 on their settings (`config`).
+   */
+  apFilters(ap: string, version: PayloadVersion = BASE_VERSION): string[] {
+    const filters = [`${this.base}${ap}/lock/+/cmd`, `${this.base}${ap}/lock/+/sim`];
+    if (version >= 2) filters.push(`${this.base}${ap}/lock/+/config`);
+    return filters;
   }
 
   parse(topic: string): ParsedTopic | undefined {
@@ -147,6 +160,6 @@ export class Topics {
     const rest = filter.slice(`${this.base}${apId}/lock/`.length).split('/');
     if (rest.length !== 2) return false;
     const [lock = '', kind = ''] = rest;
-    return (lock === '+' || isDeviceId(lock)) && (kind === 'cmd' || kind === 'sim');
+    return (lock === '+' || isDeviceId(lock)) && DOWN_KINDS.has(kind);
   }
 }

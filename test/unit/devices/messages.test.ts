@@ -35,7 +35,8 @@ describe('device messages', () => {
   it('refuses what is not a message of the protocol, saying why', () => {
     const cases: [string, Buffer][] = [
       ['not JSON', bytes('{"v":1,')],
-      ['a wrong version', bytes({ ...STATE, v: 2 })],
+      ['a wrong version', bytes({ ...STATE, v: 3 })],
+      ['a version 2 field out of range', bytes({ ...STATE, v: 2, door: 'ajar' })],
       ['a missing field', bytes({ v: 1, seq: 1, locked: true, battery: 10, reachable: true })],
       ['battery out of range', bytes({ ...STATE, battery: 101 })],
       ['a fractional seq', bytes({ ...STATE, seq: 1.5 })],

@@ -43,14 +43,17 @@ describe('device topics', () => {
     assert.ok(!topics.apMayPublish(A, topics.lock(B, LOCK, 'state')), "another's lock state");
     assert.ok(!topics.apMayPublish(A, topics.lock(A, LOCK, 'cmd')), 'a command, even to itself');
     assert.ok(!topics.apMayPublish(A, topics.lock(A, LOCK, 'sim')));
+    assert.ok(!topics.apMayPublish(A, topics.lock(A, LOCK, 'config')), 'its own settings');
     assert.ok(!topics.apMayPublish(A, '$SYS/broker/uptime'));
   });
 
-  it('lets an access point subscribe only to its own commands and sandbox changes', () => {
-    for (const filter of topics.apFilters(A)) assert.ok(topics.apMaySubscribe(A, filter), filter);
+  it('lets an access point subscribe only to its own commands, sandbox changes and settings', () => {
+    for (const filter of topics.apFilters(A, 2)) assert.ok(topics.apMaySubscribe(A, filter), filter);
     assert.ok(topics.apMaySubscribe(A, topics.lock(A, LOCK, 'cmd')));
+    assert.ok(topics.apMaySubscribe(A, topics.lock(A, LOCK, 'config')));
     for (const filter of [
-      ...topics.apFilters(B),
+      ...topics.apFilters(B, 2),
+      `lc/1/ap/${B}/lock/+/config`,
       `lc/1/ap/${A}/#`,
       `lc/1/ap/+/lock/+/cmd`,
       `lc/1/#`,
@@ -61,6 +64,18 @@ describe('device topics', () => {
     ]) {
       assert.ok(!topics.apMaySubscribe(A, filter), filter);
     }
+  });
+
+  it('subscribes a version-1 access point to what it knows, a version-2 one to its settings too', () => {
+    assert.deepEqual(
+      topics.apFilters(A).map((f) => f.split('/').at(-1)),
+      ['cmd', 'sim'],
+    );
+    assert.deepEqual(
+      topics.apFilters(A, 2).map((f) => f.split('/').at(-1)),
+      ['cmd', 'sim', 'config'],
+    );
+    assert.deepEqual(topics.parse(topics.lock(A, LOCK, 'config')), { kind: 'config', ap: A, lock: LOCK });
   });
 
   it('puts every topic and filter under the prefix, and refuses a prefix that would break them', () => {

@@ -10,7 +10,7 @@
 import { chmodSync, chownSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Topics } from '../../../device-protocol/topics.ts';
-import { TOPIC_GENERATION } from '../../../device-protocol/versions.ts';
+import { LATEST_VERSION, TOPIC_GENERATION } from '../../../device-protocol/versions.ts';
 
 export interface MosquittoUser {
   readonly username: string;
@@ -80,7 +80,11 @@ export function passwordFile(
   return `${users.map((user) => `${user.username}:${user.hash}`).join('\n')}\n`;
 }
 
-/** What each access point may write (its up-going topics) and read (its down-going ones). */
+/**
+ * What each access point may write (its up-going topics) and read (its down-going ones, of the
+ * latest version: the file does not know which version an access point speaks, and one may learn a
+ * later version by a firmware update without a new run of `lockcloud admin mqtt-acl`).
+ */
 export function accessPointRules(topics: Topics, apId: string): { write: string[]; read: string[] } {
   return {
     write: [
@@ -90,7 +94,7 @@ export function accessPointRules(topics: Topics, apId: string): { write: string[
       topics.lock(apId, '+', 'ack'),
       topics.lock(apId, '+', 'sim-ack'),
     ],
-    read: topics.apFilters(apId),
+    read: topics.apFilters(apId, LATEST_VERSION),
   };
 }
 
