@@ -38,6 +38,7 @@ class ScriptedGateway implements DeviceGateway {
     return new Promise((answer, fail) => this.calls.push({ command, answer, fail }));
   }
   listen(): void {}
+  configure(): void {}
   async close(): Promise<void> {}
 }
 

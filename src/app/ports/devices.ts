@@ -102,7 +102,10 @@ export type DeviceResult =
  * (late and duplicate reports are dropped by the gateway). The listener checks ownership.
  */
 export interface DeviceListener {
-  /** The access point connected or went away (its last will): its locks' reach follows. */
+  /**
+   * The access point connected or went away (its last will): its locks' reach follows. `info`: what
+   * an online status says of it; absent from an offline one (a last will says nothing new).
+   */
   accessPointStatus(apId: string, online: boolean, info?: AccessPointInfo): Promise<void>;
   /** The locks paired with the access point now (the whole list). */
   pairedLocks(apId: string, locks: readonly AnnouncedLock[]): Promise<void>;
@@ -121,6 +124,12 @@ export interface DeviceListener {
  */
 export interface DeviceGateway {
   execute(command: DeviceCommand): Promise<DeviceResult>;
+  /**
+   * Sends a lock its settings, for it to carry out (auto-lock): QoS 1, nothing when the broker is
+   * away (the next report that differs sends them again). Only for an access point that speaks
+   * version 2: the caller checks the stored protocol version, the gateway does not.
+   */
+  configure(apId: string, deviceId: string, settings: { readonly autoLockSeconds: number }): void;
   listen(listener: DeviceListener): void;
   close(): Promise<void>;
 }

@@ -43,6 +43,7 @@ class HeldGateway implements DeviceGateway {
     return new Promise((answer) => this.answers.push(answer));
   }
   listen(): void {}
+  configure(): void {}
   async close(): Promise<void> {}
 }
 

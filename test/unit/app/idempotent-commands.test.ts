@@ -30,6 +30,7 @@ class CountingGateway implements DeviceGateway {
     return new Promise(() => {}); // the lock never answers: the task stays processing
   }
   listen(): void {}
+  configure(): void {}
   async close(): Promise<void> {}
 }
 

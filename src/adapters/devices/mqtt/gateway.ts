@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import { KeyedQueue } from '../../../app/keyed-queue.ts';
 import type {
+  AccessPointInfo,
   Cancel,
   Clock,
   DeviceCommand,
@@ -18,7 +19,8 @@ import { redactSecret } from '../../../config/redact.ts';
 import { decode, encode, type Message } from '../../../device-protocol/codec.ts';
 import type { ParsedTopic, Topics } from '../../../device-protocol/topics.ts';
 import type { DeviceState } from '../../../device-protocol/v1.ts';
-import { BASE_VERSION } from '../../../device-protocol/versions.ts';
+import type * as v2 from '../../../device-protocol/v2.ts';
+import { BASE_VERSION, negotiatedVersion } from '../../../device-protocol/versions.ts';
 import type { LockReport } from '../../../domain/lock.ts';
 import { SimRelay } from './sim-relay.ts';
 
@@ -59,6 +61,36 @@ export function reportOf(state: DeviceState): LockReport {
   return state.reachable
     ? { locked: state.locked, battery: state.battery, responsive: true, appOpen: state.app_open }
     : { responsive: false, appOpen: state.app_open };
+}
+
+/**
+ * A version-2 report: version 1's and the lock's health, which a device knows only while in reach.
+ * A door absent from it means the lock has no door sensor (null); `jammed` absent says nothing.
+ */
+export function reportOfV2(state: v2.DeviceState, cause?: 'manual' | 'auto'): LockReport {
+  if (!state.reachable) return { responsive: false, appOpen: state.app_open };
+  return {
+    locked: state.locked,
+    battery: state.battery,
+    responsive: true,
+    appOpen: state.app_open,
+    door: state.door ?? null,
+    ...(state.jammed === undefined ? {} : { jammed: state.jammed }),
+    ...(state.fw === undefined ? {} : { firmware: state.fw }),
+    ...(state.auto_lock_seconds === undefined ? {} : { autoLockSeconds: state.auto_lock_seconds }),
+    ...(cause === undefined ? {} : { cause }),
+  };
+}
+
+/** What an online status says of its access point. */
+export function accessPointInfoOf(status: Message<'status'>): AccessPointInfo {
+  if (status.v === BASE_VERSION)
+    return status.fw === undefined ? { protocolVersion: 1 } : { firmware: status.fw, protocolVersion: 1 };
+  return {
+    ...(status.fw === undefined ? {} : { firmware: status.fw }),
+    ...(status.rssi === undefined ? {} : { signal: status.rssi }),
+    protocolVersion: negotiatedVersion(status.versions),
+  };
 }
 
 /**
@@ -216,6 +248,16 @@ export class MqttGateway implements DeviceGateway {
     });
   }
 
+  configure(apId: string, deviceId: string, settings: { readonly autoLockSeconds: number }): void {
+    // Not queued while the broker is away: the lock's next report shows the difference, and the
+    // cloud sends its setting again then.
+    if (!this.client.connected) return;
+    const payload = encode('config', { v: 2, auto_lock_seconds: settings.autoLockSeconds });
+    this.client.publish(this.options.topics.lock(apId, deviceId, 'config'), payload, { qos: 1 }, (error) => {
+      if (error) this.options.logger.warn({ apId, deviceId, err: error }, 'lock settings not sent');
+    });
+  }
+
   /** Relays a sandbox change to the simulated device and waits for its answer (sim-relay.ts). */
   relaySim(apId: string, deviceId: string, change: SimulatedLockChange): Promise<SimulatedLockState> {
     return this.sims.relay(apId, deviceId, change);
@@ -268,8 +310,10 @@ export class MqttGateway implements DeviceGateway {
         if (!decoded.message.online) {
           this.heardSince?.delete(ap);
           this.failPendingOf(ap);
+          // A last will is written once, in whatever version: it says nothing new of the access point.
+          return listener.accessPointStatus(ap, false);
         }
-        return listener.accessPointStatus(ap, decoded.message.online);
+        return listener.accessPointStatus(ap, true, accessPointInfoOf(decoded.message));
       }
       case 'locks': {
         const decoded = decode('locks', payload);
@@ -284,8 +328,10 @@ export class MqttGateway implements DeviceGateway {
       case 'state': {
         const decoded = decode('state', payload);
         if (!decoded.ok || lock === undefined) return malformed(decoded.ok ? 'no lock' : decoded.problem);
-        const { seq, epoch = '' } = decoded.message;
-        return listener.lockReport(ap, lock, reportOf(decoded.message), { apId: ap, epoch, seq });
+        const message = decoded.message;
+        const { seq, epoch = '' } = message;
+        const report = message.v === BASE_VERSION ? reportOf(message) : reportOfV2(message, message.cause);
+        return listener.lockReport(ap, lock, report, { apId: ap, epoch, seq });
       }
       case 'ack': {
         const decoded = decode('ack', payload);
@@ -310,18 +356,19 @@ export class MqttGateway implements DeviceGateway {
     const result: DeviceResult = ack.ok ? { ok: true } : { ok: false, error: ack.error ?? 'JAMMED' };
     const mark = { apId: ap, epoch: ack.epoch ?? '', seq: ack.seq };
     const pending = this.pending.get(ack.task_id);
-    if (ack.state && pending?.apId === ap && pending.deviceId === lock) {
+    const state = ack.state && (ack.v === BASE_VERSION ? reportOf(ack.state) : reportOfV2(ack.state));
+    if (state && pending?.apId === ap && pending.deviceId === lock) {
       // Our own command's answer: its state goes with the result, and the waiting command writes it
       // and the task's end in one transaction (Commands, DeviceReports.applyAnswer), the state first.
       // That wait is resolved now, so it queues its write for the lock before any later message of
       // this access point reaches the lock's reports; in the other order each is still applied once.
-      this.settle(ack.task_id, { ...result, report: reportOf(ack.state), mark });
+      this.settle(ack.task_id, { ...result, report: state, mark });
       return;
     }
     // The device's state is the truth even for an answer that comes late: store it first, so a task
     // is never seen ended before the state it left. Whether it is newer than what is stored is the
     // store's to say: another process may have applied a later report of this lock.
-    if (ack.state) await listener.lockReport(ap, lock, reportOf(ack.state), mark);
+    if (state) await listener.lockReport(ap, lock, state, mark);
     if (pending) {
       if (pending.apId !== ap || pending.deviceId !== lock) {
         this.options.logger.warn(
