@@ -2,7 +2,7 @@ import { formatDeviceSecret } from '../domain/access-point.ts';
 import { type Account, normalizeEmail } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
 import { SYSTEM_ACTOR } from '../domain/event.ts';
-import { initialHealth, type Lock, type NewLock } from '../domain/lock.ts';
+import { type DoorState, initialHealth, type Lock, type NewLock } from '../domain/lock.ts';
 import {
   checkNewSimLock,
   type NewSimLock,
@@ -45,6 +45,10 @@ export interface SimLockChange {
   readonly appOpen?: boolean;
   readonly latencyMs?: number;
   readonly failNext?: TaskFailure | null;
+  /** The lock's health: only a lock whose access point speaks device protocol 2 plays it. */
+  readonly door?: DoorState | null;
+  readonly jammed?: boolean;
+  readonly firmware?: string;
 }
 
 export interface SimLockView extends SimulatedLockState {
@@ -193,6 +197,9 @@ export class Sandbox {
       appOpen: change.appOpen,
       latencyMs: change.latencyMs,
       failNext: change.failNext,
+      door: change.door,
+      jammed: change.jammed,
+      firmware: change.firmware,
     });
     return { ...device, integration: change.integration ?? lock.integration };
   }

@@ -1,5 +1,6 @@
 /** The simulated devices the server runs itself, as the store keeps them between restarts. */
 import { DomainError } from './errors.ts';
+import type { DoorState } from './lock.ts';
 import type { TaskFailure } from './task.ts';
 
 /**
@@ -19,7 +20,24 @@ export interface SimDeviceState {
   readonly appOpen: boolean;
   readonly latencyMs: number;
   readonly failNext: TaskFailure | null;
+  /** The bolt is blocked; a hand turn or the sandbox clears it (device protocol 2 reports it). */
+  readonly jammed: boolean;
+  /** The door sensor's reading; null: the lock has none. */
+  readonly door: DoorState | null;
+  readonly firmware: string;
+  /** The auto-lock delay the lock runs (0: off), as the cloud's last `config` set it. */
+  readonly autoLockSeconds: number;
 }
+
+export const SIM_LOCK_FIRMWARE = 'lockcloud-sim-lock/2';
+
+/** A simulated lock's health as it leaves the factory: not jammed, a closed door, auto-lock off. */
+export const SIM_HEALTH: Pick<SimDeviceState, 'jammed' | 'door' | 'firmware' | 'autoLockSeconds'> = {
+  jammed: false,
+  door: 'closed',
+  firmware: SIM_LOCK_FIRMWARE,
+  autoLockSeconds: 0,
+};
 
 /** A simulated access point's credentials, sealed by the SecretBox: it must present its secret. */
 export interface SimAccessPoint {

@@ -4,11 +4,12 @@ import { connect, type MqttClient } from 'mqtt';
 import type { Cancel, Clock, DeviceTraffic, Logger } from '../app/ports.ts';
 import { decode, encode, type Message } from '../device-protocol/codec.ts';
 import { apUsername, type Topics } from '../device-protocol/topics.ts';
-import type { DeviceState, SimChange, SimLockState } from '../device-protocol/v1.ts';
-import { BASE_VERSION } from '../device-protocol/versions.ts';
+import type * as v1 from '../device-protocol/v1.ts';
+import type * as v2 from '../device-protocol/v2.ts';
+import { BASE_VERSION, LATEST_VERSION, type PayloadVersion } from '../device-protocol/versions.ts';
 import type { SimDeviceState } from '../domain/sim-device.ts';
 import { linkReason, reconnectDelayMs } from './link-trouble.ts';
-import { carryOut } from './lock-rules.ts';
+import { autoLockAt, autoRelock, carryOut, changed, type WorldChange } from './lock-rules.ts';
 
 export interface AccessPointOptions {
   /** The broker, e.g. mqtt://127.0.0.1:1884. */
@@ -31,6 +32,14 @@ export interface AccessPointOptions {
   readonly drainPerCommand?: number;
   /** Probability that a lock or unlock jams. */
   readonly jamRate?: number;
+  /**
+   * The payload versions the access point speaks (docs/device-protocol.md, "Versioning"): by default
+   * every one this build knows; `[1]` plays an access point on the old firmware, which says nothing
+   * of its locks' health and knows no settings.
+   */
+  readonly versions?: readonly PayloadVersion[];
+  /** Its Wi-Fi signal in dBm, reported in a version-2 status (default: one derived from its id). */
+  readonly rssi?: number;
   readonly random?: () => number;
   /** Counts messages to and from the server's own simulated devices (sandbox clock settling). */
   readonly inFlight?: DeviceTraffic;
@@ -47,7 +56,7 @@ export interface AccessPointOptions {
   };
 }
 
-const FIRMWARE = 'lockcloud-sim/1';
+const FIRMWARE = 'lockcloud-sim/2';
 const REMEMBERED_TASKS = 1000;
 
 /**
@@ -66,6 +75,13 @@ export class SimulatedAccessPoint {
   private readonly timers = new Set<Cancel>();
   /** The next connection attempt after a failure (a real-time wait: the broker's, not the sandbox's). */
   private reconnectTimer: NodeJS.Timeout | undefined;
+  /** Each unlocked lock's auto-lock, due on the clock. */
+  private readonly relocks = new Map<string, Cancel>();
+  /** Locks whose auto-lock came while their door was open: they relock once it closes. */
+  private readonly waitingForDoor = new Set<string>();
+  /** The highest version it speaks: what it writes, and the newest it reads. */
+  readonly version: PayloadVersion;
+  private readonly versions: readonly PayloadVersion[];
 
   constructor(
     readonly id: string,
@@ -74,6 +90,13 @@ export class SimulatedAccessPoint {
     private readonly options: AccessPointOptions,
   ) {
     for (const lock of locks) this.locks.set(lock.deviceId, lock);
+    this.versions = options.versions ?? [BASE_VERSION, LATEST_VERSION];
+    this.version = this.versions.reduce<PayloadVersion>((a, b) => (b > a ? b : a), BASE_VERSION);
+  }
+
+  /** It speaks version 2: it reports its locks' health and carries out their settings. */
+  get health(): boolean {
+    return this.version >= 2;
   }
 
   get connected(): boolean {
@@ -121,7 +144,7 @@ export class SimulatedAccessPoint {
       (client.stream as Socket).setNoDelay?.(true);
       // A clean session forgets the subscription: made again on each connection, before the
       // announcement, so the broker has it before the cloud can answer.
-      client.subscribe(topics.apFilters(this.id), { qos: 1 });
+      client.subscribe(topics.apFilters(this.id, this.version), { qos: 1 });
       this.announce();
     });
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
@@ -213,31 +236,105 @@ export class SimulatedAccessPoint {
     if (this.connected) this.announce();
   }
 
-  /** A hand turn, a battery reading or the app: changes the lock as the world would, and reports it. */
-  async changeLock(deviceId: string, change: SimChange): Promise<SimDeviceState | undefined> {
+  /**
+   * A hand turn, a battery reading, the door, the app: changes the lock as the world would, and
+   * reports it. The lock's health (door, jam, firmware) changes only on a version-2 access point.
+   */
+  async changeLock(deviceId: string, change: v2.SimChange): Promise<SimDeviceState | undefined> {
     const device = this.locks.get(deviceId);
     if (!device) return undefined;
-    const next: SimDeviceState = {
-      ...device,
-      locked: change.locked ?? device.locked,
-      battery: change.battery ?? device.battery,
-      responsive: change.reachable ?? device.responsive,
-      accessPoint: change.paired ?? device.accessPoint,
-      appOpen: change.app_open ?? device.appOpen,
-      latencyMs: change.latency_ms ?? device.latencyMs,
-      failNext: change.fail_next === undefined ? device.failNext : change.fail_next,
+    const world: WorldChange = {
+      locked: change.locked,
+      battery: change.battery,
+      reachable: change.reachable,
+      paired: change.paired,
+      appOpen: change.app_open,
+      latencyMs: change.latency_ms,
+      failNext: change.fail_next,
+      ...(this.health ? { door: change.door, jammed: change.jammed, firmware: change.fw } : {}),
     };
+    const next = changed(device, world);
     await this.save(next);
     if (next.accessPoint !== device.accessPoint) this.publishLocks();
     if (next.accessPoint) this.publishState(next);
+    this.followAutoLock(device, next);
     return next;
+  }
+
+  /**
+   * Keeps the auto-lock in step with a change of the lock: an unlock starts its wait on the clock, a
+   * lock ends it, and a door closing lets a relock that waited for it happen now.
+   */
+  private followAutoLock(before: SimDeviceState, after: SimDeviceState): void {
+    if (!this.health) return;
+    const id = after.deviceId;
+    if (after.locked || after.autoLockSeconds <= 0) {
+      this.cancelRelock(id);
+      return;
+    }
+    if (this.waitingForDoor.has(id) && before.door === 'open' && after.door !== 'open') {
+      this.waitingForDoor.delete(id);
+      void this.relock(id);
+      return;
+    }
+    // Unlocked just now (or freed from a jam while unlocked): the wait starts.
+    if (before.locked || (before.jammed && !after.jammed)) this.scheduleRelock(after);
+  }
+
+  private scheduleRelock(device: SimDeviceState): void {
+    const { clock, inFlight } = this.options;
+    const id = device.deviceId;
+    this.cancelRelock(id);
+    const due = autoLockAt(device, clock.now());
+    if (due === undefined) return;
+    const cancel = clock.at(due, () => {
+      this.relocks.delete(id);
+      this.timers.delete(cancel);
+      // In flight from the moment the lock moves until its report is out (sandbox clock settling).
+      inFlight?.begin(this.id);
+      void this.relock(id)
+        .catch((error: unknown) =>
+          this.options.logger.error({ apId: this.id, err: error }, 'auto-lock failed'),
+        )
+        .finally(() => inFlight?.end(this.id));
+    });
+    this.relocks.set(id, cancel);
+    this.timers.add(cancel);
+  }
+
+  private cancelRelock(deviceId: string): void {
+    this.waitingForDoor.delete(deviceId);
+    const cancel = this.relocks.get(deviceId);
+    if (!cancel) return;
+    cancel();
+    this.relocks.delete(deviceId);
+    this.timers.delete(cancel);
+  }
+
+  /** The auto-lock's turn: relock and report it as `cause: "auto"`, or wait for the door. */
+  private async relock(deviceId: string): Promise<void> {
+    const device = this.locks.get(deviceId);
+    if (!device) return;
+    const verdict = autoRelock(device, this.options.drainPerCommand);
+    if (verdict.kind === 'wait') this.waitingForDoor.add(deviceId);
+    if (verdict.kind !== 'relock') return;
+    await this.save(verdict.next);
+    this.publishState(verdict.next, 'auto');
   }
 
   private announce(): void {
     const { topics } = this.options;
     this.publish(
       topics.status(this.id),
-      encode('status', { v: BASE_VERSION, online: true, fw: FIRMWARE }),
+      this.health
+        ? encode('status', {
+            v: 2,
+            online: true,
+            fw: FIRMWARE,
+            rssi: this.options.rssi ?? signalOf(this.id),
+            versions: [...this.versions],
+          })
+        : encode('status', { v: BASE_VERSION, online: true, fw: 'lockcloud-sim/1' }),
       true,
     );
     this.publishLocks();
@@ -255,12 +352,16 @@ export class SimulatedAccessPoint {
     );
   }
 
-  private publishState(lock: SimDeviceState): void {
+  private publishState(lock: SimDeviceState, cause?: 'auto'): void {
     const topic = this.options.topics.lock(this.id, lock.deviceId, 'state');
     const at = new Date(this.options.clock.now()).toISOString();
+    const seq = ++this.seq;
+    const { epoch } = this;
     this.publish(
       topic,
-      encode('state', { v: BASE_VERSION, seq: ++this.seq, epoch: this.epoch, ...stateOf(lock), at }),
+      this.health
+        ? encode('state', { v: 2, seq, epoch, ...stateOfV2(lock), at, ...(cause ? { cause } : {}) })
+        : encode('state', { v: BASE_VERSION, seq, epoch, ...stateOf(lock), at }),
       true,
     );
   }
@@ -278,13 +379,25 @@ export class SimulatedAccessPoint {
     const parsed = this.options.topics.parse(topic);
     const { logger } = this.options;
     if (!parsed?.lock || parsed.ap !== this.id) return;
+    const drop = (problem: string): void => logger.warn({ apId: this.id, topic, problem }, 'message dropped');
+    if (parsed.kind === 'config') {
+      const decoded = decode('config', payload);
+      if (!decoded.ok) return drop(decoded.problem);
+      // A version-1 access point would not even subscribe; one that gets a setting anyway ignores it.
+      if (!this.health) return drop('settings need version 2');
+      await this.onConfig(parsed.lock, decoded.message.auto_lock_seconds);
+      return;
+    }
     if (parsed.kind === 'cmd') {
       const decoded = decode('cmd', payload);
       if (decoded.ok) await this.onCommand(parsed.lock, decoded.message);
       else logger.warn({ apId: this.id, topic, problem: decoded.problem }, 'malformed command dropped');
     } else if (parsed.kind === 'sim') {
       const decoded = decode('sim', payload);
-      if (decoded.ok) await this.onSim(parsed.lock, decoded.message);
+      // An access point on the old firmware cannot read a later version's message.
+      if (decoded.ok && decoded.message.v > this.version)
+        drop(`version ${decoded.message.v} is not spoken here`);
+      else if (decoded.ok) await this.onSim(parsed.lock, decoded.message);
       else
         logger.warn({ apId: this.id, topic, problem: decoded.problem }, 'malformed sandbox change dropped');
     }
@@ -313,17 +426,37 @@ export class SimulatedAccessPoint {
     const device = this.locks.get(deviceId);
     if (!device) return;
     const { lowBatteryThreshold, drainPerCommand = 0, jamRate = 0, random = Math.random } = this.options;
-    const jam = message.command !== 'sync' && jamRate > 0 && device.failNext === null && random() < jamRate;
+    const jam =
+      message.command !== 'sync' &&
+      jamRate > 0 &&
+      device.failNext === null &&
+      !device.jammed &&
+      random() < jamRate;
     const { next, outcome } = carryOut(
       jam ? { ...device, failNext: 'JAMMED' } : device,
       message.command,
       lowBatteryThreshold,
       drainPerCommand,
+      this.health,
     );
     if (next !== device) await this.save(next);
     if (outcome === null) return; // swallowed: the cloud will call it a TIMEOUT
     this.ack(deviceId, message.task_id, outcome.ok ? { ok: true } : { ok: false, error: outcome.error });
-    if (next.locked !== device.locked || next.battery !== device.battery) this.publishState(next);
+    if (next.locked !== device.locked || next.battery !== device.battery || next.jammed !== device.jammed)
+      this.publishState(next);
+    this.followAutoLock(device, next);
+  }
+
+  /** A setting from the cloud: the lock runs it from now on and says so in its next report. */
+  private async onConfig(deviceId: string, autoLockSeconds: number): Promise<void> {
+    const device = this.locks.get(deviceId);
+    if (!device || device.autoLockSeconds === autoLockSeconds) return;
+    const next = { ...device, autoLockSeconds };
+    await this.save(next);
+    if (next.accessPoint) this.publishState(next);
+    // A new delay counts from now for a lock already unlocked.
+    if (!next.locked && autoLockSeconds > 0) this.scheduleRelock(next);
+    else this.cancelRelock(deviceId);
   }
 
   private ack(
@@ -335,17 +468,28 @@ export class SimulatedAccessPoint {
   ): void {
     const device = this.locks.get(deviceId);
     const topic = this.options.topics.lock(this.id, deviceId, 'ack');
-    const state = device?.accessPoint && device.responsive ? stateOf(device) : undefined;
+    const present = device?.accessPoint && device.responsive ? device : undefined;
+    const seq = ++this.seq;
+    const { epoch } = this;
     this.publish(
       topic,
-      encode('ack', {
-        v: BASE_VERSION,
-        task_id: taskId,
-        seq: ++this.seq,
-        epoch: this.epoch,
-        ...outcome,
-        state,
-      }),
+      this.health
+        ? encode('ack', {
+            v: 2,
+            task_id: taskId,
+            seq,
+            epoch,
+            ...outcome,
+            state: present && stateOfV2(present),
+          })
+        : encode('ack', {
+            v: BASE_VERSION,
+            task_id: taskId,
+            seq,
+            epoch,
+            ...outcome,
+            state: present && stateOf(present),
+          }),
       false,
     );
   }
@@ -354,9 +498,12 @@ export class SimulatedAccessPoint {
     const next = await this.changeLock(deviceId, message.change);
     if (!next) return; // not ours: the cloud's wait runs out and says so
     const topic = this.options.topics.lock(this.id, deviceId, 'sim-ack');
+    const req_id = message.req_id;
     this.publish(
       topic,
-      encode('sim-ack', { v: BASE_VERSION, req_id: message.req_id, sim: simStateOf(next) }),
+      this.health
+        ? encode('sim-ack', { v: 2, req_id, sim: simStateOfV2(next) })
+        : encode('sim-ack', { v: BASE_VERSION, req_id, sim: simStateOf(next) }),
       false,
     );
   }
@@ -399,18 +546,46 @@ export class SimulatedAccessPoint {
   private cancelTimers(): void {
     for (const cancel of this.timers) cancel();
     this.timers.clear();
+    this.relocks.clear();
+    this.waitingForDoor.clear();
   }
 }
 
-function stateOf(lock: SimDeviceState): DeviceState {
+/** A steady Wi-Fi signal for a simulated access point, from its id: -45 to -84 dBm. */
+function signalOf(apId: string): number {
+  return -45 - (Number.parseInt(apId.slice(0, 2), 16) % 40 || 0);
+}
+
+function stateOf(lock: SimDeviceState): v1.DeviceState {
   return { locked: lock.locked, battery: lock.battery, reachable: lock.responsive, app_open: lock.appOpen };
 }
 
-export function simStateOf(lock: SimDeviceState): SimLockState {
+/** Version 2's report: version 1's, and the lock's health (no door field: it has no sensor). */
+function stateOfV2(lock: SimDeviceState): v2.DeviceState {
+  return {
+    ...stateOf(lock),
+    jammed: lock.jammed,
+    ...(lock.door === null ? {} : { door: lock.door }),
+    fw: lock.firmware,
+    auto_lock_seconds: lock.autoLockSeconds,
+  };
+}
+
+export function simStateOf(lock: SimDeviceState): v1.SimLockState {
   return {
     ...stateOf(lock),
     paired: lock.accessPoint,
     latency_ms: lock.latencyMs,
     fail_next: lock.failNext === 'INTERNAL_ERROR' ? null : lock.failNext,
+  };
+}
+
+export function simStateOfV2(lock: SimDeviceState): v2.SimLockState {
+  return {
+    ...simStateOf(lock),
+    jammed: lock.jammed,
+    door: lock.door,
+    fw: lock.firmware,
+    auto_lock_seconds: lock.autoLockSeconds,
   };
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { seedLockDefaults, simDeviceOf } from '../app/seed/load.ts';
 import { parseSeed } from '../app/seed/validate.ts';
-import type { SimDeviceState } from '../domain/sim-device.ts';
+import { SIM_HEALTH, type SimDeviceState } from '../domain/sim-device.ts';
 import type { FleetMember } from './fleet.ts';
 
 export class DevicesFileError extends Error {
@@ -65,6 +65,7 @@ export function fromCredentials(path: string, count: number, template: LockTempl
       appOpen: false,
       latencyMs: template.latencyMs,
       failNext: null,
+      ...SIM_HEALTH,
     });
   }
   return members;

@@ -18,26 +18,94 @@ export function reachable(device: SimDeviceState): boolean {
 /**
  * How a simulated lock carries out a command: the rules of a real lock, as a pure function of its
  * state. A planned failure (`failNext`) is used up by the command it hits. `drainPerCommand` is the
- * battery a lock or unlock costs, in whole percent.
+ * battery a lock or unlock costs, in whole percent. `health`: the lock's access point speaks device
+ * protocol 2, so a jam stays until cleared (a jammed lock answers JAMMED to lock and unlock; sync
+ * succeeds and reports it); on version 1 a jam is the one command's failure, as it always was.
  */
 export function carryOut(
   device: SimDeviceState,
   command: LockCommand,
   lowBatteryThreshold: number,
   drainPerCommand = 0,
+  health = false,
 ): Execution {
   if (!reachable(device)) return { next: device, outcome: { ok: false, error: 'DEVICE_UNREACHABLE' } };
   if (device.failNext !== null) {
     const next = { ...device, failNext: null };
     if (device.failNext === 'TIMEOUT') return { next, outcome: null };
-    if (device.failNext === 'INTERNAL_ERROR') return { next, outcome: { ok: false, error: 'JAMMED' } };
-    return { next, outcome: { ok: false, error: device.failNext } };
+    const error = device.failNext === 'INTERNAL_ERROR' ? 'JAMMED' : device.failNext;
+    // The bolt stuck on its way: it stays stuck until a hand turn (or the sandbox) frees it.
+    const stuck = health && error === 'JAMMED' && command !== 'sync' ? { ...next, jammed: true } : next;
+    return { next: stuck, outcome: { ok: false, error } };
   }
   if (device.appOpen) return { next: device, outcome: { ok: false, error: 'DEVICE_IS_BUSY' } };
   if (command === 'sync') return { next: device, outcome: { ok: true } };
+  if (health && device.jammed) return { next: device, outcome: { ok: false, error: 'JAMMED' } };
   if (device.battery < lowBatteryThreshold)
     return { next: device, outcome: { ok: false, error: 'LOW_BATTERY' } };
   const locked = stateAfter(command, device.locked);
   const battery = Math.max(0, device.battery - drainPerCommand);
   return { next: { ...device, locked, battery }, outcome: { ok: true } };
+}
+
+/**
+ * When the lock relocks by itself after it was unlocked at `unlockedAt` (ms): auto-lock on, unlocked,
+ * not jammed. undefined: it stays as it is.
+ */
+export function autoLockAt(device: SimDeviceState, unlockedAt: number): number | undefined {
+  if (device.autoLockSeconds <= 0 || device.locked || device.jammed) return undefined;
+  return unlockedAt + device.autoLockSeconds * 1000;
+}
+
+/**
+ * The auto-lock's turn comes: the lock relocks (costing a movement's battery) unless the door is
+ * open, in which case it waits for the door to close (`wait`); a lock that is locked, jammed or out
+ * of reach by then, or whose auto-lock was turned off, does nothing (`skip`).
+ */
+export function autoRelock(
+  device: SimDeviceState,
+  drainPerCommand = 0,
+): { readonly kind: 'relock'; readonly next: SimDeviceState } | { readonly kind: 'wait' | 'skip' } {
+  if (device.autoLockSeconds <= 0 || device.locked || device.jammed || !reachable(device))
+    return { kind: 'skip' };
+  if (device.door === 'open') return { kind: 'wait' };
+  return {
+    kind: 'relock',
+    next: { ...device, locked: true, battery: Math.max(0, device.battery - drainPerCommand) },
+  };
+}
+
+/** What the world may change of a lock (a hand turn, the door, the sandbox), as a sim change says. */
+export interface WorldChange {
+  readonly locked?: boolean;
+  readonly battery?: number;
+  readonly reachable?: boolean;
+  readonly paired?: boolean;
+  readonly appOpen?: boolean;
+  readonly latencyMs?: number;
+  readonly failNext?: SimDeviceState['failNext'];
+  readonly door?: SimDeviceState['door'];
+  readonly jammed?: boolean;
+  readonly firmware?: string;
+}
+
+/**
+ * The lock after a change of the world. A hand turn frees a jammed bolt (turning it by hand is how a
+ * jam is cleared), unless the same change says it is jammed.
+ */
+export function changed(device: SimDeviceState, change: WorldChange): SimDeviceState {
+  const turned = change.locked !== undefined;
+  return {
+    ...device,
+    locked: change.locked ?? device.locked,
+    battery: change.battery ?? device.battery,
+    responsive: change.reachable ?? device.responsive,
+    accessPoint: change.paired ?? device.accessPoint,
+    appOpen: change.appOpen ?? device.appOpen,
+    latencyMs: change.latencyMs ?? device.latencyMs,
+    failNext: change.failNext === undefined ? device.failNext : change.failNext,
+    door: change.door === undefined ? device.door : change.door,
+    jammed: change.jammed ?? (turned ? false : device.jammed),
+    firmware: change.firmware ?? device.firmware,
+  };
 }

@@ -304,6 +304,10 @@ export function storeContract(backend: string, factory: StoreFactory): void {
         appOpen: false,
         latencyMs: 10,
         failNext: 'JAMMED' as const,
+        jammed: true,
+        door: null,
+        firmware: 'fw-9',
+        autoLockSeconds: 45,
       };
       await store.simDevices.save(device);
       await store.simDevices.save({ ...device, battery: 40 });

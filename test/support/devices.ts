@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import { apUsername, Topics } from '../../src/device-protocol/topics.ts';
-import type { SimDeviceState } from '../../src/domain/sim-device.ts';
+import { SIM_HEALTH, type SimDeviceState } from '../../src/domain/sim-device.ts';
 import { SimulatedAccessPoint } from '../../src/simulator/access-point.ts';
 import { eventually } from './eventually.ts';
 import { portOpen } from './mosquitto.ts';
@@ -74,6 +74,7 @@ export function seededDevice(deviceId: string, change: Partial<SimDeviceState> =
     appOpen: false,
     latencyMs: 0,
     failNext: null,
+    ...SIM_HEALTH,
     ...change,
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { AccessPoint, AnnouncedLock, NewAccessPoint } from '../../domain/access-point.ts';
 import type { LockEvent } from '../../domain/event.ts';
-import type { LockCommand, LockReport, ReportMark } from '../../domain/lock.ts';
+import type { DoorState, LockCommand, LockReport, ReportMark } from '../../domain/lock.ts';
 import type { SimAccessPoint, SimDeviceState } from '../../domain/sim-device.ts';
 import type { TaskFailure } from '../../domain/task.ts';
 
@@ -143,10 +143,25 @@ export interface SimulatedLockChange {
   readonly appOpen?: boolean;
   readonly latencyMs?: number;
   readonly failNext?: TaskFailure | null;
+  /** The lock's health, which only a device on protocol version 2 plays (null door: no sensor). */
+  readonly door?: DoorState | null;
+  readonly jammed?: boolean;
+  readonly firmware?: string;
 }
 
-/** A simulated lock's state as its simulator tells it (docs/sandbox.md's answer to POST /_sim/locks). */
-export type SimulatedLockState = Omit<SimDeviceState, 'apId' | 'serial' | 'nickname'>;
+/**
+ * A simulated lock's state as its simulator tells it (docs/sandbox.md's answer to POST /_sim/locks).
+ * A device on protocol version 1 tells nothing of its health: not jammed, no door, nulls.
+ */
+export type SimulatedLockState = Omit<
+  SimDeviceState,
+  'apId' | 'serial' | 'nickname' | 'firmware' | 'autoLockSeconds'
+> & {
+  readonly firmware: string | null;
+  readonly autoLockSeconds: number | null;
+  /** The version its access point answered in. */
+  readonly protocolVersion: number;
+};
 
 /**
  * The sandbox's way to simulated devices, wherever they run: the change is relayed to the device

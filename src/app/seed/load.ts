@@ -2,7 +2,7 @@ import { formatDeviceSecret } from '../../domain/access-point.ts';
 import { normalizeEmail } from '../../domain/account.ts';
 import { displayPrefix } from '../../domain/api-key.ts';
 import type { NewLock } from '../../domain/lock.ts';
-import type { SimDeviceState } from '../../domain/sim-device.ts';
+import { SIM_HEALTH, type SimDeviceState } from '../../domain/sim-device.ts';
 import type {
   BrokerPasswordHasher,
   PasswordHasher,
@@ -72,6 +72,7 @@ export function simDeviceOf(lock: ReturnType<typeof seedLockDefaults>, apId: str
     appOpen: lock.app_open,
     latencyMs: lock.latency_ms,
     failNext: null,
+    ...SIM_HEALTH,
   };
 }
 

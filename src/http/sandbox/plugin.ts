@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Lockcloud } from '../../app/lockcloud.ts';
 import type { SimLockView } from '../../app/sandbox.ts';
+import { LATEST_VERSION } from '../../device-protocol/versions.ts';
 import { answerErrorsWith } from '../error-pipeline.ts';
 import { sandboxErrors } from './errors.ts';
 import {
@@ -33,6 +34,11 @@ const lockState = (s: SimLockView) => ({
   app_open: s.appOpen,
   latency_ms: s.latencyMs,
   fail_next: s.failNext,
+  jammed: s.jammed,
+  door: s.door,
+  firmware: s.firmware,
+  auto_lock_seconds: s.autoLockSeconds,
+  protocol_version: s.protocolVersion,
 });
 
 /** docs/sandbox.md's control surface under /_sim; never registered in production. */
@@ -65,6 +71,9 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> 
         appOpen: b.app_open,
         latencyMs: b.latency_ms,
         failNext: b.fail_next,
+        door: b.door,
+        jammed: b.jammed,
+        firmware: b.firmware,
       });
       return lockState(state);
     },
@@ -91,7 +100,8 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> 
         latencyMs: b.latency_ms,
       });
       return reply.code(201).send({
-        ...lockState({ ...state, integration: lock.integration }),
+        // The server's own simulated access points speak the latest version.
+        ...lockState({ ...state, integration: lock.integration, protocolVersion: LATEST_VERSION }),
         serial: lock.serial,
         nickname: lock.nickname,
         owner: ownerEmail,

@@ -1,4 +1,7 @@
 import { Type } from 'typebox';
+
+const Optional = Type.Optional;
+
 import { UUID_PATTERN } from '../../app/seed/schema.ts';
 
 export const SimLockParams = Type.Object({ device_id: Type.String({ pattern: UUID_PATTERN }) });
@@ -22,6 +25,24 @@ export const SimLockChange = Type.Object(
         },
       ),
     ),
+    door: Optional(
+      Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Null()], {
+        description:
+          'the door sensor: opened or closed by hand; null removes the sensor (device protocol 2 only)',
+      }),
+    ),
+    jammed: Optional(
+      Type.Boolean({
+        description: 'the bolt blocked, or freed (device protocol 2 only; a hand turn frees it too)',
+      }),
+    ),
+    firmware: Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: "the lock's firmware version (protocol 2 only)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -36,6 +57,15 @@ export const SimLockState = Type.Object({
   app_open: Type.Boolean(),
   latency_ms: Type.Integer(),
   fail_next: Type.Union([Type.String(), Type.Null()]),
+  jammed: Type.Boolean({ description: 'always false on device protocol 1' }),
+  door: Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Null()], {
+    description: 'null: no door sensor (always, on device protocol 1)',
+  }),
+  firmware: Type.Union([Type.String(), Type.Null()], { description: 'null on device protocol 1' }),
+  auto_lock_seconds: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'the auto-lock delay the lock runs now (0: off); null on device protocol 1',
+  }),
+  protocol_version: Type.Integer({ description: "the device protocol version of the lock's access point" }),
 });
 
 /** POST /_sim/locks: a simulated lock added to an account; the seed's defaults for the rest. */

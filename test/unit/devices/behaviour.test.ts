@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import type { SimDeviceState } from '../../../src/domain/sim-device.ts';
+import { SIM_HEALTH, type SimDeviceState } from '../../../src/domain/sim-device.ts';
 import { runBehaviour, seededRandom } from '../../../src/simulator/behaviour.ts';
 import type { Fleet } from '../../../src/simulator/fleet.ts';
 
@@ -18,6 +18,7 @@ function fakeAccessPoint(id: string) {
     appOpen: false,
     latencyMs: 0,
     failNext: null,
+    ...SIM_HEALTH,
   };
   const ap = {
     id,

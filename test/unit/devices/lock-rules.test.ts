@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SimDeviceState } from '../../../src/domain/sim-device.ts';
+import { SIM_HEALTH, type SimDeviceState } from '../../../src/domain/sim-device.ts';
 import { carryOut } from '../../../src/simulator/lock-rules.ts';
 
 const device = (fields: Partial<SimDeviceState> = {}): SimDeviceState => ({
@@ -15,6 +15,7 @@ const device = (fields: Partial<SimDeviceState> = {}): SimDeviceState => ({
   appOpen: false,
   latencyMs: 0,
   failNext: null,
+  ...SIM_HEALTH,
   ...fields,
 });
 

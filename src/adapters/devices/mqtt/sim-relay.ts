@@ -15,7 +15,7 @@ export interface SimRelayOptions {
 interface SimWait {
   readonly apId: string;
   readonly deviceId: string;
-  readonly resolve: (state: Message<'sim-ack'>['sim']) => void;
+  readonly resolve: (answer: Message<'sim-ack'>) => void;
 }
 
 /**
@@ -51,9 +51,11 @@ export class SimRelay {
       this.waits.set(reqId, {
         apId,
         deviceId,
-        resolve: (sim) => {
+        resolve: (answer) => {
+          const { sim } = answer;
           clearTimeout(timer);
           this.waits.delete(reqId);
+          const health = answer.v === 2 ? answer.sim : undefined;
           resolve({
             deviceId,
             locked: sim.locked,
@@ -63,22 +65,34 @@ export class SimRelay {
             appOpen: sim.app_open,
             latencyMs: sim.latency_ms,
             failNext: sim.fail_next,
+            jammed: health?.jammed ?? false,
+            door: health?.door ?? null,
+            firmware: health?.fw ?? null,
+            autoLockSeconds: health?.auto_lock_seconds ?? null,
+            protocolVersion: answer.v,
           });
         },
       });
-      const payload = encode('sim', {
-        v: BASE_VERSION,
-        req_id: reqId,
-        change: {
-          locked: change.locked,
-          battery: change.battery,
-          reachable: change.responsive,
-          paired: change.accessPoint,
-          app_open: change.appOpen,
-          latency_ms: change.latencyMs,
-          fail_next: change.failNext === 'INTERNAL_ERROR' ? 'JAMMED' : change.failNext,
-        },
-      });
+      const plain = {
+        locked: change.locked,
+        battery: change.battery,
+        reachable: change.responsive,
+        paired: change.accessPoint,
+        app_open: change.appOpen,
+        latency_ms: change.latencyMs,
+        fail_next: change.failNext === 'INTERNAL_ERROR' ? 'JAMMED' : change.failNext,
+      } as const;
+      // The lock's health is version 2's (the caller has checked the access point speaks it); any
+      // other change stays in version 1, which every simulated access point reads.
+      const health =
+        change.door !== undefined || change.jammed !== undefined || change.firmware !== undefined;
+      const payload = health
+        ? encode('sim', {
+            v: 2,
+            req_id: reqId,
+            change: { ...plain, door: change.door, jammed: change.jammed, fw: change.firmware },
+          })
+        : encode('sim', { v: BASE_VERSION, req_id: reqId, change: plain });
       this.options.inFlight?.begin(apId);
       this.client.publish(this.options.topics.lock(apId, deviceId, 'sim'), payload, { qos: 1 });
     });
@@ -87,6 +101,6 @@ export class SimRelay {
   /** A simulated device's answer: it counts only from the access point and lock that were asked. */
   answered(apId: string, deviceId: string, message: Message<'sim-ack'>): void {
     const wait = this.waits.get(message.req_id);
-    if (wait && wait.apId === apId && wait.deviceId === deviceId) wait.resolve(message.sim);
+    if (wait && wait.apId === apId && wait.deviceId === deviceId) wait.resolve(message);
   }
 }

@@ -26,6 +26,10 @@ export class SqlSimDeviceStore implements SimDeviceStore {
               appOpen: row.app_open === 1,
               latencyMs: row.latency_ms,
               failNext: isTaskFailure(row.fail_next) ? row.fail_next : null,
+              jammed: row.jammed === 1,
+              door: row.door === 'open' || row.door === 'closed' ? row.door : null,
+              firmware: row.firmware,
+              autoLockSeconds: row.auto_lock_seconds,
             },
           ],
     );
@@ -43,6 +47,10 @@ export class SqlSimDeviceStore implements SimDeviceStore {
       app_open: bool(s.appOpen),
       latency_ms: s.latencyMs,
       fail_next: s.failNext,
+      jammed: bool(s.jammed),
+      door: s.door,
+      firmware: s.firmware,
+      auto_lock_seconds: s.autoLockSeconds,
     };
     await this.db
       .insertInto('sim_devices')

@@ -196,6 +196,10 @@ export interface SimDevicesTable {
   ap_id: string | null;
   serial: string | null;
   nickname: string | null;
+  jammed: number;
+  door: string | null;
+  firmware: string;
+  auto_lock_seconds: number;
 }
 
 export interface LoginTokensTable {

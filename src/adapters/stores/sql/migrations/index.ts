@@ -14,6 +14,7 @@ import * as eventSequence from './012-event-sequence.ts';
 import * as webhookEndpoints from './013-webhook-endpoints.ts';
 import * as webhookReadsLog from './014-webhook-reads-log.ts';
 import * as deviceHealth from './015-device-health.ts';
+import * as simDeviceHealth from './016-sim-device-health.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '013-webhook-endpoints': webhookEndpoints,
   '014-webhook-reads-log': webhookReadsLog,
   '015-device-health': deviceHealth,
+  '016-sim-device-health': simDeviceHealth,
 };
 
 export const migrationProvider: MigrationProvider = {
