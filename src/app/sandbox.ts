@@ -185,6 +185,17 @@ export class Sandbox {
     const { store, simulator } = this.deps;
     const lock = await store.locks.get(deviceId);
     if (!lock || lock.accessPointId === null) throw new DomainError('LOCK_NOT_FOUND');
+    const health = (['door', 'jammed', 'firmware'] as const).find((field) => change[field] !== undefined);
+    if (health !== undefined) {
+      // Only a device on protocol version 2 has these to play; an older one would not read the change.
+      const ap = await store.accessPoints.get(lock.accessPointId);
+      if ((ap?.protocolVersion ?? 1) < 2)
+        throw new DomainError(
+          'INVALID_INPUT',
+          `${health}: the lock's access point speaks device protocol version ${ap?.protocolVersion ?? 1}, which has no ${health} (docs/device-protocol.md)`,
+          { field: health },
+        );
+    }
     // Integration is the owner's setting, kept by the cloud; the rest is the device's, relayed to it
     // (pairing too: the access point announces the change, and the cloud follows).
     if (change.integration !== undefined)

@@ -34,6 +34,11 @@ describe('POST /_sim/locks/:device_id', () => {
       app_open: false,
       latency_ms: 0,
       fail_next: null,
+      jammed: false,
+      door: 'closed',
+      firmware: 'lockcloud-sim-lock/2',
+      auto_lock_seconds: 0,
+      protocol_version: 2,
     });
     const other = await json(await simLock(t, LOCK_B, {}));
     assert.equal(other.locked, false);
@@ -52,6 +57,11 @@ describe('POST /_sim/locks/:device_id', () => {
       app_open: false,
       latency_ms: 250,
       fail_next: 'JAMMED',
+      jammed: false,
+      door: 'closed',
+      firmware: 'lockcloud-sim-lock/2',
+      auto_lock_seconds: 0,
+      protocol_version: 2,
     });
     const again = await json(await simLock(t, LOCK_A, { locked: false }));
     assert.equal(again.battery, 42);
@@ -218,17 +228,19 @@ describe('POST /_sim/locks/:device_id', () => {
     assert.equal((await lockStatus(t, LOCK_A)).locked, false);
   });
 
-  it('fail_next: JAMMED fails the next command once, then the lock works again', async () => {
+  it('fail_next: JAMMED jams the lock at the next command; it stays jammed until freed', async () => {
     const state = await json(await simLock(t, LOCK_A, { fail_next: 'JAMMED' }));
     assert.equal(state.fail_next, 'JAMMED');
+    const jammed = { status: 'terminated', successful: false, error: 'JAMMED' };
     const taskId = await acceptedTask(t, LOCK_A, 'unlock');
-    assert.deepEqual(await waitForTask(t, taskId), {
-      status: 'terminated',
-      successful: false,
-      error: 'JAMMED',
-    });
+    assert.deepEqual(await waitForTask(t, taskId), jammed);
     assert.equal((await lockStatus(t, LOCK_A)).locked, true);
-    assert.equal((await json(await simLock(t, LOCK_A, {}))).fail_next, null, 'used up');
+    const after = await json(await simLock(t, LOCK_A, {}));
+    assert.equal(after.fail_next, null, 'used up');
+    // The simulated access points speak device protocol 2: the bolt stays blocked, as a real one.
+    assert.equal(after.jammed, true);
+    assert.deepEqual(await waitForTask(t, await acceptedTask(t, LOCK_A, 'unlock')), jammed);
+    assert.equal((await json(await simLock(t, LOCK_A, { jammed: false }))).jammed, false, 'freed');
     const next = await acceptedTask(t, LOCK_A, 'unlock');
     assert.deepEqual(await waitForTask(t, next), { status: 'terminated', successful: true });
   });
