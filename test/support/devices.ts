@@ -4,7 +4,7 @@ import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import { apUsername, Topics } from '../../src/device-protocol/topics.ts';
 import { SIM_HEALTH, type SimDeviceState } from '../../src/domain/sim-device.ts';
-import { SimulatedAccessPoint } from '../../src/simulator/access-point.ts';
+import { type AccessPointOptions, SimulatedAccessPoint } from '../../src/simulator/access-point.ts';
 import { eventually } from './eventually.ts';
 import { portOpen } from './mosquitto.ts';
 import {
@@ -107,7 +107,12 @@ export interface Rig {
   readonly url: string;
   readonly topics: Topics;
   raw(apId: string, options?: RawApOptions): Promise<RawAp>;
-  sim(apId: string, locks: readonly SimDeviceState[]): Promise<SimulatedAccessPoint>;
+  /** `options`: e.g. `versions: [1]` for an access point on the old firmware. */
+  sim(
+    apId: string,
+    locks: readonly SimDeviceState[],
+    options?: Partial<AccessPointOptions>,
+  ): Promise<SimulatedAccessPoint>;
   close(): Promise<void>;
 }
 
@@ -134,7 +139,7 @@ export async function startRig(kind: BrokerKind, options: RigOptions = {}): Prom
       raws.push(ap);
       return ap;
     },
-    async sim(apId, locks) {
+    async sim(apId, locks, simOptions = {}) {
       const ap = new SimulatedAccessPoint(apId, SECRETS[apId] ?? '', locks, {
         url,
         topics,
@@ -142,6 +147,7 @@ export async function startRig(kind: BrokerKind, options: RigOptions = {}): Prom
         lowBatteryThreshold: 10,
         logger: silentLogger,
         keepaliveSeconds: 5,
+        ...simOptions,
       });
       sims.push(ap);
       await ap.start();
