@@ -139,5 +139,15 @@ for (const kind of ['embedded', 'mosquitto'] as const satisfies readonly BrokerK
       await eventually('the relock', async () => (await locks.get(LOCK_A))?.locked === true);
       assert.equal(home.lock(LOCK_A)?.locked, true);
     });
+
+    it('with the door open the auto-lock waits, and relocks as the door closes', { skip }, async () => {
+      const { locks } = rig.t.server.store;
+      assert.deepEqual(await taskEnd(rig.t, await startTask(rig.t, LOCK_A, 'unlock')), SUCCESS);
+      await home.changeLock(LOCK_A, { door: 'open' });
+      await advanceClock(rig.t, 31);
+      assert.equal(home.lock(LOCK_A)?.locked, false, 'not with the door open');
+      await home.changeLock(LOCK_A, { door: 'closed' });
+      await eventually('the relock', async () => (await locks.get(LOCK_A))?.locked === true);
+    });
   });
 }
