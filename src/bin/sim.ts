@@ -41,6 +41,10 @@ interface SimOptions {
   turnsPerHour: number;
   offlinePerHour: number;
   offlineSeconds: number;
+  v1Share: number;
+  doorsPerHour: number;
+  doorOpenSeconds: number;
+  jamClearSeconds: number;
   lowBattery: number;
   keepalive: number;
   randomSeed?: number;
@@ -95,6 +99,26 @@ function program(run: (options: SimOptions) => Promise<void>): Command {
       new Option('--offline-seconds <s>', 'how long a power loss lasts')
         .argParser(number(1, 86_400))
         .default(30),
+    )
+    .addOption(
+      new Option('--v1-share <p>', 'share of access points speaking device protocol version 1 only')
+        .argParser(number(0, 1, false))
+        .default(0),
+    )
+    .addOption(
+      new Option('--doors-per-hour <n>', 'door openings per lock per hour (version 2)')
+        .argParser(number(0, 3600, false))
+        .default(0),
+    )
+    .addOption(
+      new Option('--door-open-seconds <s>', 'how long an opened door stays open')
+        .argParser(number(1, 86_400))
+        .default(30),
+    )
+    .addOption(
+      new Option('--jam-clear-seconds <s>', 'how long a jam lasts before it is freed by hand (0: never)')
+        .argParser(number(0, 86_400))
+        .default(60),
     )
     .addOption(
       new Option('--low-battery <percent>', 'under this a lock refuses to move')
@@ -158,7 +182,9 @@ async function run(options: SimOptions): Promise<void> {
     random,
   });
   const all = members(options);
-  for (const member of all) fleet.add(member);
+  // Drawn from the seeded generator too: the same --random-seed gives the same old access points.
+  for (const member of all)
+    fleet.add(options.v1Share > 0 && random() < options.v1Share ? { ...member, versions: [1] } : member);
   const locks = all.reduce((n, m) => n + m.locks.length, 0);
   const started = Date.now();
   await fleet.start();

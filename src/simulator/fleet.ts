@@ -1,3 +1,4 @@
+import type { PayloadVersion } from '../device-protocol/versions.ts';
 import type { SimDeviceState } from '../domain/sim-device.ts';
 import { type AccessPointOptions, SimulatedAccessPoint } from './access-point.ts';
 import { LinkTrouble, type LinkTroubleSummary } from './link-trouble.ts';
@@ -6,6 +7,8 @@ export interface FleetMember {
   readonly id: string;
   readonly secret: string;
   readonly locks: readonly SimDeviceState[];
+  /** The payload versions it speaks (default: every one; `[1]`: an access point on old firmware). */
+  readonly versions?: readonly PayloadVersion[];
 }
 
 export interface FleetOptions extends Omit<AccessPointOptions, 'link'> {
@@ -59,7 +62,8 @@ export class Fleet {
   }
 
   add(member: FleetMember): SimulatedAccessPoint {
-    const ap = new SimulatedAccessPoint(member.id, member.secret, member.locks, this.options);
+    const options = member.versions ? { ...this.options, versions: member.versions } : this.options;
+    const ap = new SimulatedAccessPoint(member.id, member.secret, member.locks, options);
     this.members.set(member.id, ap);
     return ap;
   }
