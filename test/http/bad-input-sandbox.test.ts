@@ -44,6 +44,11 @@ describe('bad input on the sandbox routes', () => {
     app_open: false,
     latency_ms: 0,
     fail_next: null,
+    jammed: false,
+    door: 'closed',
+    firmware: 'lockcloud-sim-lock/2',
+    auto_lock_seconds: 0,
+    protocol_version: 2,
   };
 
   async function expectWorldUntouched(): Promise<void> {
