@@ -30,6 +30,11 @@ const SEEDED_SIM_STATE = {
     app_open: false,
     latency_ms: 0,
     fail_next: null,
+    jammed: false,
+    door: 'closed',
+    firmware: 'lockcloud-sim-lock/2',
+    auto_lock_seconds: 0,
+    protocol_version: 2,
   },
   [LOCK_B]: {
     device_id: LOCK_B,
@@ -41,6 +46,11 @@ const SEEDED_SIM_STATE = {
     app_open: false,
     latency_ms: 0,
     fail_next: null,
+    jammed: false,
+    door: 'closed',
+    firmware: 'lockcloud-sim-lock/2',
+    auto_lock_seconds: 0,
+    protocol_version: 2,
   },
 };
 

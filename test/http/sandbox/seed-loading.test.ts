@@ -189,6 +189,11 @@ describe('seed loading', () => {
       app_open: false,
       latency_ms: 0,
       fail_next: null,
+      jammed: false,
+      door: 'closed',
+      firmware: 'lockcloud-sim-lock/2',
+      auto_lock_seconds: 0,
+      protocol_version: 2,
     });
     const { store } = t.server;
     const abc = await store.accounts.findByEmail('abc@example.com');
