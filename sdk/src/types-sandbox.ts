@@ -36,6 +36,12 @@ export interface SandboxLockChange {
   latency_ms?: number | undefined;
   /** Make the next command fail this way; null clears it. */
   fail_next?: SandboxFailure | null | undefined;
+  /** The door sensor opened or closed by hand; null takes the sensor away (device protocol 2 only). */
+  door?: 'open' | 'closed' | null | undefined;
+  /** The bolt blocked, or freed (device protocol 2 only; a hand turn frees it too). */
+  jammed?: boolean | undefined;
+  /** The lock's firmware version, 1 to 64 characters (device protocol 2 only). */
+  firmware?: string | undefined;
 }
 
 /**
@@ -54,6 +60,16 @@ export interface SandboxLockState {
   app_open: boolean;
   latency_ms: number;
   fail_next: TaskFailureReason | null;
+  /** Always false on device protocol 1. */
+  jammed: boolean;
+  /** null: no door sensor (always, on device protocol 1). */
+  door: 'open' | 'closed' | null;
+  /** null on device protocol 1. */
+  firmware: string | null;
+  /** The auto-lock delay the lock runs now (0: off); null on device protocol 1. */
+  auto_lock_seconds: number | null;
+  /** The device protocol version of the lock's access point. */
+  protocol_version: number;
 }
 
 /**

@@ -433,11 +433,12 @@ export class SimulatedAccessPoint {
       !device.jammed &&
       random() < jamRate;
     const { next, outcome } = carryOut(
-      jam ? { ...device, failNext: 'JAMMED' } : device,
+      device,
       message.command,
       lowBatteryThreshold,
       drainPerCommand,
       this.health,
+      jam,
     );
     if (next !== device) await this.save(next);
     if (outcome === null) return; // swallowed: the cloud will call it a TIMEOUT

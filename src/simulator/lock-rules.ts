@@ -19,8 +19,9 @@ export function reachable(device: SimDeviceState): boolean {
  * How a simulated lock carries out a command: the rules of a real lock, as a pure function of its
  * state. A planned failure (`failNext`) is used up by the command it hits. `drainPerCommand` is the
  * battery a lock or unlock costs, in whole percent. `health`: the lock's access point speaks device
- * protocol 2, so a jam stays until cleared (a jammed lock answers JAMMED to lock and unlock; sync
- * succeeds and reports it); on version 1 a jam is the one command's failure, as it always was.
+ * protocol 2, so a jammed lock answers JAMMED to lock and unlock until freed (sync succeeds and
+ * reports it). A planned failure (`failNext`, the sandbox's) stays the one command's, on either
+ * version, as the sandbox documents it; a jam that happens (`jam`) leaves a v2 lock jammed.
  */
 export function carryOut(
   device: SimDeviceState,
@@ -28,15 +29,17 @@ export function carryOut(
   lowBatteryThreshold: number,
   drainPerCommand = 0,
   health = false,
+  jam = false,
 ): Execution {
   if (!reachable(device)) return { next: device, outcome: { ok: false, error: 'DEVICE_UNREACHABLE' } };
+  // The bolt stuck on its way: on version 2 it stays stuck until a hand turn (or the sandbox) frees it.
+  if (jam && command !== 'sync' && device.failNext === null)
+    return { next: health ? { ...device, jammed: true } : device, outcome: { ok: false, error: 'JAMMED' } };
   if (device.failNext !== null) {
     const next = { ...device, failNext: null };
     if (device.failNext === 'TIMEOUT') return { next, outcome: null };
     const error = device.failNext === 'INTERNAL_ERROR' ? 'JAMMED' : device.failNext;
-    // The bolt stuck on its way: it stays stuck until a hand turn (or the sandbox) frees it.
-    const stuck = health && error === 'JAMMED' && command !== 'sync' ? { ...next, jammed: true } : next;
-    return { next: stuck, outcome: { ok: false, error } };
+    return { next, outcome: { ok: false, error } };
   }
   if (device.appOpen) return { next: device, outcome: { ok: false, error: 'DEVICE_IS_BUSY' } };
   if (command === 'sync') return { next: device, outcome: { ok: true } };

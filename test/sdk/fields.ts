@@ -134,6 +134,9 @@ const SIM_LOCK_CHANGE = [
   'fail_next',
 ] as const;
 const SIM_LOCK_ADDED = ['serial', 'nickname', 'owner', 'access_point_id'] as const;
+/** What a simulated lock on device protocol 2 plays of its health: the answer, and the change. */
+const SIM_LOCK_HEALTH = ['jammed', 'door', 'firmware', 'auto_lock_seconds', 'protocol_version'] as const;
+const SIM_LOCK_HEALTH_CHANGE = ['door', 'jammed', 'firmware'] as const;
 
 /**
  * The documented success response of every endpoint with a JSON answer, by `METHOD path` as in
@@ -207,12 +210,12 @@ export const RESPONSE_FIELDS = {
     ['delivery_id'],
   ),
   'POST /_sim/locks/{device_id}': fieldsOf<SandboxLockState>()(
-    ['device_id', ...SIM_LOCK_CHANGE],
-    ['device_id', ...SIM_LOCK_CHANGE],
+    ['device_id', ...SIM_LOCK_CHANGE, ...SIM_LOCK_HEALTH],
+    ['device_id', ...SIM_LOCK_CHANGE, ...SIM_LOCK_HEALTH],
   ),
   'POST /_sim/locks': fieldsOf<SandboxAddedLock>()(
-    ['device_id', ...SIM_LOCK_CHANGE, ...SIM_LOCK_ADDED],
-    ['device_id', ...SIM_LOCK_CHANGE, ...SIM_LOCK_ADDED],
+    ['device_id', ...SIM_LOCK_CHANGE, ...SIM_LOCK_HEALTH, ...SIM_LOCK_ADDED],
+    ['device_id', ...SIM_LOCK_CHANGE, ...SIM_LOCK_HEALTH, ...SIM_LOCK_ADDED],
   ),
   'GET /_sim/clock': fieldsOf<SandboxClock>()(['now', 'epoch_ms'], ['now', 'epoch_ms']),
   'POST /_sim/clock': fieldsOf<SandboxClock>()(['now', 'epoch_ms'], ['now', 'epoch_ms']),
@@ -247,7 +250,10 @@ export const REQUEST_FIELDS = {
     ['url', 'types', 'device_ids', 'retries', 'enabled'],
     [],
   ),
-  'POST /_sim/locks/{device_id}': fieldsOf<SandboxLockChange>()(SIM_LOCK_CHANGE, []),
+  'POST /_sim/locks/{device_id}': fieldsOf<SandboxLockChange>()(
+    [...SIM_LOCK_CHANGE, ...SIM_LOCK_HEALTH_CHANGE],
+    [],
+  ),
   'POST /_sim/locks': fieldsOf<SandboxNewLock>()(
     ['owner', 'nickname', 'locked', 'battery', 'latency_ms'],
     ['owner'],

@@ -46,6 +46,11 @@ describe('sdk: LockcloudSandboxClient', () => {
       app_open: false,
       latency_ms: 0,
       fail_next: 'JAMMED',
+      jammed: false,
+      door: 'closed',
+      firmware: 'lockcloud-sim-lock/2',
+      auto_lock_seconds: 0,
+      protocol_version: 2,
     });
     const err = await c.run(LOCK_B, 'lock').catch((e: unknown) => e);
     assert.ok(err instanceof TaskFailedError && err.reason === 'JAMMED', String(err));

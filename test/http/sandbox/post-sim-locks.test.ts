@@ -228,17 +228,27 @@ describe('POST /_sim/locks/:device_id', () => {
     assert.equal((await lockStatus(t, LOCK_A)).locked, false);
   });
 
-  it('fail_next: JAMMED jams the lock at the next command; it stays jammed until freed', async () => {
+  it('fail_next: JAMMED fails the next command once, then the lock works again', async () => {
     const state = await json(await simLock(t, LOCK_A, { fail_next: 'JAMMED' }));
     assert.equal(state.fail_next, 'JAMMED');
-    const jammed = { status: 'terminated', successful: false, error: 'JAMMED' };
     const taskId = await acceptedTask(t, LOCK_A, 'unlock');
-    assert.deepEqual(await waitForTask(t, taskId), jammed);
+    assert.deepEqual(await waitForTask(t, taskId), {
+      status: 'terminated',
+      successful: false,
+      error: 'JAMMED',
+    });
     assert.equal((await lockStatus(t, LOCK_A)).locked, true);
     const after = await json(await simLock(t, LOCK_A, {}));
     assert.equal(after.fail_next, null, 'used up');
-    // The simulated access points speak device protocol 2: the bolt stays blocked, as a real one.
-    assert.equal(after.jammed, true);
+    assert.equal(after.jammed, false, 'a planned failure, not a jam that stays');
+    const next = await acceptedTask(t, LOCK_A, 'unlock');
+    assert.deepEqual(await waitForTask(t, next), { status: 'terminated', successful: true });
+  });
+
+  it('jammed: true jams the lock until jammed: false (or a hand turn) frees it', async () => {
+    assert.equal((await json(await simLock(t, LOCK_A, { jammed: true }))).jammed, true);
+    const jammed = { status: 'terminated', successful: false, error: 'JAMMED' };
+    assert.deepEqual(await waitForTask(t, await acceptedTask(t, LOCK_A, 'unlock')), jammed);
     assert.deepEqual(await waitForTask(t, await acceptedTask(t, LOCK_A, 'unlock')), jammed);
     assert.equal((await json(await simLock(t, LOCK_A, { jammed: false }))).jammed, false, 'freed');
     const next = await acceptedTask(t, LOCK_A, 'unlock');

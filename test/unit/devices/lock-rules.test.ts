@@ -69,7 +69,7 @@ describe('a simulated lock carrying out a command', () => {
 
 describe('a simulated lock on device protocol 2: jams, the door and auto-lock', () => {
   it('a jam stays: lock and unlock answer JAMMED, sync succeeds, a hand turn or jammed:false frees it', () => {
-    const jam = carryOut(device({ failNext: 'JAMMED' }), 'unlock', 10, 0, true);
+    const jam = carryOut(device(), 'unlock', 10, 0, true, true);
     assert.deepEqual(jam.outcome, { ok: false, error: 'JAMMED' });
     assert.equal(jam.next.jammed, true);
     assert.equal(jam.next.locked, true, 'the bolt did not move');
@@ -82,10 +82,17 @@ describe('a simulated lock on device protocol 2: jams, the door and auto-lock', 
   });
 
   it('on version 1 a jam is the one command’s failure, as it always was', () => {
-    const jam = carryOut(device({ failNext: 'JAMMED' }), 'unlock', 10);
+    const jam = carryOut(device(), 'unlock', 10, 0, false, true);
     assert.deepEqual(jam.outcome, { ok: false, error: 'JAMMED' });
     assert.equal(jam.next.jammed, false);
     assert.deepEqual(carryOut(jam.next, 'unlock', 10).outcome, { ok: true });
+  });
+
+  it('the sandbox’s planned failure (fail_next JAMMED) stays the one command’s, on version 2 too', () => {
+    const planned = carryOut(device({ failNext: 'JAMMED' }), 'unlock', 10, 0, true);
+    assert.deepEqual(planned.outcome, { ok: false, error: 'JAMMED' });
+    assert.equal(planned.next.jammed, false);
+    assert.equal(planned.next.failNext, null);
   });
 
   it('auto-lock: due its delay after an unlock; never when off, locked or jammed', () => {
