@@ -32,7 +32,11 @@ const BAD_STATES: readonly [string, string | Buffer][] = [
   ['JSON null', 'null'],
   ['a JSON array', JSON.stringify([{ ...valid, seq: 100, locked: false, battery: 1 }])],
   ['a JSON string', JSON.stringify('locked')],
-  ['v 2', JSON.stringify({ ...valid, v: 2, seq: 100, locked: false, battery: 1 })],
+  [
+    'v 3 (a version this build does not know)',
+    JSON.stringify({ ...valid, v: 3, seq: 100, locked: false, battery: 1 }),
+  ],
+  ['v 2 with a bad health field', JSON.stringify({ ...valid, v: 2, seq: 100, locked: false, door: 'ajar' })],
   ['v "1"', JSON.stringify({ ...valid, v: '1', seq: 100, locked: false, battery: 1 })],
   ['no v', JSON.stringify({ seq: 100, locked: false, battery: 1, reachable: true, app_open: false })],
   ['no seq', JSON.stringify({ v: 1, locked: false, battery: 1, reachable: true, app_open: false })],
@@ -114,7 +118,8 @@ for (const kind of ['embedded', 'mosquitto'] as const satisfies readonly BrokerK
       const { topics } = rig;
       const messages: [string, string][] = [
         [topics.status(AP_HOME), JSON.stringify({ v: 1, online: 'false' })],
-        [topics.status(AP_HOME), JSON.stringify({ v: 2, online: false })],
+        [topics.status(AP_HOME), JSON.stringify({ v: 3, online: false })],
+        [topics.status(AP_HOME), JSON.stringify({ v: 2, online: false, rssi: 5 })],
         [topics.status(AP_HOME), 'offline'],
         [
           topics.locks(AP_HOME),
