@@ -12,6 +12,7 @@ import { DEFAULT_EVENT_RETENTION_DAYS, EventLog } from './event-log.ts';
 import { DEFAULT_STREAM_LIMITS, EventStreams, type StreamLimits } from './event-stream.ts';
 import { HourlyPurges } from './hourly-purges.ts';
 import { IdempotentCommands } from './idempotent-commands.ts';
+import { LockDetails } from './lock-details.ts';
 import { LockSettings } from './lock-settings.ts';
 import { LockQueries } from './locks.ts';
 import { DEFAULT_LOGIN_LIMITS, Login, type LoginLimits } from './login.ts';
@@ -132,6 +133,8 @@ export class Lockcloud {
   /** The dashboard's accounts: sign-up, sessions, password reset, account and API Settings. */
   readonly accounts: Accounts;
   readonly lockSettings: LockSettings;
+  /** Locks with their health and the owner's settings (/ext/locks, the dashboard's lock card). */
+  readonly lockDetails: LockDetails;
   /** Everything that happened to a lock or an account, with who and how (docs/events.md). */
   readonly eventLog: EventLog;
   /** The log as it grows, for GET /ext/events/stream: one follower for every stream of the process. */
@@ -258,11 +261,20 @@ export class Lockcloud {
       deps.logger,
       deps.offlineGraceMs ?? DEFAULT_OFFLINE_GRACE_MS,
     );
-    this.reports = new DeviceReports(deps.store.locks, deps.events, deps.clock, deps.logger, {
-      log: this.eventLog,
-      tasks: deps.store.tasks,
-      offline: this.offline,
+    this.lockDetails = new LockDetails({
+      store: deps.store,
+      queries: this.locks,
+      eventLog: this.eventLog,
+      devices: deps.gateway,
     });
+    this.reports = new DeviceReports(
+      deps.store.locks,
+      deps.events,
+      deps.clock,
+      deps.logger,
+      { log: this.eventLog, tasks: deps.store.tasks, offline: this.offline },
+      deps.gateway,
+    );
     this.commands = new Commands({
       tasks: deps.store.tasks,
       locks: this.locks,

@@ -2,7 +2,7 @@
  * The route table's rows for /ext (Authorization key): the webhook, the webhook endpoints, the
  * event log and its stream.
  */
-import { type Ctx, type Endpoint, hookUrl, putWebhookBack, visibleLocks } from './route-kit.ts';
+import { type Ctx, type Endpoint, hookUrl, putWebhookBack, sameSet, visibleLocks } from './route-kit.ts';
 import { lockRelation, PEOPLE } from './world.ts';
 
 interface EventJson {
@@ -30,6 +30,24 @@ function checkEvents(ctx: Ctx, body: unknown, onlyDevice?: string): void {
         throw new Error(`${what}: the owner's side shown`);
     }
   }
+}
+
+interface LockJson {
+  device_id: string;
+  role: string;
+  auto_lock_seconds?: number;
+  access_point?: unknown;
+}
+
+/** A lock as /ext shows it to the actor: the owner's settings and access point to its owner only. */
+function checkLock(ctx: Ctx, lock: LockJson): void {
+  const relation = lockRelation(ctx.actor, lock.device_id);
+  const what = `${ctx.actor}'s view of ${lock.device_id}`;
+  if (relation === 'foreign') throw new Error(`${what}: a lock it cannot see`);
+  const role = relation === 'own' ? 'owner' : 'guest';
+  if (lock.role !== role) throw new Error(`${what}: role ${lock.role}`);
+  const settings = 'auto_lock_seconds' in lock || 'access_point' in lock;
+  if (settings !== (role === 'owner')) throw new Error(`${what}: ${JSON.stringify(lock)}`);
 }
 
 /** Removes the endpoints the matrix's POST made, keeping the world's own. */
@@ -161,6 +179,52 @@ export const EXT_ROUTES: readonly Endpoint[] = [
     request: (ctx) => ({ path: `/ext/webhook-endpoints/${ctx.target}/resend` }),
     own: { status: 202 },
     foreign: { status: 404, error: 'NOT_FOUND' },
+  },
+  // ---- locks with their health: own and shared locks; the settings and the access point to the owner.
+  {
+    method: 'GET',
+    route: '/ext/locks',
+    surface: 'ext',
+    target: 'none',
+    own: { status: 200 },
+    check: (ctx, body) => {
+      const { locks } = body as { locks: LockJson[] };
+      sameSet(
+        locks.map((l) => l.device_id),
+        visibleLocks(ctx.actor),
+        `locks of ${ctx.actor}`,
+      );
+      for (const lock of locks) checkLock(ctx, lock);
+    },
+  },
+  {
+    method: 'GET',
+    route: '/ext/locks/:device_id',
+    surface: 'ext',
+    target: 'lock',
+    own: { status: 200 },
+    shared: { status: 200 },
+    foreign: { status: 404, error: 'NOT_FOUND' },
+    check: (ctx, body) => checkLock(ctx, body as LockJson),
+  },
+  {
+    method: 'PATCH',
+    route: '/ext/locks/:device_id',
+    surface: 'ext',
+    target: 'lock',
+    request: () => ({ json: { battery_low: 25 } }),
+    own: { status: 200 },
+    // A guest sees the lock but may not change it: the refusal names the owner's right.
+    shared: { status: 400, error: 'BAD_PARAMS' },
+    foreign: { status: 404, error: 'NOT_FOUND' },
+    restore: async (ctx) => {
+      const res = await ctx.w.t.request(`/ext/locks/${ctx.target}`, {
+        method: 'PATCH',
+        key: PEOPLE[ctx.actor].key,
+        json: { battery_low: 20 },
+      });
+      if (res.status !== 200) throw new Error(`thresholds back for ${ctx.target}: ${res.status}`);
+    },
   },
   // ---- the event log: the account's own events and its locks', lock events of locks shared with it.
   {

@@ -167,6 +167,11 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
       if (written) locks.delete(deviceId);
       return written;
     },
+    updateSettingsIf: async (deviceId, version, settings, events) => {
+      const written = await store.locks.updateSettingsIf(deviceId, version, settings, events);
+      if (written) locks.delete(deviceId);
+      return written;
+    },
     writeStatusIfAndEnd: async (deviceId, version, status, mark, events, end) => {
       const written = await store.locks.writeStatusIfAndEnd(deviceId, version, status, mark, events, end);
       if (written.written) locks.delete(deviceId);

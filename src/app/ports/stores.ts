@@ -99,6 +99,11 @@ export type LockPatch = Partial<
   >
 >;
 
+/** What LockStore.updateSettingsIf writes. */
+export type LockSettingsWrite = Partial<
+  Pick<Lock, 'nickname' | 'autoLockSeconds' | 'batteryLow' | 'batteryCritical' | 'batteryState'>
+>;
+
 /** A task ended with a status write (LockStore.writeStatusIfAndEnd), as TaskStore.terminate ends it. */
 export interface TaskEnd {
   readonly taskId: string;
@@ -159,6 +164,17 @@ export interface LockStore {
    * time, or announced already. Moves the status version: a report read before it writes again.
    */
   announceOffline(deviceId: string, offlineSince: number, events: readonly LockEvent[]): Promise<boolean>;
+  /**
+   * The owner's settings and the battery state read again against them, only if no status write
+   * came since `version` was read (false: read again); `events` in the same transaction. Moves the
+   * version, so a report being applied meanwhile is applied against the new thresholds.
+   */
+  updateSettingsIf(
+    deviceId: string,
+    version: number,
+    settings: LockSettingsWrite,
+    events: readonly LockEvent[],
+  ): Promise<boolean>;
   listOwnedBy(accountId: string): Promise<Lock[]>;
   update(deviceId: string, patch: LockPatch): Promise<void>;
   /** `events` are written in the same transaction, only when the share is new. */

@@ -8,7 +8,7 @@ export const EXT_ERRORS = [
     status: 400,
     error: 'BAD_PARAMS',
     cause:
-      'a field is missing, unknown, of the wrong type or value (the message names it); the body is not valid JSON, not an object, or of another content type; no webhook is set for an operation that needs one (test, rotate-secret, resend); a filter of `GET /ext/events` or `GET /ext/events/stream` is bad, unknown or given twice (the message names it; docs/events.md); the stream resume id (`Last-Event-ID`, `last_event_id`) is malformed or names an event the log holds that the account cannot see, or none it ever held (`last_event_id: unknown event`); the path cannot be decoded or the request is not valid HTTP',
+      'a field is missing, unknown, of the wrong type or value (the message names it); the body is not valid JSON, not an object, or of another content type; no webhook is set for an operation that needs one (test, rotate-secret, resend); `PATCH /ext/locks/{device_id}` by a guest of the lock (only its owner changes its settings), with `battery_critical` not under `battery_low`, or with auto-lock for a lock whose access point cannot carry it out (device protocol 1, or none: docs/locks.md); a filter of `GET /ext/events` or `GET /ext/events/stream` is bad, unknown or given twice (the message names it; docs/events.md); the stream resume id (`Last-Event-ID`, `last_event_id`) is malformed or names an event the log holds that the account cannot see, or none it ever held (`last_event_id: unknown event`); the path cannot be decoded or the request is not valid HTTP',
   },
   { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
   {
@@ -25,7 +25,8 @@ export const EXT_ERRORS = [
   {
     status: 404,
     error: 'NOT_FOUND',
-    cause: 'no such route, no webhook set (GET, DELETE), or no such delivery or webhook endpoint',
+    cause:
+      'no such route, no webhook set (GET, DELETE), no such delivery or webhook endpoint, or no such lock for the account (`/ext/locks/{device_id}`: a lock of another account not shared with it is one that does not exist)',
   },
   {
     status: 403,

@@ -15,6 +15,7 @@ import { deliveryProgress } from './delivery-view.ts';
 import { endpointRoutes } from './endpoint-routes.ts';
 import { extErrors } from './errors.ts';
 import { eventStreamRoute } from './event-stream-route.ts';
+import { lockRoutes } from './lock-routes.ts';
 import {
   DeliveriesQuery,
   DeliveryAccepted,
@@ -59,6 +60,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
   const account = (request: FastifyRequest): string => requirePrincipal(request.principal).accountId;
   const actor = (request: FastifyRequest) => requirePrincipal(request.principal).actor;
   endpointRoutes(app, lockcloud);
+  lockRoutes(app, lockcloud);
 
   app.get(
     '/webhook',

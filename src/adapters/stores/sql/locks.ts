@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type {
   LockPatch,
+  LockSettingsWrite,
   LockStatus,
   LockStatusRead,
   LockStore,
@@ -211,6 +212,32 @@ export class SqlLockStore implements LockStore {
       const announced = Number(result.numUpdatedRows) === 1;
       if (announced) await insertEvents(db, events);
       return announced;
+    });
+  }
+
+  async updateSettingsIf(
+    deviceId: string,
+    version: number,
+    settings: LockSettingsWrite,
+    events: readonly LockEvent[],
+  ): Promise<boolean> {
+    return withEvents(this.db, events.length > 0, async (db) => {
+      const result = await db
+        .updateTable('locks')
+        .set({
+          ...(settings.nickname === undefined ? {} : { nickname: settings.nickname }),
+          ...(settings.autoLockSeconds === undefined ? {} : { auto_lock_seconds: settings.autoLockSeconds }),
+          ...(settings.batteryLow === undefined ? {} : { battery_low: settings.batteryLow }),
+          ...(settings.batteryCritical === undefined ? {} : { battery_critical: settings.batteryCritical }),
+          ...(settings.batteryState === undefined ? {} : { battery_state: settings.batteryState }),
+          status_version: version + 1,
+        })
+        .where('device_id', '=', deviceId)
+        .where('status_version', '=', version)
+        .executeTakeFirst();
+      const written = Number(result.numUpdatedRows) === 1;
+      if (written) await insertEvents(db, events);
+      return written;
     });
   }
 

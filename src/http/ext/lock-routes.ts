@@ -1,0 +1,136 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { LockDetail } from '../../app/lock-details.ts';
+import type { Lockcloud } from '../../app/lockcloud.ts';
+import type { AccessPoint } from '../../domain/access-point.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { requirePrincipal } from '../principal.ts';
+import { iso } from './delivery-view.ts';
+import { ExtLockList, ExtLockView, LockIdParams, LockSettingsBody } from './lock-schemas.ts';
+import { ExtError } from './schemas.ts';
+
+const accessPointView = (ap: AccessPoint) => ({
+  id: ap.id,
+  name: ap.name,
+  online: ap.online,
+  last_seen_at: iso(ap.lastSeenAt),
+  firmware: ap.firmware,
+  signal: ap.signal,
+  protocol_version: ap.protocolVersion,
+});
+
+/** A lock as /ext shows it: the v3 fields first, its health, then what only its owner sees. */
+export function lockView({ lock, role, accessPoint }: LockDetail) {
+  const view = {
+    device_id: lock.deviceId,
+    serial: lock.serial,
+    nickname: lock.nickname,
+    role,
+    locked: lock.locked,
+    battery: lock.battery,
+    responsive: lock.responsive,
+    battery_state: lock.batteryState,
+    jammed: lock.jammed,
+    door: lock.door,
+    last_seen_at: iso(lock.lastSeenAt),
+    firmware: lock.firmware,
+  };
+  if (role === 'guest') return view;
+  return {
+    ...view,
+    auto_lock_seconds: lock.autoLockSeconds,
+    battery_low: lock.batteryLow,
+    battery_critical: lock.batteryCritical,
+    access_point: accessPoint && accessPointView(accessPoint),
+  };
+}
+
+const tags = ['extensions'];
+const security = [{ apiKey: [] }];
+
+const NO_SUCH_LOCK = { error: 'NOT_FOUND', message: 'no such lock' };
+
+/**
+ * A lock the account cannot see is one that does not exist for it: on this resource a 404 (v3's
+ * command routes answer the same thing as BAD_PARAMS, as published).
+ */
+async function viewOr404(reply: FastifyReply, read: Promise<LockDetail>) {
+  try {
+    return lockView(await read);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'LOCK_NOT_FOUND')
+      return reply.code(404).send(NO_SUCH_LOCK);
+    throw error;
+  }
+}
+
+/** /ext/locks: registered inside the extension plugin, under its key check and limits. */
+export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  const details = lockcloud.lockDetails;
+  const principal = (request: FastifyRequest) => requirePrincipal(request.principal);
+
+  api.get(
+    '/locks',
+    {
+      schema: {
+        summary: "The account's locks and those shared with it, with their health",
+        description:
+          'Each lock as GET /ext/locks/{device_id} answers it, in the order v1 lists them. See docs/locks.md.',
+        tags,
+        security,
+        response: { 200: ExtLockList, 401: ExtError },
+      },
+    },
+    async (request) => ({ locks: (await details.list(principal(request).accountId)).map(lockView) }),
+  );
+
+  api.get(
+    '/locks/:device_id',
+    {
+      schema: {
+        summary: 'A lock: the v3 status, its health, and for its owner the settings and access point',
+        tags,
+        security,
+        params: LockIdParams,
+        response: { 200: ExtLockView, 401: ExtError, 404: ExtError },
+      },
+    },
+    async (request, reply) =>
+      viewOr404(reply, details.get(principal(request).accountId, request.params.device_id)),
+  );
+
+  api.patch(
+    '/locks/:device_id',
+    {
+      schema: {
+        summary: "Change the lock's settings (owner only): nickname, auto-lock, battery thresholds",
+        description:
+          'auto_lock_seconds is sent to the device, which carries it out (device protocol 2); a new threshold reads the battery state again, and a crossing it makes is an event. See docs/locks.md.',
+        tags,
+        security,
+        params: LockIdParams,
+        body: LockSettingsBody,
+        response: { 200: ExtLockView, 400: ExtError, 401: ExtError, 404: ExtError },
+      },
+    },
+    async (request, reply) => {
+      const { accountId, actor } = principal(request);
+      const body = request.body;
+      return viewOr404(
+        reply,
+        details.change(
+          accountId,
+          request.params.device_id,
+          {
+            nickname: body.nickname,
+            autoLockSeconds: body.auto_lock_seconds,
+            batteryLow: body.battery_low,
+            batteryCritical: body.battery_critical,
+          },
+          actor,
+        ),
+      );
+    },
+  );
+}
