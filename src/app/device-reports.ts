@@ -5,7 +5,16 @@ import type { Task } from '../domain/task.ts';
 import type { EventLog } from './event-log.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import type { OfflineSweeper } from './offline-sweeper.ts';
-import type { Clock, EventBus, LockStore, Logger, StatusAndEndWritten, TaskEnd, TaskStore } from './ports.ts';
+import type {
+  Clock,
+  DeviceGateway,
+  EventBus,
+  LockStore,
+  Logger,
+  StatusAndEndWritten,
+  TaskEnd,
+  TaskStore,
+} from './ports.ts';
 
 /** What recording a report's events needs: the log, the running commands, the offline sweeper. */
 export interface ReportEvents {
@@ -46,6 +55,8 @@ export class DeviceReports {
     private readonly logger?: Logger,
     /** None: changes are not recorded in the event log (unit tests of other things). */
     private readonly recording?: ReportEvents,
+    /** Where a lock's auto-lock setting goes when its device runs another (none: not sent). */
+    private readonly devices?: Pick<DeviceGateway, 'configure'>,
   ) {}
 
   /**
@@ -128,6 +139,11 @@ export class DeviceReports {
         if (!written.written) continue;
         if (next.offlineSince !== null && seen.lock.offlineSince === null)
           this.recording?.offline?.lost(next.offlineSince);
+        // Desired against reported: a device running another auto-lock delay than the owner's setting
+        // (it restarted, missed a message, is new) is sent the setting again. Only a protocol 2
+        // report says the delay, and only an access point speaking 2 sends one.
+        if (mark && report.autoLockSeconds !== undefined && report.autoLockSeconds !== next.autoLockSeconds)
+          this.devices?.configure(mark.apId, deviceId, { autoLockSeconds: next.autoLockSeconds });
         if (stateChanged) {
           this.events.lockStateChanged({
             deviceId,

@@ -51,7 +51,7 @@ export function freshDataDir(): string {
 const LINK_EVENT = /^(access_point|lock)\.(online|offline)$/;
 
 /**
- * What the store holds, less when each access point was last heard from, which device report each
+ * What the store holds, less when each access point and lock was last heard from, which device report each
  * lock applied last (and its status write count), and when the link's own events happened (their
  * ids hold the time, their log positions): those record the device link's own traffic (every start and reconnect), not
  * data the seed or the sandbox set. Which link events there are is still compared.
@@ -67,7 +67,14 @@ export async function snapshotOf(t: TestServer): Promise<StoreSnapshot> {
     events: events.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0)),
     access_points: (snapshot.access_points ?? []).map(({ last_seen_at: _seen, ...row }) => row),
     locks: (snapshot.locks ?? []).map(
-      ({ status_version: _v, report_ap: _ap, report_epoch: _epoch, report_seq: _seq, ...row }) => row,
+      ({
+        status_version: _v,
+        report_ap: _ap,
+        report_epoch: _epoch,
+        report_seq: _seq,
+        last_seen_at: _seen,
+        ...row
+      }) => row,
     ),
   };
 }
