@@ -98,11 +98,33 @@ export function reachAfter(
 }
 
 /** What of a lock the health bookkeeping keeps (a Lock is one). */
-export interface HealthBookkeeping extends Reach {
+export interface HealthBookkeeping extends Reach, BatteryTrend {
   readonly battery: number;
   readonly batteryState: BatteryState;
   readonly batteryLow: number;
   readonly batteryCritical: number;
+}
+
+/** A battery's trend and the reading it is measured from (Lock.batteryPerDay, Lock.batteryRef). */
+export interface BatteryTrend {
+  readonly batteryPerDay: number | null;
+  readonly batteryRef: { readonly level: number; readonly at: number } | null;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The trend after a reading of `level` at `now`: measured from the reference reading once a day or
+ * more has passed since it, in points per day to one decimal, and the reading becomes the next
+ * reference. Within the day the trend stays what it was, so a burst of reports changes nothing.
+ */
+export function batteryTrendAfter(trend: BatteryTrend, level: number, now: number): BatteryTrend {
+  const ref = trend.batteryRef;
+  if (ref === null || now < ref.at)
+    return { batteryPerDay: trend.batteryPerDay, batteryRef: { level, at: now } };
+  if (now - ref.at < DAY_MS) return trend;
+  const perDay = Math.round(((level - ref.level) / ((now - ref.at) / DAY_MS)) * 10) / 10;
+  return { batteryPerDay: perDay === 0 ? 0 : perDay, batteryRef: { level, at: now } };
 }
 
 /**
@@ -116,7 +138,15 @@ export function withHealth<T extends HealthBookkeeping>(before: T, after: T, now
     low: after.batteryLow,
     critical: after.batteryCritical,
   });
-  return { ...after, ...reach, batteryState };
+  // Only a reading of the battery moves the trend: an unreachable lock's stored level is not one.
+  const trend = after.responsive ? batteryTrendAfter(before, after.battery, now) : before;
+  return {
+    ...after,
+    ...reach,
+    batteryState,
+    batteryPerDay: trend.batteryPerDay,
+    batteryRef: trend.batteryRef,
+  };
 }
 
 /** Whether the bookkeeping differs: a report that changes only it is still written. */
@@ -124,7 +154,9 @@ export function healthChanged(before: HealthBookkeeping, after: HealthBookkeepin
   return (
     before.batteryState !== after.batteryState ||
     before.offlineSince !== after.offlineSince ||
-    before.offlineAnnounced !== after.offlineAnnounced
+    before.offlineAnnounced !== after.offlineAnnounced ||
+    before.batteryPerDay !== after.batteryPerDay ||
+    before.batteryRef?.at !== after.batteryRef?.at
   );
 }
 

@@ -30,6 +30,13 @@ export interface LockHealth {
   readonly offlineSince: number | null;
   /** Its going offline has been announced (lock.offline written): its return is announced too. */
   readonly offlineAnnounced: boolean;
+  /**
+   * The battery's trend in percent points per day (negative: draining), over a day or more of
+   * readings; null until a day has passed since the first (batteryTrendAfter).
+   */
+  readonly batteryPerDay: number | null;
+  /** The reading the trend is measured from: its level and time (null: none yet). */
+  readonly batteryRef: { readonly level: number; readonly at: number } | null;
 }
 
 export const DEFAULT_BATTERY_LOW = 20;
@@ -54,6 +61,8 @@ export function initialHealth(battery: number): LockHealth {
     batteryState: batteryStateOf(battery, DEFAULT_BATTERY_LOW, DEFAULT_BATTERY_CRITICAL),
     offlineSince: null,
     offlineAnnounced: false,
+    batteryPerDay: null,
+    batteryRef: null,
   };
 }
 

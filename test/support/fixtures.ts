@@ -45,8 +45,11 @@ export function aLock(deviceId: string, ownerId: string, patch: Partial<Lock> = 
 export function aStatus(
   fields: Pick<LockStatus, 'locked' | 'battery' | 'responsive' | 'appOpen'> & Partial<LockStatus>,
 ): LockStatus {
-  const { jammed, door, firmware, lastSeenAt, batteryState, offlineSince, offlineAnnounced } = initialHealth(
-    fields.battery,
-  );
-  return { jammed, door, firmware, lastSeenAt, batteryState, offlineSince, offlineAnnounced, ...fields };
+  const {
+    autoLockSeconds: _a,
+    batteryLow: _l,
+    batteryCritical: _c,
+    ...status
+  } = initialHealth(fields.battery);
+  return { ...status, ...fields };
 }

@@ -77,6 +77,8 @@ export type LockStatus = Pick<
   | 'batteryState'
   | 'offlineSince'
   | 'offlineAnnounced'
+  | 'batteryPerDay'
+  | 'batteryRef'
 >;
 
 /** What LockStore.update changes: the owner's settings, pairing, and a status set outside a report. */

@@ -30,6 +30,7 @@ export function lockView({ lock, role, accessPoint }: LockDetail) {
     battery: lock.battery,
     responsive: lock.responsive,
     battery_state: lock.batteryState,
+    battery_per_day: lock.batteryPerDay,
     jammed: lock.jammed,
     door: lock.door,
     last_seen_at: iso(lock.lastSeenAt),

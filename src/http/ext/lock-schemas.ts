@@ -30,6 +30,10 @@ export const ExtLockView = Type.Object({
   battery_state: Type.Union([Type.Literal('ok'), Type.Literal('low'), Type.Literal('critical')], {
     description: "against the lock's thresholds, with 5 points of hysteresis (docs/locks.md)",
   }),
+  battery_per_day: Type.Union([Type.Number(), Type.Null()], {
+    description:
+      'the trend, percent points per day over a day or more of readings (negative: draining); null until then',
+  }),
   jammed: Type.Boolean({ description: 'the bolt is blocked (device protocol 2; false on 1)' }),
   door: Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Null()], {
     description: 'the door sensor; null: the lock has none (or speaks protocol 1)',

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
+  advanceClock,
   LOCK_A,
   LOCK_B,
   OTHER_KEY,
@@ -95,6 +96,7 @@ describe('/ext/locks', () => {
       'battery',
       'responsive',
       'battery_state',
+      'battery_per_day',
       'jammed',
       'door',
       'last_seen_at',
@@ -235,5 +237,30 @@ describe('/ext/locks', () => {
     assert.deepEqual(await anonymous.json(), { error: 'UNAUTHORIZED' });
     assert.equal((await t.request('/ext/locks')).status, 401);
     assert.deepEqual(await lockOf(t, LOCK_A), before);
+  });
+});
+
+describe('/ext/locks: the battery trend on the sandbox clock', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startServer({ flags: ['--no-rate-limit'] });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('is null until a day of readings, then points per day from the first', async () => {
+    // The seed's 55 %, reported as the server started, is the first reading.
+    assert.equal((await lockOf(t, LOCK_B)).battery_per_day, null);
+    await advanceClock(t, 12 * 3600);
+    await simLockOk(t, LOCK_B, { battery: 54 });
+    assert.equal((await lockOf(t, LOCK_B)).battery_per_day, null, 'half a day: not yet');
+    await advanceClock(t, 36 * 3600);
+    await simLockOk(t, LOCK_B, { battery: 52 });
+    assert.equal((await lockOf(t, LOCK_B)).battery_per_day, -1.5, 'from 55 two days ago');
+    // The next day is measured from that reading: a new battery is a rise.
+    await advanceClock(t, 24 * 3600);
+    await simLockOk(t, LOCK_B, { battery: 100 });
+    assert.equal((await lockOf(t, LOCK_B)).battery_per_day, 48);
   });
 });

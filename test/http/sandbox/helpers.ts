@@ -51,7 +51,8 @@ export function freshDataDir(): string {
 const LINK_EVENT = /^(access_point|lock)\.(online|offline)$/;
 
 /**
- * What the store holds, less when each access point and lock was last heard from, which device report each
+ * What the store holds, less when each access point and lock was last heard from (and the battery
+ * reading its trend is measured from was made), which device report each
  * lock applied last (and its status write count), and when the link's own events happened (their
  * ids hold the time, their log positions): those record the device link's own traffic (every start and reconnect), not
  * data the seed or the sandbox set. Which link events there are is still compared.
@@ -73,6 +74,7 @@ export async function snapshotOf(t: TestServer): Promise<StoreSnapshot> {
         report_epoch: _epoch,
         report_seq: _seq,
         last_seen_at: _seen,
+        battery_ref_at: _readAt,
         ...row
       }) => row,
     ),

@@ -10,6 +10,7 @@ import {
   type BatteryState,
   batteryEvent,
   batteryStateAfter,
+  batteryTrendAfter,
   checkLockSettings,
   DEFAULT_BATTERY_THRESHOLDS,
   type HealthBookkeeping,
@@ -249,6 +250,9 @@ describe('withHealth', () => {
     batteryState: 'ok',
     batteryLow: 20,
     batteryCritical: 10,
+    // Measured from a reading at 0 ms: within the day the tests below stay, the trend does not move.
+    batteryPerDay: null,
+    batteryRef: { level: 50, at: 0 },
   };
 
   it('brings the battery state and the outage along, and says the bookkeeping changed', () => {
@@ -268,5 +272,33 @@ describe('withHealth', () => {
 
   it('reads the battery against the thresholds `after` holds (the owner may just have changed them)', () => {
     assert.equal(withHealth(lock, { ...lock, batteryLow: 60, batteryCritical: 30 }, 0).batteryState, 'low');
+  });
+});
+
+describe('batteryTrendAfter', () => {
+  const DAY = 86_400_000;
+  const none = { batteryPerDay: null, batteryRef: null };
+
+  it('takes the first reading as the reference, and measures from it once a day has passed', () => {
+    const first = batteryTrendAfter(none, 80, 1_000);
+    assert.deepEqual(first, { batteryPerDay: null, batteryRef: { level: 80, at: 1_000 } });
+    assert.deepEqual(batteryTrendAfter(first, 79, 1_000 + DAY - 1), first, 'within the day: unchanged');
+    const day = batteryTrendAfter(first, 78, 1_000 + DAY);
+    assert.deepEqual(day, { batteryPerDay: -2, batteryRef: { level: 78, at: 1_000 + DAY } });
+  });
+
+  it('is points per day over however long it was, to one decimal; a new battery is a rise', () => {
+    const ref = { batteryPerDay: null, batteryRef: { level: 90, at: 0 } };
+    assert.equal(batteryTrendAfter(ref, 89, 3 * DAY).batteryPerDay, -0.3);
+    assert.equal(batteryTrendAfter(ref, 90, 2 * DAY).batteryPerDay, 0);
+    assert.equal(batteryTrendAfter(ref, 100, DAY).batteryPerDay, 10);
+  });
+
+  it('a reference from the future (a clock set back) starts again rather than measuring backwards', () => {
+    const ahead = { batteryPerDay: -1, batteryRef: { level: 50, at: 10 * DAY } };
+    assert.deepEqual(batteryTrendAfter(ahead, 49, DAY), {
+      batteryPerDay: -1,
+      batteryRef: { level: 49, at: DAY },
+    });
   });
 });

@@ -45,6 +45,11 @@ function toLock(row: Selectable<LocksTable>): Lock {
     batteryState: batteryStateOfRow(row.battery_state),
     offlineSince: row.offline_since === null ? null : Number(row.offline_since),
     offlineAnnounced: row.offline_announced === 1,
+    batteryPerDay: row.battery_per_day_tenths === null ? null : row.battery_per_day_tenths / 10,
+    batteryRef:
+      row.battery_ref_level === null || row.battery_ref_at === null
+        ? null
+        : { level: row.battery_ref_level, at: Number(row.battery_ref_at) },
   };
 }
 
@@ -67,6 +72,16 @@ function statusColumns(status: LockStatus) {
     battery_state: status.batteryState,
     offline_since: status.offlineSince,
     offline_announced: bool(status.offlineAnnounced),
+    ...trendColumns(status),
+  };
+}
+
+/** The trend in tenths of a point (an integer column: exact on both backends) and its reference reading. */
+function trendColumns(trend: Pick<Lock, 'batteryPerDay' | 'batteryRef'>) {
+  return {
+    battery_per_day_tenths: trend.batteryPerDay === null ? null : Math.round(trend.batteryPerDay * 10),
+    battery_ref_level: trend.batteryRef?.level ?? null,
+    battery_ref_at: trend.batteryRef?.at ?? null,
   };
 }
 
@@ -100,6 +115,7 @@ export class SqlLockStore implements LockStore {
         battery_state: lock.batteryState,
         offline_since: lock.offlineSince,
         offline_announced: bool(lock.offlineAnnounced),
+        ...trendColumns(lock),
       })
       .execute();
   }

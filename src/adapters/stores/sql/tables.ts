@@ -53,6 +53,9 @@ export interface LocksTable {
   battery_state: Generated<string>;
   offline_since: number | null;
   offline_announced: Generated<number>;
+  battery_per_day_tenths: number | null;
+  battery_ref_level: number | null;
+  battery_ref_at: number | null;
 }
 
 export interface AccessPointsTable {

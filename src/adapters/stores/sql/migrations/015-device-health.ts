@@ -5,7 +5,7 @@ import { type Kysely, sql } from 'kysely';
  * locked and battery (jammed, the door, its firmware), when it was last heard from, the owner's
  * settings (auto-lock, battery thresholds), and the bookkeeping behind the battery and offline
  * events (the battery state for the hysteresis, since when it is unresponsive and whether that was
- * announced). An access point keeps what its status said: firmware, signal, the version both speak.
+ * announced, the battery's trend and the reading it is measured from). An access point keeps what its status said: firmware, signal, the version both speak.
  *
  * Existing locks get the defaults; their battery state follows their level, and those unresponsive
  * now count as announced offline: the old rule wrote `lock.offline` at once, so their return is a
@@ -23,6 +23,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ['battery_state', 'text', 'ok'],
     ['offline_since', 'bigint', null],
     ['offline_announced', 'integer', 0],
+    // The battery's trend (tenths of a point per day) and the reading it is measured from.
+    ['battery_per_day_tenths', 'integer', null],
+    ['battery_ref_level', 'integer', null],
+    ['battery_ref_at', 'bigint', null],
   ];
   // One column per statement: SQLite adds one at a time.
   for (const [name, type, fallback] of lockColumns) {
