@@ -68,6 +68,9 @@ export const EXT_LIMITED_ENDPOINTS = [
   'POST /ext/webhook-endpoints/{id}/rotate-secret',
   'GET /ext/webhook-endpoints/{id}/deliveries',
   'POST /ext/webhook-endpoints/{id}/deliveries/{delivery_id}/resend',
+  'GET /ext/locks',
+  'GET /ext/locks/{device_id}',
+  'PATCH /ext/locks/{device_id}',
 ] as const;
 
 export const LIMITED_ENDPOINTS = [...V3_LIMITED_ENDPOINTS, ...EXT_LIMITED_ENDPOINTS] as const;
@@ -143,6 +146,10 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
       account: perSecond(60, 2),
       ip: perSecond(120, 4),
     },
+    // Locks with their health: listed like v3's list, read like v3's status (polled), set like settings.
+    'GET /ext/locks': { account: perSecond(10, 2), ip: perSecond(20, 4) },
+    'GET /ext/locks/{device_id}': { account: perSecond(30, 5), ip: perSecond(60, 10) },
+    'PATCH /ext/locks/{device_id}': { account: perSecond(10, 1), ip: perSecond(20, 2) },
   },
   commands: perSecond(10, 1),
   block: { excess: 100, windowMs: 60_000, blockMs: 30 * 60_000 },

@@ -46,7 +46,7 @@ function checkLock(ctx: Ctx, lock: LockJson): void {
   if (relation === 'foreign') throw new Error(`${what}: a lock it cannot see`);
   const role = relation === 'own' ? 'owner' : 'guest';
   if (lock.role !== role) throw new Error(`${what}: role ${lock.role}`);
-  const settings = 'auto_lock_seconds' in lock || 'access_point' in lock;
+  const settings = 'serial' in lock || 'auto_lock_seconds' in lock || 'access_point' in lock;
   if (settings !== (role === 'owner')) throw new Error(`${what}: ${JSON.stringify(lock)}`);
 }
 

@@ -38,7 +38,10 @@ const V1_OPERATIONS: Record<string, string[]> = {
   '/v1/locks/{lockId}/control': ['post'],
 };
 const V1_TOKEN = ['/v1/locks', '/v1/locks/{lockId}', '/v1/locks/{lockId}/control'];
-/** The extension API: the webhook settings, its secret, its delivery log and the event log; all keyed, in both modes. */
+/**
+ * The extension API: the webhook settings, its secret, its delivery log, the event log and the locks'
+ * health; all keyed, in both modes.
+ */
 const EXT_OPERATIONS: Record<string, string[]> = {
   '/ext/events': ['get'],
   '/ext/events/stream': ['get'],
@@ -52,6 +55,8 @@ const EXT_OPERATIONS: Record<string, string[]> = {
   '/ext/webhook-endpoints/{id}/rotate-secret': ['post'],
   '/ext/webhook-endpoints/{id}/deliveries': ['get'],
   '/ext/webhook-endpoints/{id}/deliveries/{delivery_id}/resend': ['post'],
+  '/ext/locks': ['get'],
+  '/ext/locks/{device_id}': ['get', 'patch'],
 };
 
 describe('the OpenAPI document, in sandbox mode', () => {

@@ -19,13 +19,12 @@ const accessPointView = (ap: AccessPoint) => ({
   protocol_version: ap.protocolVersion,
 });
 
-/** A lock as /ext shows it: the v3 fields first, its health, then what only its owner sees. */
+/**
+ * A lock as /ext shows it: its id and name, the v3 status, its health, then what only its owner sees
+ * (the response schema writes the optional fields last, in this order).
+ */
 export function lockView({ lock, role, accessPoint }: LockDetail) {
-  const view = {
-    device_id: lock.deviceId,
-    serial: lock.serial,
-    nickname: lock.nickname,
-    role,
+  const state = {
     locked: lock.locked,
     battery: lock.battery,
     responsive: lock.responsive,
@@ -36,9 +35,14 @@ export function lockView({ lock, role, accessPoint }: LockDetail) {
     last_seen_at: iso(lock.lastSeenAt),
     firmware: lock.firmware,
   };
-  if (role === 'guest') return view;
+  // The serial names the owner's hardware: a guest knows the lock by its nickname, as on the dashboard.
+  if (role === 'guest') return { device_id: lock.deviceId, nickname: lock.nickname, role, ...state };
   return {
-    ...view,
+    device_id: lock.deviceId,
+    nickname: lock.nickname,
+    role,
+    ...state,
+    serial: lock.serial,
     auto_lock_seconds: lock.autoLockSeconds,
     battery_low: lock.batteryLow,
     battery_critical: lock.batteryCritical,
@@ -98,7 +102,7 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
       },
     },
     async (request, reply) =>
-      viewOr404(reply, details.get(principal(request).accountId, request.params.device_id)),
+      viewOr404(reply, details.get(principal(request).accountId, request.params.device_id.toLowerCase())),
   );
 
   api.patch(
@@ -122,7 +126,7 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
         reply,
         details.change(
           accountId,
-          request.params.device_id,
+          request.params.device_id.toLowerCase(),
           {
             nickname: body.nickname,
             autoLockSeconds: body.auto_lock_seconds,

@@ -19,7 +19,6 @@ export const AccessPointView = Type.Object({
 
 export const ExtLockView = Type.Object({
   device_id: Type.String(),
-  serial: Type.String(),
   nickname: Type.String(),
   role: Type.Union([Type.Literal('owner'), Type.Literal('guest')], {
     description: 'owner, or guest: a lock shared with the account (no settings, no access point)',
@@ -40,6 +39,7 @@ export const ExtLockView = Type.Object({
   }),
   last_seen_at: Iso,
   firmware: Type.Union([Type.String(), Type.Null()]),
+  serial: Type.Optional(Type.String({ description: "owner only: the lock's serial" })),
   auto_lock_seconds: Type.Optional(
     Type.Integer({ description: 'owner only: relock this long after an unlock; 0: off' }),
   ),

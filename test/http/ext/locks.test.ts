@@ -89,7 +89,6 @@ describe('/ext/locks', () => {
     const lock = await lockOf(t, LOCK_B);
     assert.deepEqual(Object.keys(lock), [
       'device_id',
-      'serial',
       'nickname',
       'role',
       'locked',
@@ -101,6 +100,7 @@ describe('/ext/locks', () => {
       'door',
       'last_seen_at',
       'firmware',
+      'serial',
       'auto_lock_seconds',
       'battery_low',
       'battery_critical',
@@ -120,10 +120,11 @@ describe('/ext/locks', () => {
   it('shows a guest the state, never the settings or the access point', async () => {
     const guest = await lockOf(t, LOCK_A, OTHER_KEY);
     assert.equal(guest.role, 'guest');
-    for (const field of ['auto_lock_seconds', 'battery_low', 'battery_critical', 'access_point'])
+    for (const field of ['serial', 'auto_lock_seconds', 'battery_low', 'battery_critical', 'access_point'])
       assert.ok(!(field in guest), `${field} shown to a guest`);
     const {
       role: _o,
+      serial,
       auto_lock_seconds,
       battery_low,
       battery_critical,

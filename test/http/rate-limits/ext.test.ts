@@ -93,6 +93,13 @@ function everyExtEndpoint(key: string | undefined): { name: string; path: string
       path: `/ext/webhook-endpoints/${ENDPOINT}/deliveries/${DELIVERY}/resend`,
       options: { key, method: 'POST' },
     },
+    { name: 'GET /ext/locks', path: '/ext/locks', options: { key } },
+    { name: 'GET /ext/locks/{device_id}', path: `/ext/locks/${DELIVERY}`, options: { key } },
+    {
+      name: 'PATCH /ext/locks/{device_id}',
+      path: `/ext/locks/${DELIVERY}`,
+      options: { key, method: 'PATCH', json: { battery_low: 30 } },
+    },
   ];
 }
 
