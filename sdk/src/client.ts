@@ -1,11 +1,13 @@
 /**
  * The v3 client (`/public`, API key in `Authorization`), with the extension API (`/ext`) under
- * {@link LockcloudClient.webhook}.
+ * {@link LockcloudClient.webhook}, {@link LockcloudClient.events},
+ * {@link LockcloudClient.webhookEndpoints} and {@link LockcloudClient.locks}.
  */
 import { TaskFailedError, TaskTimeoutError, ThrottledError, v3ErrorFrom } from './errors.js';
 import { EventsApi } from './events.js';
 import { WebhookApi } from './ext.js';
 import { type CallOptions, type ClientOptions, Http, segment } from './http.js';
+import { LocksApi } from './locks.js';
 import { sleep } from './retry.js';
 import type {
   ActionResult,
@@ -97,6 +99,14 @@ export class LockcloudClient {
    * const { id, secret } = await client.webhookEndpoints.create({ url: 'https://hooks.example.com/in' });
    */
   readonly webhookEndpoints: WebhookEndpointsApi;
+  /**
+   * The account's locks with their health (`/ext/locks`): jammed, door, last seen, firmware, the
+   * battery state, and for the owner the settings and the access point.
+   *
+   * @example
+   * const { jammed, door, battery_state } = await client.locks.get(deviceId);
+   */
+  readonly locks: LocksApi;
 
   constructor(options: LockcloudClientOptions) {
     if (typeof options.apiKey !== 'string' || options.apiKey === '')
@@ -106,6 +116,7 @@ export class LockcloudClient {
     this.webhook = new WebhookApi(this.#http, this.#apiKey);
     this.events = new EventsApi(this.#http, this.#apiKey);
     this.webhookEndpoints = new WebhookEndpointsApi(this.#http, this.#apiKey);
+    this.locks = new LocksApi(this.#http, this.#apiKey);
   }
 
   /**

@@ -13,10 +13,13 @@ import { after, before, describe, it } from 'node:test';
 import { V1_ERROR_CLASSES } from '../../sdk/src/errors-v1.ts';
 import { V3_ERROR_CLASSES } from '../../sdk/src/errors-v3.ts';
 import {
+  type BatteryState,
   COMMANDS,
+  type DoorState,
   LockcloudClient,
   LockcloudSandboxClient,
   LockcloudV1Client,
+  type LockRole,
   PARTNER_COMMANDS,
   type SandboxFailure,
   TASK_FAILURE_REASONS,
@@ -25,7 +28,7 @@ import {
 } from '../../sdk/src/index.ts';
 import { eventually } from '../support/eventually.ts';
 import { LOCK_A, OTHER, OWNER, OWNER_KEY, startServer, type TestServer } from '../support/server.ts';
-import { REQUEST_FIELDS, RESPONSE_FIELDS, valuesOf } from './fields.ts';
+import { ACCESS_POINT_FIELDS, REQUEST_FIELDS, RESPONSE_FIELDS, valuesOf } from './fields.ts';
 import { type Receiver, startReceiver } from './helpers.ts';
 
 interface Schema {
@@ -122,7 +125,7 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
     }
   });
 
-  it('the command, control type, failure reason, webhook method and sandbox failure unions match the enums', () => {
+  it('the command, control type, failure reason, webhook method, sandbox failure and lock health unions match the enums', () => {
     const body = (key: string, field: string) =>
       operation(doc, key).requestBody?.content['application/json']?.schema.properties?.[field];
     assert.deepEqual(
@@ -151,6 +154,19 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
       sorted(valuesOf<SandboxFailure>()(['JAMMED', 'TIMEOUT', 'DEVICE_UNREACHABLE'])),
       sorted(enumOf(body('POST /_sim/locks/{device_id}', 'fail_next')).filter((v) => v !== null) as string[]),
     );
+    const lock = responseSchema(doc, 'GET /ext/locks/{device_id}').properties ?? {};
+    const lockEnum = (field: string) => sorted(enumOf(lock[field]).filter((v) => v !== null) as string[]);
+    assert.deepEqual(sorted(valuesOf<LockRole>()(['owner', 'guest'])), lockEnum('role'));
+    assert.deepEqual(sorted(valuesOf<BatteryState>()(['ok', 'low', 'critical'])), lockEnum('battery_state'));
+    assert.deepEqual(sorted(valuesOf<DoorState>()(['open', 'closed'])), lockEnum('door'));
+  });
+
+  it('the access point of a lock has exactly the documented fields', () => {
+    const lock = responseSchema(doc, 'GET /ext/locks/{device_id}').properties ?? {};
+    const ap = (lock.access_point?.anyOf ?? []).find((s) => s.type === 'object');
+    assert.ok(ap, 'access_point: an object or null');
+    assert.deepEqual(sorted(ACCESS_POINT_FIELDS.fields), sorted(Object.keys(ap.properties ?? {})));
+    assert.deepEqual(sorted(ACCESS_POINT_FIELDS.required), sorted(ap.required ?? []));
   });
 
   it('every route with a JSON answer has its SDK type; the others answer no body', () => {
@@ -225,6 +241,9 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
       },
       'WebhookEndpointsApi.resend': () => c.webhookEndpoints.resend(endpointId, endpointDeliveryId),
       'WebhookEndpointsApi.delete': () => c.webhookEndpoints.delete(endpointId),
+      'LocksApi.list': () => c.locks.list(),
+      'LocksApi.get': () => c.locks.get(LOCK_A),
+      'LocksApi.update': () => c.locks.update(LOCK_A, { battery_low: 25, battery_critical: 10 }),
       'EventsApi.page': () => c.events.page({ type: 'lock.', limit: 2 }),
       'EventsApi.list': async () => {
         const seen: string[] = [];
@@ -292,6 +311,7 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
       ...methods('WebhookApi', Object.getPrototypeOf(c.webhook) as object),
       ...methods('EventsApi', Object.getPrototypeOf(c.events) as object),
       ...methods('WebhookEndpointsApi', Object.getPrototypeOf(c.webhookEndpoints) as object),
+      ...methods('LocksApi', Object.getPrototypeOf(c.locks) as object),
       ...methods('LockcloudV1Client', LockcloudV1Client.prototype),
       ...methods('LockcloudV1Client', LockcloudV1Client),
       ...methods('LockcloudSandboxClient', LockcloudSandboxClient.prototype),

@@ -33,6 +33,7 @@ import type {
   WebhookSecret,
   WebhookSettings,
 } from '../../sdk/src/types-ext.ts';
+import type { LockAccessPoint, LockHealth, LockHealthList, LockSettings } from '../../sdk/src/types-locks.ts';
 import type {
   SandboxAccountChange,
   SandboxAccountChanged,
@@ -123,6 +124,24 @@ const DELIVERY_FIELDS = [
   'last_attempt_at',
   'next_attempt_at',
 ] as const;
+/** /ext/locks: what every account that sees the lock reads, then what its owner alone reads. */
+const LOCK_HEALTH_FIELDS = [
+  'device_id',
+  'serial',
+  'nickname',
+  'role',
+  'locked',
+  'battery',
+  'responsive',
+  'battery_state',
+  'jammed',
+  'door',
+  'last_seen_at',
+  'firmware',
+] as const;
+const LOCK_OWNER_FIELDS = ['auto_lock_seconds', 'battery_low', 'battery_critical', 'access_point'] as const;
+const LOCK_SETTINGS = ['nickname', 'auto_lock_seconds', 'battery_low', 'battery_critical'] as const;
+
 const SIM_LOCK_CHANGE = [
   'locked',
   'battery',
@@ -209,6 +228,19 @@ export const RESPONSE_FIELDS = {
     ['delivery_id'],
     ['delivery_id'],
   ),
+  'GET /ext/locks': fieldsOf<LockHealthList>()(['locks'], ['locks']),
+  'GET /ext/locks[]': fieldsOf<LockHealth>()(
+    [...LOCK_HEALTH_FIELDS, ...LOCK_OWNER_FIELDS],
+    LOCK_HEALTH_FIELDS,
+  ),
+  'GET /ext/locks/{device_id}': fieldsOf<LockHealth>()(
+    [...LOCK_HEALTH_FIELDS, ...LOCK_OWNER_FIELDS],
+    LOCK_HEALTH_FIELDS,
+  ),
+  'PATCH /ext/locks/{device_id}': fieldsOf<LockHealth>()(
+    [...LOCK_HEALTH_FIELDS, ...LOCK_OWNER_FIELDS],
+    LOCK_HEALTH_FIELDS,
+  ),
   'POST /_sim/locks/{device_id}': fieldsOf<SandboxLockState>()(
     ['device_id', ...SIM_LOCK_CHANGE, ...SIM_LOCK_HEALTH],
     ['device_id', ...SIM_LOCK_CHANGE, ...SIM_LOCK_HEALTH],
@@ -228,6 +260,10 @@ export const RESPONSE_FIELDS = {
     ['to', 'subject', 'text', 'sent_at'],
   ),
 } as const satisfies Record<string, FieldList>;
+
+/** The access point of a lock (`access_point` of `GET /ext/locks/{device_id}`): all its fields, always. */
+const AP_FIELDS = ['id', 'name', 'online', 'last_seen_at', 'firmware', 'signal', 'protocol_version'] as const;
+export const ACCESS_POINT_FIELDS = fieldsOf<LockAccessPoint>()(AP_FIELDS, AP_FIELDS);
 
 /** The documented request bodies, by `METHOD path`. */
 export const REQUEST_FIELDS = {
@@ -250,6 +286,8 @@ export const REQUEST_FIELDS = {
     ['url', 'types', 'device_ids', 'retries', 'enabled'],
     [],
   ),
+  // Any of them, at least one (minProperties: 1).
+  'PATCH /ext/locks/{device_id}': fieldsOf<LockSettings>()(LOCK_SETTINGS, []),
   'POST /_sim/locks/{device_id}': fieldsOf<SandboxLockChange>()(
     [...SIM_LOCK_CHANGE, ...SIM_LOCK_HEALTH_CHANGE],
     [],

@@ -1,6 +1,6 @@
 /**
  * The READMEs' runnable SDK examples, run as written against a live server through the built
- * package: README.md's "## SDK" example and sdk/README.md's quick start and sandbox examples. The SDK
+ * package: README.md's "## SDK" example and sdk/README.md's quick start, locks and sandbox examples. The SDK
  * is compiled (sdk/tsconfig.build.json) into a temp project's node_modules/@lockcloud/sdk with its
  * package.json, so `from '@lockcloud/sdk'` resolves through the exports map as it does for a user;
  * only the base URL and the key are substituted. (test/sdk/pack.test.ts type-checks every README
@@ -67,6 +67,15 @@ describe('sdk: the README examples', () => {
     assert.equal(
       stdout,
       'Front door: unlocked, battery 100 %\nBack door: unlocked, battery 55 %\nFront door unlocked\n',
+    );
+  });
+
+  it('sdk/README.md locks: each lock with its problems; auto-lock set; a bad threshold refused with the message', async () => {
+    const stdout = await runExample('locks', tsExample('sdk/README.md', 'Locks and their health'));
+    assert.equal(
+      stdout,
+      'Front door (owner): ok\nBack door (owner): ok\nFront door relocks after 30 s\n' +
+        'lockcloud answered 400 BAD_PARAMS: battery_critical: battery_critical (20) must be lower than battery_low (10)\n',
     );
   });
 

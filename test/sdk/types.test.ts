@@ -7,16 +7,21 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import {
   type ActionResult,
+  type BatteryState,
   type Command,
   type CommandResponse,
   type ConnectionError,
   type DeliveryStatus,
   DeviceBusyError,
+  type DoorState,
   type Lock,
   LockcloudClient,
   type LockcloudError,
   LockcloudSandboxClient,
   LockcloudV1Client,
+  type LockHealth,
+  type LockRole,
+  type LockSettings,
   type LockStatus,
   RequestTimeoutError,
   type SandboxFailure,
@@ -30,10 +35,15 @@ import {
   type WebhookMethod,
   type WebhookPayload,
 } from '../../sdk/src/index.ts';
+import type { LockDetail } from '../../src/app/lock-details.ts';
 import type {
   DeliveryStatus as ServerDeliveryStatus,
   WebhookEvent as ServerWebhookEvent,
 } from '../../src/domain/delivery.ts';
+import type {
+  BatteryState as ServerBatteryState,
+  DoorState as ServerDoorState,
+} from '../../src/domain/lock.ts';
 import type { TaskFailure } from '../../src/domain/task.ts';
 import type { WebhookMethod as ServerWebhookMethod } from '../../src/domain/webhook.ts';
 import { fieldsOf } from './fields.ts';
@@ -50,7 +60,40 @@ const sameStatus: Equal<DeliveryStatus, ServerDeliveryStatus> = true;
 const sameEvent: Equal<WebhookEvent, ServerWebhookEvent> = true;
 const sameMethod: Equal<WebhookMethod, ServerWebhookMethod> = true;
 const sameFailure: Equal<TaskFailureReason, TaskFailure> = true;
-void [sameStatus, sameEvent, sameMethod, sameFailure];
+const sameBattery: Equal<BatteryState, ServerBatteryState> = true;
+const sameDoor: Equal<DoorState, ServerDoorState> = true;
+const sameRole: Equal<LockRole, LockDetail['role']> = true;
+void [sameStatus, sameEvent, sameMethod, sameFailure, sameBattery, sameDoor, sameRole];
+
+async function compileOnlyLocks(): Promise<void> {
+  const { locks } = await client.locks.list();
+  const lock: LockHealth = await client.locks.get(locks[0]?.device_id ?? '');
+  const state: BatteryState = lock.battery_state;
+  const door: DoorState | null = lock.door;
+  const seen: string | null = lock.last_seen_at;
+  // The owner's fields are left out of a guest's answer: optional, and the access point nullable.
+  const seconds: number | undefined = lock.auto_lock_seconds;
+  const signal: number | null | undefined = lock.access_point?.signal;
+  const settings: LockSettings = {
+    nickname: 'Hall',
+    auto_lock_seconds: 0,
+    battery_low: 30,
+    battery_critical: 15,
+  };
+  const changed: LockHealth = await client.locks.update(lock.device_id, settings);
+  void [state, door, seen, seconds, signal, changed];
+  // @ts-expect-error the owner's fields may be absent (a guest's answer)
+  const always: number = lock.battery_low;
+  // @ts-expect-error door is open, closed or null
+  const ajar: LockHealth['door'] = 'ajar';
+  // @ts-expect-error settings are snake_case, as the API's
+  await client.locks.update('id', { autoLockSeconds: 30 });
+  // @ts-expect-error update needs the settings
+  await client.locks.update('id');
+  // @ts-expect-error the role is owner or guest
+  const admin: LockRole = 'admin';
+  void [always, ajar, admin];
+}
 
 async function compileOnlyExtAndSandbox(): Promise<void> {
   const hook = await client.webhook.set({ url: 'http://x/{device_id}', method: 'GET', retries: true });
@@ -174,4 +217,5 @@ async function compileOnly(): Promise<void> {
 it('the type tests compile (checked by tsc; nothing to run)', () => {
   assert.equal(typeof compileOnly, 'function');
   assert.equal(typeof compileOnlyExtAndSandbox, 'function');
+  assert.equal(typeof compileOnlyLocks, 'function');
 });
