@@ -44,6 +44,7 @@ describe('lockcloud locks as the README runs it', () => {
       ['6f1c...', 'a device id'],
       ['lockcloud locks list', 'list'],
       ['lockcloud locks status', 'status'],
+      ['lockcloud locks set', 'set'],
     ] as const)
       assert.ok(block.includes(text), `the example has no ${what} (${text})`);
     // Only the URL, the key and the device id are substituted; `lockcloud` is the package's command.
@@ -66,6 +67,7 @@ describe('lockcloud locks as the README runs it', () => {
       run.stdout,
       new RegExp(`^DEVICE_ID +NICKNAME +SERIAL\\n${LOCK_A} +Front door +SERIAL000A\\n`),
     );
-    assert.match(run.stdout, /^locked +(yes|no)\nbattery +100%\nresponsive +yes$/m);
+    assert.match(run.stdout, /^locked +(yes|no)\nbattery +100% ok\nresponsive +yes\njammed +no$/m);
+    assert.match(run.stdout, /^auto-lock +30 s\nthresholds +low under 25%, critical under 10%$/m);
   });
 });

@@ -58,13 +58,19 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
     ]);
   });
 
-  it("status: locked, battery, responsive; --json is the API's answer, as the README says", async () => {
+  it("status: the lock's full picture; --json is the /ext/locks answer, as the README says", async () => {
     const [text, json] = await Promise.all([cli(['status', LOCK_B]), cli(['status', LOCK_B, '--json'])]);
-    ok(text, /^locked +no\nbattery +55%\nresponsive +yes\n$/);
+    ok(text, /^lock +Back door \(SERIAL000B\), owner\nlocked +no\nbattery +55% ok\nresponsive +yes\n/);
     ok(json, /^\{/);
-    const api = await (await getLock(t, LOCK_B)).json();
-    assert.deepEqual(api, { locked: false, battery: 55, responsive: true });
+    const api = await (await t.request(`/ext/locks/${LOCK_B}`, { key: OWNER_KEY })).json();
     assert.deepEqual(JSON.parse(json.stdout), api);
+    assert.deepEqual(
+      (({ locked, battery, responsive }) => ({ locked, battery, responsive }))(
+        api as Record<string, unknown>,
+      ),
+      await (await getLock(t, LOCK_B)).json(),
+      "v3's fields, as v3 answers them",
+    );
   });
 
   it('unlock, lock and sync wait for the task; the new state is visible after', async () => {
@@ -178,7 +184,11 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
     } finally {
       await simLockOk(t, LOCK_B, { integration: true });
     }
-    failed(await cli(['status', '00000000-0000-4000-8000-0000000000ff']), 4, /refused: BAD_PARAMS/);
+    failed(
+      await cli(['status', '00000000-0000-4000-8000-0000000000ff']),
+      4,
+      /^lockcloud locks: refused: NOT_FOUND: no such lock\n$/,
+    );
   });
 
   it('exit 3 for a bad key, 2 for a missing key or bad usage, 5 for an unreachable server', async () => {

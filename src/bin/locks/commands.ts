@@ -1,10 +1,10 @@
-/** The one-shot commands of `lockcloud locks`: list, status, and lock / unlock / sync (waiting for the task). */
+/** The one-shot commands of `lockcloud locks`: list, and lock / unlock / sync (waiting for the task). */
 import { randomUUID } from 'node:crypto';
 import type { Command as Program } from 'commander';
 import { type Command, TaskFailedError, TaskTimeoutError } from '../../../sdk/src/index.ts';
 import { call, context, networkError } from './context.ts';
 import { CommandFailed } from './exit-codes.ts';
-import { out, progress, table, yesNo } from './output.ts';
+import { out, progress, table } from './output.ts';
 
 export async function list(cmd: Program): Promise<void> {
   const ctx = context(cmd);
@@ -14,21 +14,6 @@ export async function list(cmd: Program): Promise<void> {
   else
     out(
       table([['DEVICE_ID', 'NICKNAME', 'SERIAL'], ...locks.map((l) => [l.device_id, l.nickname, l.serial])]),
-    );
-}
-
-export async function status(id: string, cmd: Program): Promise<void> {
-  const ctx = context(cmd);
-  const s = await call(ctx, (signal) => ctx.client.getLock(id, { signal }));
-  // The API's answer as it came, like `list --json`: the README promises exactly that (issue 20).
-  if (ctx.json) out(JSON.stringify(s, null, 2));
-  else
-    out(
-      table([
-        ['locked', yesNo(s.locked)],
-        ['battery', `${s.battery}%`],
-        ['responsive', yesNo(s.responsive)],
-      ]),
     );
 }
 

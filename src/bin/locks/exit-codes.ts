@@ -17,8 +17,8 @@ Exit codes:
      or was still running after --timeout
   2  usage error: an unknown command or option, a missing argument, no API key, a bad URL
   3  authentication refused (401: the key is unknown or deleted)
-  4  refused by the API before running, the code on stderr: BAD_PARAMS, CLOUD_INTEGRATION_NOT_ENABLED,
-     LOW_BATTERY, DEVICE_IS_BUSY, THROTTLED, ACCESS_DENY
+  4  refused by the API before running, the code on stderr: BAD_PARAMS, NOT_FOUND,
+     CLOUD_INTEGRATION_NOT_ENABLED, LOW_BATTERY, DEVICE_IS_BUSY, THROTTLED, ACCESS_DENY
   5  the server is unreachable, gave no answer within --request-timeout, or answered 5xx
 `;
 

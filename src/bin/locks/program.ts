@@ -1,9 +1,10 @@
 /** The commander program of `lockcloud locks`, and `locks`, which runs it on arguments to an exit code. */
 import { InvalidArgumentError, Option, Command as Program } from 'commander';
-import { command, list, status } from './commands.ts';
+import { command, list } from './commands.ts';
 import { DEFAULT_URL } from './context.ts';
 import type { EventsOptions } from './events.ts';
 import { EXIT, EXIT_CODES_HELP, exitCodeOf } from './exit-codes.ts';
+import { autoLockSeconds, type SetOptions, set, status, wholeNumber } from './health.ts';
 import { NAME } from './output.ts';
 import { watch } from './watch.ts';
 
@@ -25,7 +26,7 @@ function positiveInteger(value: string): number {
 function program(): Program {
   const root = new Program(NAME)
     .description(
-      'Talk to a lockcloud server: list locks, read their status, lock, unlock, sync, watch, read the event log.',
+      'Talk to a lockcloud server: list locks, read their status and health, change their settings, lock, unlock, sync, watch, read the event log.',
     )
     .option('--url <url>', `the server's base URL (env LOCKCLOUD_URL; default ${DEFAULT_URL})`)
     .option('--key <key>', 'the API key (env LOCKCLOUD_API_KEY)')
@@ -51,9 +52,33 @@ function program(): Program {
 
   root
     .command('status')
-    .description("a lock's stored status: locked, battery, responsive")
+    .description(
+      "a lock's full picture: locked, battery and its state, responsive, jammed, door, last seen, firmware; for its owner auto-lock, battery thresholds and the access point",
+    )
     .argument('<device_id>')
     .action((id: string, _opts: unknown, cmd: Program) => status(id, cmd));
+
+  root
+    .command('set')
+    .description("change a lock's settings (its owner only), then show it as status does")
+    .argument('<device_id>')
+    .option('--nickname <name>', "the lock's name (1 to 128 characters)")
+    .option(
+      '--auto-lock <seconds>',
+      'relock this many seconds after every unlock (at most 3600), or off (needs device protocol 2)',
+      autoLockSeconds,
+    )
+    .option(
+      '--battery-low <percent>',
+      'the battery is low under this (2 to 100; default 20)',
+      wholeNumber('--battery-low', 'a whole number'),
+    )
+    .option(
+      '--battery-critical <percent>',
+      'the battery is critical under this (1 to 99, under --battery-low; default 10)',
+      wholeNumber('--battery-critical', 'a whole number'),
+    )
+    .action((id: string, opts: SetOptions, cmd: Program) => set(id, opts, cmd));
 
   for (const name of ['lock', 'unlock', 'sync'] as const) {
     root
