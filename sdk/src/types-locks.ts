@@ -60,7 +60,6 @@ export interface LockAccessPoint {
  */
 export interface LockHealth {
   device_id: string;
-  serial: string;
   nickname: string;
   role: LockRole;
   /** As v3 (`GET /public/lock/{device_id}`): true = locked. */
@@ -70,6 +69,11 @@ export interface LockHealth {
   /** As v3: its access point is online and the lock in reach. */
   responsive: boolean;
   battery_state: BatteryState;
+  /**
+   * The trend in percent points per day (negative: draining), measured over a day or more of
+   * readings; null until a day has passed.
+   */
+  battery_per_day: number | null;
   /** The bolt is blocked: the lock reported a jam and has not reported it cleared. */
   jammed: boolean;
   /** null: the lock has no door sensor (or its access point speaks device protocol 1). */
@@ -77,6 +81,8 @@ export interface LockHealth {
   /** RFC 3339: the last report of the lock; null when none came yet. */
   last_seen_at: string | null;
   firmware: string | null;
+  /** Owner only: the lock's serial, as v3 lists it. */
+  serial?: string;
   /** Owner only: the lock relocks itself this long after an unlock; 0 is off. */
   auto_lock_seconds?: number;
   /** Owner only: under it (percent) the battery is `low`. */

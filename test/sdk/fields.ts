@@ -127,19 +127,25 @@ const DELIVERY_FIELDS = [
 /** /ext/locks: what every account that sees the lock reads, then what its owner alone reads. */
 const LOCK_HEALTH_FIELDS = [
   'device_id',
-  'serial',
   'nickname',
   'role',
   'locked',
   'battery',
   'responsive',
   'battery_state',
+  'battery_per_day',
   'jammed',
   'door',
   'last_seen_at',
   'firmware',
 ] as const;
-const LOCK_OWNER_FIELDS = ['auto_lock_seconds', 'battery_low', 'battery_critical', 'access_point'] as const;
+const LOCK_OWNER_FIELDS = [
+  'serial',
+  'auto_lock_seconds',
+  'battery_low',
+  'battery_critical',
+  'access_point',
+] as const;
 const LOCK_SETTINGS = ['nickname', 'auto_lock_seconds', 'battery_low', 'battery_critical'] as const;
 
 const SIM_LOCK_CHANGE = [

@@ -66,12 +66,18 @@ function accessPointText(ap: LockAccessPoint | null): string {
   )}${firmware}${signal}, device protocol ${ap.protocol_version}`;
 }
 
+/** `, -0.4%/day` once a day of readings gives a trend; nothing before. */
+function trendText(perDay: number | null): string {
+  if (perDay === null) return '';
+  return `, ${perDay > 0 ? '+' : ''}${perDay}%/day`;
+}
+
 /** The lock as rows `name  value`: the v3 fields first, its health, then the owner's settings. */
 export function healthTable(lock: LockHealth): string {
   const rows: string[][] = [
-    ['lock', `${lock.nickname} (${lock.serial}), ${lock.role}`],
+    ['lock', `${lock.nickname}${lock.serial === undefined ? '' : ` (${lock.serial})`}, ${lock.role}`],
     ['locked', yesNo(lock.locked)],
-    ['battery', `${lock.battery}% ${lock.battery_state}`],
+    ['battery', `${lock.battery}% ${lock.battery_state}${trendText(lock.battery_per_day)}`],
     ['responsive', yesNo(lock.responsive)],
     ['jammed', yesNo(lock.jammed)],
     ['door', lock.door ?? 'no sensor'],
