@@ -1,5 +1,6 @@
-// The locks page, live: command buttons show their task until it ends, and the status refreshes
-// when the event stream says a lock changed (GET /dashboard/api/events/stream, server-sent events:
+// The locks page, live: command buttons show their task until it ends, and the status (and the
+// lock's health: a jam, the door, the battery's state, last seen) refreshes when the event stream
+// says a lock changed (GET /dashboard/api/events/stream, server-sent events:
 // docs/events.md). Where the stream is not to be had (the browser gave up on it: an older server's
 // 404, a proxy that refuses it) the status is polled instead. Without this script the forms still
 // work (the server waits for the task and shows how it ended).
@@ -41,13 +42,89 @@
     pill.classList.toggle(field === 'locked' ? 'pill-unlocked' : 'pill-warn', !good);
   }
 
-  function render(lock) {
+  const text = (card, field, value) => {
+    const element = card.querySelector(`[data-field="${field}"]`);
+    if (element) element.textContent = value;
+    return element;
+  };
+
+  // The words of views/lock-health.ts, so the card reads the same before and after a change.
+  function ago(at, now) {
+    const seconds = Math.max(0, Math.round((now - at) / 1000));
+    if (seconds < 45) return 'just now';
+    const minutes = Math.round(seconds / 60);
+    if (minutes < 60) return `${minutes} min ago`;
+    const hours = Math.round(minutes / 60);
+    if (hours < 36) return `${hours} h ago`;
+    const days = Math.round(hours / 24);
+    return `${days} day${days === 1 ? '' : 's'} ago`;
+  }
+
+  function trendWords(perDay) {
+    if (perDay === null || perDay === undefined) return 'not known yet';
+    const rounded = Math.round(perDay * 10) / 10;
+    if (rounded === 0) return 'steady';
+    const size = Math.abs(rounded).toFixed(1);
+    return rounded < 0 ? `falling, \u2212${size} %/day` : `rising, +${size} %/day`;
+  }
+
+  function signalWords(dbm) {
+    if (dbm === null) return 'signal not reported';
+    const word = dbm >= -60 ? 'good' : dbm >= -75 ? 'fair' : 'weak';
+    return `signal \u2212${Math.abs(dbm)} dBm (${word})`;
+  }
+
+  const BATTERY_WORDS = { ok: '', low: ' · low', critical: ' · critical' };
+
+  // The health the event stream announces: a jam, the door, the battery's state, last seen.
+  function renderHealth(card, lock, now) {
+    const jammed = card.querySelector('[data-field="jammed"]');
+    if (jammed) jammed.hidden = !lock.jammed;
+    const door = text(card, 'door', lock.door === 'open' ? 'Door open' : 'Door closed');
+    if (door) {
+      door.hidden = lock.door === null;
+      door.classList.toggle('pill-warn', lock.door === 'open');
+    }
+    const battery = text(
+      card,
+      'battery',
+      `Battery ${lock.battery}%${BATTERY_WORDS[lock.battery_state] ?? ''}`,
+    );
+    if (battery) {
+      battery.dataset.state = lock.battery_state;
+      battery.classList.toggle('pill-warn', lock.battery_state === 'low');
+      battery.classList.toggle('pill-danger', lock.battery_state === 'critical');
+    }
+    const seen = card.querySelector('[data-field="last-seen"]');
+    if (seen && lock.last_seen_at) {
+      const at = Date.parse(lock.last_seen_at);
+      seen.textContent = ago(at, now);
+      seen.setAttribute('datetime', lock.last_seen_at);
+      seen.title = `${lock.last_seen_at.slice(0, 16).replace('T', ' ')} UTC`;
+    }
+    text(card, 'firmware', lock.firmware ?? 'not reported');
+    text(card, 'trend', trendWords(lock.battery_per_day));
+    if (lock.auto_lock_seconds !== undefined)
+      text(
+        card,
+        'summary-auto-lock',
+        `auto-lock ${lock.auto_lock_seconds === 0 ? 'off' : `after ${lock.auto_lock_seconds} s`}`,
+      );
+    const ap = lock.access_point;
+    if (ap) {
+      text(card, 'ap-online', ap.online ? 'online' : 'offline');
+      text(card, 'ap-signal', signalWords(ap.signal));
+      text(card, 'ap-firmware', ap.firmware ?? 'not reported');
+      text(card, 'ap-protocol', String(ap.protocol_version));
+    }
+  }
+
+  function render(lock, now) {
     const card = document.querySelector(`[data-device-id="${lock.device_id}"]`);
     if (!card) return;
     setPill(card, 'locked', lock.locked ? 'Locked' : 'Unlocked', lock.locked);
-    setPill(card, 'battery', `Battery ${lock.battery}%`, !lock.battery_low);
-    card.querySelector('[data-field="battery"]')?.classList.remove('pill-ok');
     setPill(card, 'responsive', lock.responsive ? 'Online' : 'Offline', lock.responsive);
+    renderHealth(card, lock, now);
     const app = card.querySelector('[data-field="app"]');
     if (app) app.textContent = lock.app_open ? 'Open: it holds the lock’s only connection' : 'Closed';
     const summary = card.querySelector('[data-field="summary-app"]');
@@ -64,7 +141,9 @@
 
   async function refresh() {
     const { ok, body } = await api('/dashboard/api/locks');
-    if (ok) for (const lock of [...body.owned, ...body.shared]) render(lock);
+    if (!ok) return;
+    const now = Date.parse(body.now);
+    for (const lock of [...body.owned, ...body.shared]) render(lock, now);
   }
 
   async function run(form) {

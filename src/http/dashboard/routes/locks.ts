@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SignedIn } from '../../../app/accounts/index.ts';
+import type { LockDetail } from '../../../app/lock-details.ts';
 import type { Lockcloud } from '../../../app/lockcloud.ts';
 import { DomainError, isDomainError } from '../../../domain/errors.ts';
 import { type Origin, sessionActor } from '../../../domain/event.ts';
 import { isLockCommand, type Lock } from '../../../domain/lock.ts';
 import type { Task } from '../../../domain/task.ts';
 import { state } from '../context.ts';
-import { refusalOf, taskFailureMessage } from '../errors.ts';
+import { refusalOf, refusedForm, taskFailureMessage } from '../errors.ts';
 import {
   type Flashes,
   handleOf,
@@ -17,7 +18,8 @@ import {
 } from '../flash.ts';
 import { form, HIDDEN, query, sendPage } from '../reply.ts';
 import type { Notice } from '../views/layout.ts';
-import { type LocksView, locksPage } from '../views/locks-page.ts';
+import { autoLockWords, batteryPerDayOf } from '../views/lock-health.ts';
+import { type LocksView, locksPage, SETTINGS_FIELDS, type SettingsField } from '../views/locks-page.ts';
 
 const DONE: Record<string, string> = { lock: 'Locked', unlock: 'Unlocked', sync: 'Synced' };
 /** Shown after a simulated lock was added (the redirect's `?ok=lock-added`). */
@@ -27,6 +29,8 @@ const LOCK_ADDED: Notice = {
 };
 /** A share form's error is kept under this prefix and the lock's device id (one form per lock). */
 const SHARE = 'share:';
+/** The settings form's errors and values: under this prefix, the device id, ':' and the field. */
+const SETTINGS = 'settings:';
 const RUNNING: Record<string, string> = { lock: 'Locking…', unlock: 'Unlocking…', sync: 'Syncing…' };
 
 /** A task as the page shows it: its state and one readable sentence. */
@@ -56,26 +60,71 @@ export function taskView(task: Task) {
       };
 }
 
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
 /**
- * A guest sees what its card shows, as v1 shows guests state and battery: not the owner's settings,
- * nor whether the owner's app is open (that would tell the guest when the owner is at the door).
+ * A guest sees what its card shows, as v1 shows guests state and battery, and the lock's health as
+ * /ext shows a guest (docs/locks.md): not the owner's settings or devices, nor whether the owner's
+ * app is open (that would tell the guest when the owner is at the door).
  */
-const guestLockJson = (lock: Lock, lowBatteryThreshold: number) => ({
+const guestLockJson = (lock: Lock) => ({
   device_id: lock.deviceId,
   nickname: lock.nickname,
   locked: lock.locked,
   battery: lock.battery,
-  battery_low: lock.battery < lowBatteryThreshold,
+  /** Against the lock's own thresholds, with hysteresis (domain/health.ts). */
+  battery_state: lock.batteryState,
+  /** Percent points a day (negative: draining); null until a day of readings. */
+  battery_per_day: batteryPerDayOf(lock),
   responsive: lock.responsive,
+  jammed: lock.jammed,
+  door: lock.door,
+  last_seen_at: iso(lock.lastSeenAt),
+  firmware: lock.firmware,
 });
 
-/** The owner's view: the guest's, and the lock's settings. */
-const lockJson = (lock: Lock, lowBatteryThreshold: number) => ({
-  ...guestLockJson(lock, lowBatteryThreshold),
+/** The owner's view: the guest's, the lock's settings and the access point it is paired with. */
+const lockJson = ({ lock, accessPoint: ap }: LockDetail) => ({
+  ...guestLockJson(lock),
   integration: lock.integration,
-  access_point: lock.accessPoint,
+  paired: lock.accessPoint,
   app_open: lock.appOpen,
+  auto_lock_seconds: lock.autoLockSeconds,
+  battery_thresholds: { low: lock.batteryLow, critical: lock.batteryCritical },
+  access_point:
+    ap === null
+      ? null
+      : {
+          id: ap.id,
+          name: ap.name,
+          online: ap.online,
+          last_seen_at: iso(ap.lastSeenAt),
+          firmware: ap.firmware,
+          signal: ap.signal,
+          protocol_version: ap.protocolVersion,
+        },
 });
+
+/**
+ * A settings message as it reads next to its field, whose label names it: without the API's field
+ * name ("battery_low: must be…"), the thresholds in words.
+ */
+export function nextToField(message: string): string {
+  const text = message.replace(/^(auto_lock_seconds|battery_low|battery_critical): /i, '');
+  const order = /^battery_critical \((\d+)\) must be lower than battery_low \((\d+)\)/.exec(text);
+  if (order) return `The critical level (${order[1]} %) must be under the low one (${order[2]} %).`;
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * A number field as the form sent it: digits are a number; anything else is passed on as it is, for
+ * checkLockSettings to refuse naming the field ("must be an integer from 0 to 3600").
+ */
+function formNumber(value: string | undefined): unknown {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  return /^\d{1,9}$/.test(trimmed) ? Number(trimmed) : trimmed;
+}
 
 export function lockRoutes(
   app: FastifyInstance,
@@ -83,8 +132,7 @@ export function lockRoutes(
   sandbox: boolean,
   flashes: Flashes,
 ): void {
-  const { lockSettings, commands } = lockcloud;
-  const threshold = commands.lowBatteryThreshold;
+  const { lockSettings, lockDetails, commands } = lockcloud;
   const me = (request: FastifyRequest): SignedIn => {
     const signedIn = state(request).me;
     // The plugin's preHandler sends anonymous requests to the login page before any of these run.
@@ -100,18 +148,24 @@ export function lockRoutes(
     notice?: Notice,
     shareErrors?: Record<string, string>,
     added?: LocksView['added'],
+    settingsRefused?: LocksView['settingsRefused'],
   ) {
     const { account } = me(request);
-    const overview = await lockSettings.overview(account.id);
+    const [overview, details] = await Promise.all([
+      lockSettings.overview(account.id),
+      lockDetails.list(account.id),
+    ]);
     const ctx = { csrf: state(request).csrf, email: account.email };
     const view: LocksView = {
       ...overview,
+      now: lockcloud.now(),
+      accessPoints: new Map(details.map((d) => [d.lock.deviceId, d.accessPoint])),
       canDriveApp: sandbox,
       canAddSimulated: sandbox,
-      lowBatteryThreshold: threshold,
       notice,
       shareErrors,
       added,
+      settingsRefused,
     };
     return sendPage(reply, locksPage(ctx, view), status);
   }
@@ -186,7 +240,15 @@ export function lockRoutes(
         ? undefined
         : { nickname, ...(errors.nickname === undefined ? {} : { error: errors.nickname }) };
     const status = refusedStatus(reply, refused);
-    return renderPage(request, reply, status, refused.notice, shareErrors, added);
+    return renderPage(
+      request,
+      reply,
+      status,
+      refused.notice,
+      shareErrors,
+      added,
+      settingsRefusedOf(errors, refused.values ?? {}),
+    );
   });
 
   // Without JavaScript the form waits for the task to end (as v1 does), then redirects to the page,
@@ -277,11 +339,60 @@ export function lockRoutes(
     }),
   );
 
+  // The owner's auto-lock and battery thresholds (docs/locks.md, PATCH /ext/locks/{device_id} does
+  // the same): a refused value is shown next to its field; a guest's or another account's lock is
+  // refused on top as the other lock forms are (403, 404). A field the form did not send (auto-lock
+  // on a lock that cannot run it: its input is disabled) is left as it is.
+  app.post('/locks/:id/settings', HIDDEN, async (request, reply) => {
+    const body = form(request);
+    const id = deviceId(request);
+    try {
+      const { lock } = await lockDetails.change(
+        me(request).account.id,
+        id,
+        {
+          autoLockSeconds: formNumber(body.auto_lock_seconds),
+          batteryLow: formNumber(body.battery_low),
+          batteryCritical: formNumber(body.battery_critical),
+        },
+        sessionActor(me(request).account.id),
+      );
+      return done(request, reply, {
+        kind: 'success',
+        text: `Settings saved for ${lock.nickname}: auto-lock ${autoLockWords(lock.autoLockSeconds)}, battery low under ${lock.batteryLow} %, critical under ${lock.batteryCritical} %.`,
+      });
+    } catch (error) {
+      const key = (name: string) => `${SETTINGS}${id}:${name}`;
+      const form = refusedForm(
+        error,
+        SETTINGS_FIELDS,
+        Object.fromEntries(SETTINGS_FIELDS.map((f) => [f, key(f)])),
+      );
+      const refused =
+        form.errors === undefined
+          ? form
+          : {
+              ...form,
+              errors: Object.fromEntries(
+                Object.entries(form.errors).map(([k, text]) => [k, nextToField(text)]),
+              ),
+            };
+      const values: Record<string, string> = {};
+      for (const name of SETTINGS_FIELDS) {
+        const typed = body[name];
+        if (typed !== undefined) values[key(name)] = typed;
+      }
+      return refuse(request, reply, refused.errors === undefined ? refused : { ...refused, values });
+    }
+  });
+
   app.get('/api/locks', HIDDEN, async (request) => {
-    const { owned, shared } = await lockSettings.overview(me(request).account.id);
+    const details = await lockDetails.list(me(request).account.id);
     return {
-      owned: owned.map((lock) => lockJson(lock, threshold)),
-      shared: shared.map((lock) => guestLockJson(lock, threshold)),
+      /** The server's clock, for "last seen 3 min ago" (the sandbox's may run ahead of the browser's). */
+      now: new Date(lockcloud.now()).toISOString(),
+      owned: details.filter((d) => d.role === 'owner').map(lockJson),
+      shared: details.filter((d) => d.role === 'guest').map((d) => guestLockJson(d.lock)),
     };
   });
 
@@ -302,4 +413,28 @@ export function lockRoutes(
     const id = String((request.params as { id: string }).id);
     return taskView(await commands.result(me(request).account.id, id));
   });
+}
+
+/** The settings forms' refusal, by device id, out of the flash's errors and values. */
+function settingsRefusedOf(
+  errors: Readonly<Record<string, string>>,
+  values: Readonly<Record<string, string>>,
+): LocksView['settingsRefused'] {
+  const byLock: Record<
+    string,
+    { errors: Partial<Record<SettingsField, string>>; values: Partial<Record<SettingsField, string>> }
+  > = {};
+  const take = (record: Readonly<Record<string, string>>, part: 'errors' | 'values') => {
+    for (const [name, text] of Object.entries(record)) {
+      if (!name.startsWith(SETTINGS)) continue;
+      const [id = '', field = ''] = name.slice(SETTINGS.length).split(':');
+      const known = SETTINGS_FIELDS.find((f) => f === field);
+      if (known === undefined) continue;
+      byLock[id] ??= { errors: {}, values: {} };
+      byLock[id][part][known] = text;
+    }
+  };
+  take(errors, 'errors');
+  take(values, 'values');
+  return Object.keys(byLock).length === 0 ? undefined : byLock;
 }

@@ -1,17 +1,45 @@
 import type { LockWithShares } from '../../../app/lock-settings.ts';
+import type { AccessPoint } from '../../../domain/access-point.ts';
+import { MAX_AUTO_LOCK_SECONDS } from '../../../domain/health.ts';
 import type { Lock } from '../../../domain/lock.ts';
 import { type Html, html } from '../html.ts';
 import { appLayout, csrfField, field, type Notice, notice, type PageContext } from './layout.ts';
+import {
+  accessPointLine,
+  autoLockUnavailable,
+  autoLockWords,
+  batteryPill,
+  doorPill,
+  healthLine,
+  jammedPill,
+} from './lock-health.ts';
+
+/** The owner's health settings form's fields (POST /dashboard/locks/{id}/settings). */
+export const SETTINGS_FIELDS = ['auto_lock_seconds', 'battery_low', 'battery_critical'] as const;
+export type SettingsField = (typeof SETTINGS_FIELDS)[number];
 
 export interface LocksView {
   readonly owned: readonly LockWithShares[];
   readonly shared: readonly Lock[];
   /** The sandbox lets the page play the mobile app; in production the app's state is only shown. */
   readonly canDriveApp: boolean;
-  readonly lowBatteryThreshold: number;
+  /** The server's clock (the sandbox's may run ahead of the browser's): "last seen 3 min ago". */
+  readonly now: number;
+  /** The access point each owned lock is paired with (or was last), by device id. */
+  readonly accessPoints: ReadonlyMap<string, AccessPoint | null>;
   readonly notice?: Notice;
   /** Field errors of the share form, by device id. */
   readonly shareErrors?: Readonly<Record<string, string>>;
+  /** The settings form as sent and its field errors, by device id, when it was refused. */
+  readonly settingsRefused?: Readonly<
+    Record<
+      string,
+      {
+        readonly errors: Readonly<Partial<Record<SettingsField, string>>>;
+        readonly values: Readonly<Partial<Record<SettingsField, string>>>;
+      }
+    >
+  >;
   /** The sandbox offers a simulated lock to add (POST /dashboard/locks/simulated). */
   readonly canAddSimulated: boolean;
   /** The add form as sent, and its field error, when it was refused. */
@@ -30,11 +58,13 @@ ${field({ label: 'Nickname (optional)', name: 'nickname', required: false, value
 </section>`;
 }
 
-export function statusPills(lock: Lock, lowBatteryThreshold: number): Html {
-  const low = lock.battery < lowBatteryThreshold;
+/** The card's state at a glance; a jam first, since it is the one that needs someone at the door. */
+export function statusPills(lock: Lock): Html {
   return html`<ul class="pills" aria-label="Status">
+${jammedPill(lock)}
 <li class="pill ${lock.locked ? 'pill-locked' : 'pill-unlocked'}" data-field="locked">${lock.locked ? 'Locked' : 'Unlocked'}</li>
-<li class="pill ${low ? 'pill-warn' : ''}" data-field="battery">Battery ${lock.battery}%</li>
+${doorPill(lock)}
+${batteryPill(lock)}
 <li class="pill ${lock.responsive ? 'pill-ok' : 'pill-warn'}" data-field="responsive">${lock.responsive ? 'Online' : 'Offline'}</li>
 </ul>`;
 }
@@ -64,12 +94,14 @@ function settings(ctx: PageContext, lock: LockWithShares, view: LocksView): Html
   const shareError = view.shareErrors?.[lock.deviceId];
   const shareInputId = `share-${lock.deviceId}`;
   const shares = lock.sharedWith.length;
+  const refused = view.settingsRefused?.[lock.deviceId];
   // Rarely changed: folded away so several locks fit on a screen; open when its form has an error.
-  return html`<details class="lock-more"${shareError ? html` open` : ''}>
-<summary><span class="summary-title">Settings</span> <span class="muted">Integration ${lock.integration ? 'on' : 'off'} · <span data-field="summary-app">app ${lock.appOpen ? 'open' : 'closed'}</span> · ${
+  return html`<details class="lock-more"${shareError || refused ? html` open` : ''}>
+<summary><span class="summary-title">Settings</span> <span class="muted">Integration ${lock.integration ? 'on' : 'off'} · <span data-field="summary-app">app ${lock.appOpen ? 'open' : 'closed'}</span> · <span data-field="summary-auto-lock">auto-lock ${autoLockWords(lock.autoLockSeconds)}</span> · ${
     shares === 0 ? 'not shared' : `shared with ${shares}`
   }</span></summary>
 <div class="lock-settings">
+${healthSettings(ctx, lock, view.accessPoints.get(lock.deviceId) ?? null, refused)}
 <div class="setting">
 <div><h3>Cloud integration</h3><p class="muted" data-field="integration">${lock.integration ? 'On' : 'Off'}${lock.accessPoint ? '' : ' · not paired with an access point'}</p></div>
 <form method="post" action="${base}/integration">${csrfField(ctx.csrf)}<input type="hidden" name="enabled" value="${lock.integration ? 'off' : 'on'}"><button type="submit" class="secondary" data-action="integration">${lock.integration ? 'Turn off' : 'Turn on'}</button></form>
@@ -103,6 +135,73 @@ ${shareError ? html`<p class="field-error" id="${shareInputId}-error">${shareErr
 </details>`;
 }
 
+/** One number of the settings form; its id carries the device id, as one form per lock is on the page. */
+function numberField(
+  lock: Lock,
+  name: SettingsField,
+  label: string,
+  o: { value: string; min: number; max: number; hint: string; error?: string; disabled?: boolean },
+): Html {
+  const id = `${name}-${lock.deviceId}`;
+  const describedBy = [`${id}-hint`, o.error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return html`<div class="field${o.error ? ' field-invalid' : ''}">
+<label for="${id}">${label}</label>
+<input id="${id}" name="${name}" type="number" inputmode="numeric" step="1" min="${o.min}" max="${o.max}" value="${o.value}" required aria-describedby="${describedBy}"${
+    o.error ? html` aria-invalid="true"` : ''
+  }${o.disabled ? html` disabled` : ''}>
+<p class="hint" id="${id}-hint">${o.hint}</p>
+${o.error ? html`<p class="field-error" id="${id}-error">${o.error}</p>` : ''}
+</div>`;
+}
+
+/**
+ * The owner's auto-lock and battery thresholds (POST /dashboard/locks/{id}/settings), and the access
+ * point that carries auto-lock out. A lock whose access point cannot run auto-lock shows why, and its
+ * field is not sent.
+ */
+function healthSettings(
+  ctx: PageContext,
+  lock: Lock,
+  ap: AccessPoint | null,
+  refused: NonNullable<LocksView['settingsRefused']>[string] | undefined,
+): Html {
+  const unavailable = autoLockUnavailable(lock, ap);
+  const value = (name: SettingsField, stored: number) => refused?.values[name] ?? String(stored);
+  return html`<div class="setting setting-health">
+<div><h3>Auto-lock and battery</h3>${accessPointLine(ap)}</div>
+<form method="post" action="/dashboard/locks/${lock.deviceId}/settings" class="health-form" novalidate>${csrfField(ctx.csrf)}
+<div class="health-fields">
+${numberField(lock, 'auto_lock_seconds', 'Auto-lock (seconds after an unlock)', {
+  value: value('auto_lock_seconds', lock.autoLockSeconds),
+  min: 0,
+  max: MAX_AUTO_LOCK_SECONDS,
+  hint:
+    unavailable === null
+      ? `0 is off; up to ${MAX_AUTO_LOCK_SECONDS}. The lock relocks by itself, also without the cloud.`
+      : `Unavailable: ${unavailable}`,
+  error: refused?.errors.auto_lock_seconds,
+  disabled: unavailable !== null,
+})}
+${numberField(lock, 'battery_low', 'Battery low under (%)', {
+  value: value('battery_low', lock.batteryLow),
+  min: 2,
+  max: 100,
+  hint: 'From 2 to 100; 20 by default.',
+  error: refused?.errors.battery_low,
+})}
+${numberField(lock, 'battery_critical', 'Battery critical under (%)', {
+  value: value('battery_critical', lock.batteryCritical),
+  min: 1,
+  max: 99,
+  hint: 'From 1 to 99, under the low one; 10 by default.',
+  error: refused?.errors.battery_critical,
+})}
+</div>
+<div><button type="submit" class="secondary" data-action="settings">Save</button></div>
+</form>
+</div>`;
+}
+
 /** The lock's events in words (routes/activity.ts); in the header's line, so a card grows no taller. */
 const activityLink = (lock: Lock): Html =>
   html`<a href="/dashboard/locks/${lock.deviceId}/activity">Activity</a>`;
@@ -111,8 +210,9 @@ function lockCard(ctx: PageContext, lock: LockWithShares, view: LocksView): Html
   return html`<section class="card lock" data-device-id="${lock.deviceId}" aria-labelledby="lock-${lock.deviceId}">
 <header class="lock-head">
 <div><h2 id="lock-${lock.deviceId}">${lock.nickname}</h2><p class="muted mono">${lock.serial} · ${lock.deviceId} · ${activityLink(lock)}</p></div>
-${statusPills(lock, view.lowBatteryThreshold)}
+${statusPills(lock)}
 </header>
+${healthLine(lock, view.now)}
 ${commandForms(ctx, lock)}
 ${settings(ctx, lock, view)}
 </section>`;
@@ -133,7 +233,7 @@ ${
     : html`<h2 class="section-title">Shared with you</h2>
 ${sortedByName(view.shared).map(
   (lock) =>
-    html`<section class="card lock lock-shared" data-device-id="${lock.deviceId}"><header class="lock-head"><div><h2>${lock.nickname}</h2><p class="muted">Only its owner can control it through the cloud. ${activityLink(lock)}</p></div>${statusPills(lock, view.lowBatteryThreshold)}</header></section>`,
+    html`<section class="card lock lock-shared" data-device-id="${lock.deviceId}"><header class="lock-head"><div><h2>${lock.nickname}</h2><p class="muted">Only its owner can control it through the cloud. ${activityLink(lock)}</p></div>${statusPills(lock)}</header>${healthLine(lock, view.now)}</section>`,
 )}`
 }`;
   return appLayout(ctx, 'locks', 'Locks', body, ['locks.js']);
