@@ -174,6 +174,17 @@ export const DASHBOARD_ROUTES: readonly Endpoint[] = [
   lockPage('app', () => ({ open: 'yes' }), {
     restore: (ctx) => dashPost(ctx, `/dashboard/locks/${ctx.target}/app`, { open: 'no' }),
   }),
+  // The owner's auto-lock and battery thresholds (LockDetails.change): a guest is refused as not the
+  // owner (403), a stranger as no such lock; allowed, the defaults are put back.
+  lockPage('settings', () => ({ auto_lock_seconds: '0', battery_low: '30', battery_critical: '15' }), {
+    shared: refused('/dashboard/locks', 403),
+    restore: (ctx) =>
+      dashPost(ctx, `/dashboard/locks/${ctx.target}/settings`, {
+        auto_lock_seconds: '0',
+        battery_low: '20',
+        battery_critical: '10',
+      }),
+  }),
   // Refused: the actor shares another's lock with itself. Allowed: the owner shares with someone else.
   lockPage('share', (ctx) => ({ email: PEOPLE[ctx.own ? other(ctx.actor) : ctx.actor].email }), {
     restore: (ctx) =>

@@ -95,8 +95,13 @@ describe("a share given and taken back: the guest's view follows at once", () =>
     assert.deepEqual(sees.dashboard, [CELLAR]);
     assert.deepEqual(sees.dashboardFields, [
       'battery',
-      'battery_low',
+      'battery_per_day',
+      'battery_state',
       'device_id',
+      'door',
+      'firmware',
+      'jammed',
+      'last_seen_at',
       'locked',
       'nickname',
       'responsive',
