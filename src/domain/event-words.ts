@@ -87,6 +87,9 @@ function movedHow(event: EventForWords): string {
   }
 }
 
+const underThreshold = (threshold: unknown): string =>
+  text(threshold) === undefined ? '' : `, under ${text(threshold)} %`;
+
 const capitalized = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
 
 function commandWords(event: EventForWords): string {
@@ -122,14 +125,15 @@ export function eventWords(event: EventForWords): string {
       return 'Came back online';
     case 'lock.offline':
       return 'Went offline';
+    // The thresholds are each lock's own, and an owner's change of them can make the crossing: say which.
     case 'lock.battery_low':
-      return `Battery low (${text(d.battery) ?? '?'} %)`;
+      return `Battery low (${text(d.battery) ?? '?'} %${underThreshold(d.threshold)})`;
     case 'lock.battery_critical':
-      return `Battery critical (${text(d.battery) ?? '?'} %)`;
+      return `Battery critical (${text(d.battery) ?? '?'} %${underThreshold(d.threshold)})`;
     case 'lock.battery_ok':
       return `Battery OK again (${text(d.battery) ?? '?'} %)`;
     case 'lock.jammed':
-      return 'Jammed';
+      return 'Jammed: the bolt is blocked';
     case 'lock.unjammed':
       return 'No longer jammed';
     case 'lock.door_opened':

@@ -72,6 +72,17 @@ describe('dashboard: a lock card shows its health; the owner sets auto-lock and 
     assert.match(card, /Access point <strong>[^<]+<\/strong>: <span data-field="ap-online">online</);
     assert.match(card, /device protocol <span data-field="ap-protocol">2</);
 
+    const words = [
+      ...(await owner.get(`/dashboard/locks/${LOCK_A}/activity`)).text.matchAll(
+        /<td class="event-words">([^<]*)<\/td><td>([^<]*)</g,
+      ),
+    ].map((m) => `${m[1]} · ${m[2]}`);
+    for (const said of [
+      'Jammed: the bolt is blocked · The device',
+      'Door opened · The device',
+      'Battery low (15 %, under 20 %) · The device',
+    ])
+      assert.ok(words.includes(said), `${said} in ${JSON.stringify(words)}`);
     await simLockOk(t, LOCK_A, { door: null, jammed: false, battery: 100 });
     const calm = cardOf((await owner.get('/dashboard/locks')).text, LOCK_A);
     assert.match(calm, /data-field="jammed"[^>]*hidden>Jammed/, 'no jam: the pill is hidden');
@@ -131,6 +142,12 @@ describe('dashboard: a lock card shows its health; the owner sets auto-lock and 
     assert.deepEqual(
       events.events.slice(0, 1).map((e) => [e.type, e.actor.kind]),
       [['lock.battery_low', 'dashboard_session']],
+    );
+    // The activity page says it in words, with the threshold the owner just chose, and who.
+    const activity = await owner.get(`/dashboard/locks/${LOCK_B}/activity`);
+    assert.match(
+      activity.text,
+      /<td class="event-words">Battery low \(55 %, under 60 %\)<\/td><td>Dashboard<\/td>/,
     );
     const reload = await owner.get(sent.location);
     assert.equal(noticeOf(reload.text), undefined, 'the notice is shown once');

@@ -48,7 +48,7 @@ describe('eventWords', () => {
     assert.equal(eventWords(ev('lock.online')), 'Came back online');
     assert.equal(
       eventWords(ev('lock.battery_low', { data: { battery: 5, threshold: 10 } })),
-      'Battery low (5 %)',
+      'Battery low (5 %, under 10 %)',
     );
     assert.equal(
       eventWords(ev('lock.battery_ok', { data: { battery: 40, threshold: 10 } })),
@@ -56,12 +56,12 @@ describe('eventWords', () => {
     );
     assert.equal(
       eventWords(ev('lock.battery_critical', { data: { battery: 4, threshold: 10 } })),
-      'Battery critical (4 %)',
+      'Battery critical (4 %, under 10 %)',
     );
   });
 
   it('says the lock’s health: jams, the door, auto-lock, a lock locked with the door open', () => {
-    assert.equal(eventWords(ev('lock.jammed')), 'Jammed');
+    assert.equal(eventWords(ev('lock.jammed')), 'Jammed: the bolt is blocked');
     assert.equal(eventWords(ev('lock.unjammed')), 'No longer jammed');
     assert.equal(eventWords(ev('lock.door_opened')), 'Door opened');
     assert.equal(eventWords(ev('lock.door_closed')), 'Door closed');

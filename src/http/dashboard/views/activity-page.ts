@@ -16,7 +16,7 @@ export interface ActivityView {
 /** The type filters the account page offers: every type's start (docs/events.md, "Types"). */
 export const TYPE_FILTERS: readonly (readonly [string, string])[] = [
   ['', 'Everything'],
-  ['lock.', 'Lock movements, reach and battery'],
+  ['lock.', 'Lock movements, reach, battery, jams and the door'],
   ['command.', 'Commands'],
   ['access_point.', 'Access points'],
   ['share.', 'Shares'],
