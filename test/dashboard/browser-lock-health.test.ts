@@ -44,7 +44,7 @@ describe('dashboard in a browser: a lock card shows its health live; the owner s
 
   it('sets auto-lock and the thresholds in the Settings fold', async () => {
     await card().locator('details.lock-more summary').click();
-    await card().getByLabel('Auto-lock (seconds after an unlock)').fill('30');
+    await card().getByLabel('Auto-lock after (seconds)').fill('30');
     await card().getByLabel('Battery low under (%)').fill('30');
     await card().getByLabel('Battery critical under (%)').fill('15');
     await card().getByRole('button', { name: 'Save' }).click();

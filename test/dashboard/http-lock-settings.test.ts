@@ -62,7 +62,7 @@ describe('dashboard: a lock card shows its health; the owner sets auto-lock and 
     assert.equal(page.status, 200);
     const card = cardOf(page.text, LOCK_A);
     assert.match(card, /<li class="pill pill-danger" data-field="jammed"[^>]*>Jammed</);
-    assert.match(card, /<li class="pill pill-warn" data-field="door">Door open</);
+    assert.match(card, /<span class="door door-open" data-field="door">Door open</);
     assert.match(card, /data-field="battery" data-state="low"[^>]*>Battery 15% · low</);
     assert.match(
       card,
@@ -86,7 +86,7 @@ describe('dashboard: a lock card shows its health; the owner sets auto-lock and 
     await simLockOk(t, LOCK_A, { door: null, jammed: false, battery: 100 });
     const calm = cardOf((await owner.get('/dashboard/locks')).text, LOCK_A);
     assert.match(calm, /data-field="jammed"[^>]*hidden>Jammed/, 'no jam: the pill is hidden');
-    assert.match(calm, /data-field="door" hidden>/, 'no door sensor: no door shown');
+    assert.match(calm, /<span class="door" data-field="door" hidden>/, 'no door sensor: no door shown');
     assert.match(calm, /data-state="ok"[^>]*>Battery 100%</);
 
     // The guest's card: the state only, no settings form, no access point.

@@ -83,7 +83,7 @@
     const door = text(card, 'door', lock.door === 'open' ? 'Door open' : 'Door closed');
     if (door) {
       door.hidden = lock.door === null;
-      door.classList.toggle('pill-warn', lock.door === 'open');
+      door.classList.toggle('door-open', lock.door === 'open');
     }
     const battery = text(
       card,
@@ -104,6 +104,8 @@
     }
     text(card, 'firmware', lock.firmware ?? 'not reported');
     text(card, 'trend', trendWords(lock.battery_per_day));
+    const trend = card.querySelector('[data-field="trend-part"]');
+    if (trend) trend.hidden = lock.battery_per_day === null || lock.battery_per_day === undefined;
     if (lock.auto_lock_seconds !== undefined)
       text(
         card,

@@ -46,12 +46,12 @@ export function jammedPill(lock: Lock): Html {
   return html`<li class="pill pill-danger" data-field="jammed" title="The bolt is blocked: free it by hand"${lock.jammed ? '' : html` hidden`}>Jammed</li>`;
 }
 
-/** The door sensor's reading; nothing for a lock without one. */
-export function doorPill(lock: Lock): Html {
+/** The door sensor's reading, first on the health line; nothing for a lock without one. */
+export function doorState(lock: Lock): Html {
   const open = lock.door === 'open';
-  return html`<li class="pill ${open ? 'pill-warn' : ''}" data-field="door"${lock.door === null ? html` hidden` : ''}>${
+  return html`<span class="door${open ? ' door-open' : ''}" data-field="door"${lock.door === null ? html` hidden` : ''}>${
     open ? 'Door open' : 'Door closed'
-  }</li>`;
+  }</span>`;
 }
 
 /**
@@ -80,11 +80,15 @@ export function lastSeen(lock: Lock, now: number): Html {
   return html`<time data-field="last-seen" datetime="${at}" title="${when(lock.lastSeenAt)}">${ago(lock.lastSeenAt, now)}</time>`;
 }
 
-/** The line under a card's name: last seen, firmware, the battery's trend. Guests see it too. */
+/**
+ * The card's health line, beside its command buttons (so a card grows no taller): the door, last
+ * seen, firmware, the battery's trend once it is known. Guests see it too.
+ */
 export function healthLine(lock: Lock, now: number): Html {
-  return html`<p class="lock-health muted" data-field="health">Last seen ${lastSeen(lock, now)} · Firmware <span data-field="firmware">${
+  const trend = batteryPerDayOf(lock);
+  return html`<p class="lock-health muted" data-field="health">${doorState(lock)}<span>Last seen ${lastSeen(lock, now)}</span><span>Firmware <span data-field="firmware">${
     lock.firmware ?? 'not reported'
-  }</span> · Battery <span data-field="trend">${trendWords(batteryPerDayOf(lock))}</span></p>`;
+  }</span></span><span data-field="trend-part"${trend === null ? html` hidden` : ''}>Battery <span data-field="trend">${trendWords(trend)}</span></span></p>`;
 }
 
 /** "off" or "after 30 s". */

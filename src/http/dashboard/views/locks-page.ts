@@ -9,7 +9,6 @@ import {
   autoLockUnavailable,
   autoLockWords,
   batteryPill,
-  doorPill,
   healthLine,
   jammedPill,
 } from './lock-health.ts';
@@ -63,7 +62,6 @@ export function statusPills(lock: Lock): Html {
   return html`<ul class="pills" aria-label="Status">
 ${jammedPill(lock)}
 <li class="pill ${lock.locked ? 'pill-locked' : 'pill-unlocked'}" data-field="locked">${lock.locked ? 'Locked' : 'Unlocked'}</li>
-${doorPill(lock)}
 ${batteryPill(lock)}
 <li class="pill ${lock.responsive ? 'pill-ok' : 'pill-warn'}" data-field="responsive">${lock.responsive ? 'Online' : 'Offline'}</li>
 </ul>`;
@@ -76,7 +74,7 @@ export function sortedByName<T extends Pick<Lock, 'nickname'>>(locks: readonly T
   return [...locks].sort((a, b) => byName.compare(a.nickname, b.nickname));
 }
 
-function commandForms(ctx: PageContext, lock: Lock): Html {
+function commandForms(ctx: PageContext, lock: Lock, now: number): Html {
   const action = `/dashboard/locks/${lock.deviceId}/command`;
   // The command that would change the lock is the emphasised one (locks.js moves it with the state).
   const emphasis = (command: 'lock' | 'unlock') =>
@@ -86,6 +84,7 @@ function commandForms(ctx: PageContext, lock: Lock): Html {
   return html`<div class="commands">
 ${button('unlock', 'Unlock', emphasis('unlock'))}${button('lock', 'Lock', emphasis('lock'))}${button('sync', 'Sync', 'secondary')}
 <output class="task" data-field="task" aria-live="polite"></output>
+${healthLine(lock, now)}
 </div>`;
 }
 
@@ -101,7 +100,6 @@ function settings(ctx: PageContext, lock: LockWithShares, view: LocksView): Html
     shares === 0 ? 'not shared' : `shared with ${shares}`
   }</span></summary>
 <div class="lock-settings">
-${healthSettings(ctx, lock, view.accessPoints.get(lock.deviceId) ?? null, refused)}
 <div class="setting">
 <div><h3>Cloud integration</h3><p class="muted" data-field="integration">${lock.integration ? 'On' : 'Off'}${lock.accessPoint ? '' : ' · not paired with an access point'}</p></div>
 <form method="post" action="${base}/integration">${csrfField(ctx.csrf)}<input type="hidden" name="enabled" value="${lock.integration ? 'off' : 'on'}"><button type="submit" class="secondary" data-action="integration">${lock.integration ? 'Turn off' : 'Turn on'}</button></form>
@@ -114,6 +112,7 @@ ${
     : html`<p class="muted">Shown as the app reports it.</p>`
 }
 </div>
+${healthSettings(ctx, lock, view.accessPoints.get(lock.deviceId) ?? null, refused)}
 <div class="setting setting-share">
 <div><h3>Shared with</h3>
 ${
@@ -171,13 +170,13 @@ function healthSettings(
 <div><h3>Auto-lock and battery</h3>${accessPointLine(ap)}</div>
 <form method="post" action="/dashboard/locks/${lock.deviceId}/settings" class="health-form" novalidate>${csrfField(ctx.csrf)}
 <div class="health-fields">
-${numberField(lock, 'auto_lock_seconds', 'Auto-lock (seconds after an unlock)', {
+${numberField(lock, 'auto_lock_seconds', 'Auto-lock after (seconds)', {
   value: value('auto_lock_seconds', lock.autoLockSeconds),
   min: 0,
   max: MAX_AUTO_LOCK_SECONDS,
   hint:
     unavailable === null
-      ? `0 is off; up to ${MAX_AUTO_LOCK_SECONDS}. The lock relocks by itself, also without the cloud.`
+      ? `0 is off; up to ${MAX_AUTO_LOCK_SECONDS}. The lock does it itself, also offline.`
       : `Unavailable: ${unavailable}`,
   error: refused?.errors.auto_lock_seconds,
   disabled: unavailable !== null,
@@ -212,8 +211,7 @@ function lockCard(ctx: PageContext, lock: LockWithShares, view: LocksView): Html
 <div><h2 id="lock-${lock.deviceId}">${lock.nickname}</h2><p class="muted mono">${lock.serial} · ${lock.deviceId} · ${activityLink(lock)}</p></div>
 ${statusPills(lock)}
 </header>
-${healthLine(lock, view.now)}
-${commandForms(ctx, lock)}
+${commandForms(ctx, lock, view.now)}
 ${settings(ctx, lock, view)}
 </section>`;
 }
