@@ -18,7 +18,7 @@ import {
 } from '../flash.ts';
 import { form, HIDDEN, query, sendPage } from '../reply.ts';
 import type { Notice } from '../views/layout.ts';
-import { autoLockWords, batteryPerDayOf } from '../views/lock-health.ts';
+import { autoLockWords } from '../views/lock-health.ts';
 import { type LocksView, locksPage, SETTINGS_FIELDS, type SettingsField } from '../views/locks-page.ts';
 
 const DONE: Record<string, string> = { lock: 'Locked', unlock: 'Unlocked', sync: 'Synced' };
@@ -75,7 +75,7 @@ const guestLockJson = (lock: Lock) => ({
   /** Against the lock's own thresholds, with hysteresis (domain/health.ts). */
   battery_state: lock.batteryState,
   /** Percent points a day (negative: draining); null until a day of readings. */
-  battery_per_day: batteryPerDayOf(lock),
+  battery_per_day: lock.batteryPerDay,
   responsive: lock.responsive,
   jammed: lock.jammed,
   door: lock.door,

@@ -54,16 +54,6 @@ export function doorState(lock: Lock): Html {
   }</span>`;
 }
 
-/**
- * The battery's trend in percent points per day (negative: draining), or null until a day of
- * readings. ISSUE 22 TREND: `Lock.batteryPerDay` is being added on main; until it is, this reads it
- * when present and says null otherwise. Once it lands: `return lock.batteryPerDay;`.
- */
-export function batteryPerDayOf(lock: Lock): number | null {
-  const value = (lock as Lock & { readonly batteryPerDay?: number | null }).batteryPerDay;
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
-}
-
 /** "falling, −0.4 %/day"; a change under 0.05 points a day is steady. Also in locks.js. */
 export function trendWords(perDay: number | null): string {
   if (perDay === null) return 'not known yet';
@@ -85,7 +75,7 @@ export function lastSeen(lock: Lock, now: number): Html {
  * seen, firmware, the battery's trend once it is known. Guests see it too.
  */
 export function healthLine(lock: Lock, now: number): Html {
-  const trend = batteryPerDayOf(lock);
+  const trend = lock.batteryPerDay;
   return html`<p class="lock-health muted" data-field="health">${doorState(lock)}<span>Last seen ${lastSeen(lock, now)}</span><span>Firmware <span data-field="firmware">${
     lock.firmware ?? 'not reported'
   }</span></span><span data-field="trend-part"${trend === null ? html` hidden` : ''}>Battery <span data-field="trend">${trendWords(trend)}</span></span></p>`;
