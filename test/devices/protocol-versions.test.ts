@@ -20,7 +20,7 @@ import {
   taskEnd,
 } from '../support/devices.ts';
 import { eventually } from '../support/eventually.ts';
-import { advanceClock, LOCK_A, LOCK_B, OTHER_KEY, OTHER_LOCK, startTask } from '../support/server.ts';
+import { advanceClock, LOCK_A, LOCK_B, OTHER_KEY, OTHER_LOCK, OWNER_KEY, startTask } from '../support/server.ts';
 
 for (const kind of ['embedded', 'mosquitto'] as const satisfies readonly BrokerKind[]) {
   describe(`device protocol 1 and 2 side by side (${kind} broker)`, async () => {
@@ -108,7 +108,15 @@ for (const kind of ['embedded', 'mosquitto'] as const satisfies readonly BrokerK
     });
 
     it('settings reach a version-2 access point, which runs them and says so', { skip }, async () => {
-      rig.t.server.devices.gateway.configure(AP_HOME, LOCK_A, { autoLockSeconds: 30 });
+      // Through the owner's setting: the cloud sends the device its owner's value back whenever a
+      // report shows another (test/devices/auto-lock-settings.test.ts), so a bare configure() of
+      // another value would be undone.
+      const res = await rig.t.request(`/ext/locks/${LOCK_A}`, {
+        method: 'PATCH',
+        key: OWNER_KEY,
+        json: { auto_lock_seconds: 30 },
+      });
+      assert.equal(res.status, 200);
       await eventually('the setting applied', () => home.lock(LOCK_A)?.autoLockSeconds === 30);
     });
 
