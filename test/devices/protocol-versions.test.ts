@@ -20,7 +20,15 @@ import {
   taskEnd,
 } from '../support/devices.ts';
 import { eventually } from '../support/eventually.ts';
-import { advanceClock, LOCK_A, LOCK_B, OTHER_KEY, OTHER_LOCK, OWNER_KEY, startTask } from '../support/server.ts';
+import {
+  advanceClock,
+  LOCK_A,
+  LOCK_B,
+  OTHER_KEY,
+  OTHER_LOCK,
+  OWNER_KEY,
+  startTask,
+} from '../support/server.ts';
 
 for (const kind of ['embedded', 'mosquitto'] as const satisfies readonly BrokerKind[]) {
   describe(`device protocol 1 and 2 side by side (${kind} broker)`, async () => {
