@@ -77,7 +77,8 @@ describe('lockcloud events, and watch on the stream', () => {
   before(async () => {
     t = await startServer({ flags: ['--no-rate-limit'] });
     // A v3 unlock of lock A, then a hand turn back.
-    assert.equal((await waitForTask(t, await startTask(t, LOCK_A, 'unlock'))).successful, true);
+    const unlocked = await waitForTask(t, await startTask(t, LOCK_A, 'unlock'));
+    assert.equal(unlocked.successful, true, `the first unlock: ${JSON.stringify(unlocked)}`);
     await simLockOk(t, LOCK_A, { locked: true });
     const res = await t.request('/ext/events?order=newest-first&limit=500', { key: OWNER_KEY });
     all = ((await res.json()) as { events: EventJson[] }).events;
