@@ -54,13 +54,15 @@ export class LockDetails {
       this.deps.store.accessPoints.listForAccount(accountId),
     ]);
     const byId = new Map(aps.map((ap) => [ap.id, ap]));
-    return locks.map((lock) => this.detail(accountId, lock, byId));
+    return locks.map((lock) =>
+      detail(accountId, lock, lock.accessPointId === null ? null : (byId.get(lock.accessPointId) ?? null)),
+    );
   }
 
   /** One lock the account owns or that is shared with it; LOCK_NOT_FOUND for any other. */
   async get(accountId: string, deviceId: string): Promise<LockDetail> {
     const lock = await this.deps.queries.getVisible(accountId, deviceId);
-    return this.detail(accountId, lock, new Map(), await this.accessPointOf(accountId, lock));
+    return detail(accountId, lock, await this.accessPointOf(accountId, lock));
   }
 
   /**
@@ -110,7 +112,7 @@ export class LockDetails {
       const after: Lock = { ...lock, ...change, batteryState };
       if (changesAutoLock(lock, change) && ap && lock.accessPoint && ap.protocolVersion >= AUTO_LOCK_PROTOCOL)
         devices?.configure(ap.id, deviceId, { autoLockSeconds: after.autoLockSeconds });
-      return this.detail(accountId, after, new Map(), ap);
+      return detail(accountId, after, ap);
     }
     throw new DomainError('CONFLICT', 'the lock changed while its settings were written: try again');
   }
@@ -127,19 +129,12 @@ export class LockDetails {
     const { secretHash: _hash, ...rest } = ap;
     return rest;
   }
+}
 
-  private detail(
-    accountId: string,
-    lock: Lock,
-    aps: ReadonlyMap<string, AccessPoint>,
-    ap?: AccessPoint | null,
-  ): LockDetail {
-    const owner = lock.ownerId === accountId;
-    const accessPoint = owner
-      ? (ap ?? (lock.accessPointId === null ? null : (aps.get(lock.accessPointId) ?? null)))
-      : null;
-    return { lock, role: owner ? 'owner' : 'guest', accessPoint };
-  }
+/** The detail `accountId` sees: an access point only for the lock's owner. */
+function detail(accountId: string, lock: Lock, accessPoint: AccessPoint | null): LockDetail {
+  const owner = lock.ownerId === accountId;
+  return { lock, role: owner ? 'owner' : 'guest', accessPoint: owner ? accessPoint : null };
 }
 
 const changesAutoLock = (lock: Lock, change: LockSettingsChange): boolean =>

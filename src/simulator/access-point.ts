@@ -4,12 +4,13 @@ import { connect, type MqttClient } from 'mqtt';
 import type { Cancel, Clock, DeviceTraffic, Logger } from '../app/ports.ts';
 import { decode, encode, type Message } from '../device-protocol/codec.ts';
 import { apUsername, type Topics } from '../device-protocol/topics.ts';
-import type * as v1 from '../device-protocol/v1.ts';
 import type * as v2 from '../device-protocol/v2.ts';
 import { BASE_VERSION, LATEST_VERSION, type PayloadVersion } from '../device-protocol/versions.ts';
 import type { SimDeviceState } from '../domain/sim-device.ts';
+import { AutoLock, type RelockOutcome } from './auto-lock.ts';
 import { linkReason, reconnectDelayMs } from './link-trouble.ts';
-import { autoLockAt, autoRelock, carryOut, changed, type WorldChange } from './lock-rules.ts';
+import { autoRelock, carryOut, changed, type WorldChange } from './lock-rules.ts';
+import { signalOf, simStateOf, simStateOfV2, stateOf, stateOfV2 } from './reports.ts';
 
 export interface AccessPointOptions {
   /** The broker, e.g. mqtt://127.0.0.1:1884. */
@@ -75,10 +76,7 @@ export class SimulatedAccessPoint {
   private readonly timers = new Set<Cancel>();
   /** The next connection attempt after a failure (a real-time wait: the broker's, not the sandbox's). */
   private reconnectTimer: NodeJS.Timeout | undefined;
-  /** Each unlocked lock's auto-lock, due on the clock. */
-  private readonly relocks = new Map<string, Cancel>();
-  /** Locks whose auto-lock came while their door was open: they relock once it closes. */
-  private readonly waitingForDoor = new Set<string>();
+  private readonly autoLock: AutoLock;
   /** The highest version it speaks: what it writes, and the newest it reads. */
   readonly version: PayloadVersion;
   private readonly versions: readonly PayloadVersion[];
@@ -92,6 +90,13 @@ export class SimulatedAccessPoint {
     for (const lock of locks) this.locks.set(lock.deviceId, lock);
     this.versions = options.versions ?? [BASE_VERSION, LATEST_VERSION];
     this.version = this.versions.reduce<PayloadVersion>((a, b) => (b > a ? b : a), BASE_VERSION);
+    this.autoLock = new AutoLock({
+      apId: id,
+      clock: options.clock,
+      logger: options.logger,
+      ...(options.inFlight ? { inFlight: options.inFlight } : {}),
+      relock: (deviceId) => this.relock(deviceId),
+    });
   }
 
   /** It speaks version 2: it reports its locks' health and carries out their settings. */
@@ -261,65 +266,20 @@ export class SimulatedAccessPoint {
     return next;
   }
 
-  /**
-   * Keeps the auto-lock in step with a change of the lock: an unlock starts its wait on the clock, a
-   * lock ends it, and a door closing lets a relock that waited for it happen now.
-   */
-  private followAutoLock(before: SimDeviceState, after: SimDeviceState): void {
-    if (!this.health) return;
-    const id = after.deviceId;
-    if (after.locked || after.autoLockSeconds <= 0) {
-      this.cancelRelock(id);
-      return;
-    }
-    if (this.waitingForDoor.has(id) && before.door === 'open' && after.door !== 'open') {
-      this.waitingForDoor.delete(id);
-      void this.relock(id);
-      return;
-    }
-    // Unlocked just now (or freed from a jam while unlocked): the wait starts.
-    if (before.locked || (before.jammed && !after.jammed)) this.scheduleRelock(after);
-  }
-
-  private scheduleRelock(device: SimDeviceState): void {
-    const { clock, inFlight } = this.options;
-    const id = device.deviceId;
-    this.cancelRelock(id);
-    const due = autoLockAt(device, clock.now());
-    if (due === undefined) return;
-    const cancel = clock.at(due, () => {
-      this.relocks.delete(id);
-      this.timers.delete(cancel);
-      // In flight from the moment the lock moves until its report is out (sandbox clock settling).
-      inFlight?.begin(this.id);
-      void this.relock(id)
-        .catch((error: unknown) =>
-          this.options.logger.error({ apId: this.id, err: error }, 'auto-lock failed'),
-        )
-        .finally(() => inFlight?.end(this.id));
-    });
-    this.relocks.set(id, cancel);
-    this.timers.add(cancel);
-  }
-
-  private cancelRelock(deviceId: string): void {
-    this.waitingForDoor.delete(deviceId);
-    const cancel = this.relocks.get(deviceId);
-    if (!cancel) return;
-    cancel();
-    this.relocks.delete(deviceId);
-    this.timers.delete(cancel);
-  }
-
   /** The auto-lock's turn: relock and report it as `cause: "auto"`, or wait for the door. */
-  private async relock(deviceId: string): Promise<void> {
+  private async relock(deviceId: string): Promise<RelockOutcome> {
     const device = this.locks.get(deviceId);
-    if (!device) return;
+    if (!device) return 'none';
     const verdict = autoRelock(device, this.options.drainPerCommand);
-    if (verdict.kind === 'wait') this.waitingForDoor.add(deviceId);
-    if (verdict.kind !== 'relock') return;
+    if (verdict.kind !== 'relock') return verdict.kind === 'wait' ? 'wait' : 'none';
     await this.save(verdict.next);
     this.publishState(verdict.next, 'auto');
+    return 'relocked';
+  }
+
+  /** Tells the auto-lock of a change of the lock (only a version-2 access point has one). */
+  private followAutoLock(before: SimDeviceState, after: SimDeviceState): void {
+    if (this.health) this.autoLock.follow(before, after);
   }
 
   private announce(): void {
@@ -456,8 +416,8 @@ export class SimulatedAccessPoint {
     await this.save(next);
     if (next.accessPoint) this.publishState(next);
     // A new delay counts from now for a lock already unlocked.
-    if (!next.locked && autoLockSeconds > 0) this.scheduleRelock(next);
-    else this.cancelRelock(deviceId);
+    if (!next.locked && autoLockSeconds > 0) this.autoLock.schedule(next);
+    else this.autoLock.cancel(deviceId);
   }
 
   private ack(
@@ -547,46 +507,6 @@ export class SimulatedAccessPoint {
   private cancelTimers(): void {
     for (const cancel of this.timers) cancel();
     this.timers.clear();
-    this.relocks.clear();
-    this.waitingForDoor.clear();
+    this.autoLock.clear();
   }
-}
-
-/** A steady Wi-Fi signal for a simulated access point, from its id: -45 to -84 dBm. */
-function signalOf(apId: string): number {
-  return -45 - (Number.parseInt(apId.slice(0, 2), 16) % 40 || 0);
-}
-
-function stateOf(lock: SimDeviceState): v1.DeviceState {
-  return { locked: lock.locked, battery: lock.battery, reachable: lock.responsive, app_open: lock.appOpen };
-}
-
-/** Version 2's report: version 1's, and the lock's health (no door field: it has no sensor). */
-function stateOfV2(lock: SimDeviceState): v2.DeviceState {
-  return {
-    ...stateOf(lock),
-    jammed: lock.jammed,
-    ...(lock.door === null ? {} : { door: lock.door }),
-    fw: lock.firmware,
-    auto_lock_seconds: lock.autoLockSeconds,
-  };
-}
-
-export function simStateOf(lock: SimDeviceState): v1.SimLockState {
-  return {
-    ...stateOf(lock),
-    paired: lock.accessPoint,
-    latency_ms: lock.latencyMs,
-    fail_next: lock.failNext === 'INTERNAL_ERROR' ? null : lock.failNext,
-  };
-}
-
-export function simStateOfV2(lock: SimDeviceState): v2.SimLockState {
-  return {
-    ...simStateOf(lock),
-    jammed: lock.jammed,
-    door: lock.door,
-    fw: lock.firmware,
-    auto_lock_seconds: lock.autoLockSeconds,
-  };
 }
