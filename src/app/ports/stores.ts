@@ -1,23 +1,24 @@
 /**
- * The store ports: where accounts, credentials, locks, tasks, webhooks and their messages, sessions,
- * codes, blocks and rate-limit buckets are kept. One adapter per backend implements them all
- * (SQLite, PostgreSQL; memory or Redis for the buckets), held to one contract suite (test/stores).
+ * The store ports: where accounts, credentials, webhooks and their messages, sessions, codes,
+ * blocks, events and rate-limit buckets are kept; locks and tasks have files of their own (locks.ts,
+ * tasks.ts), and `Store` gathers them all. One adapter per backend implements them (SQLite,
+ * PostgreSQL; memory or Redis for the buckets), held to one contract suite (test/stores).
  * Re-exported by app/ports.ts.
  */
 import type { Account } from '../../domain/account.ts';
 import type { ApiKey } from '../../domain/api-key.ts';
 import type { Delivery, DeliveryOutcome } from '../../domain/delivery.ts';
 import type { LockEvent } from '../../domain/event.ts';
-import type { Lock, NewLock, ReportMark } from '../../domain/lock.ts';
 import type { CodePurpose, OneTimeCode } from '../../domain/one-time-code.ts';
 import type { IpBlock, RateDecision, RatePolicy } from '../../domain/rate-limit.ts';
 import type { Session } from '../../domain/session.ts';
-import type { Task, TaskFailure, TaskOutcome } from '../../domain/task.ts';
 import type { LoginToken } from '../../domain/token.ts';
 import type { StoredSecrets, WebhookConfig } from '../../domain/webhook.ts';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoint.ts';
 import type { AccessPointStore, SimDeviceStore } from './devices.ts';
+import type { LockStore } from './locks.ts';
 import type { ReadinessCheck } from './ops.ts';
+import type { IdempotencyKeyStore, TaskStore } from './tasks.ts';
 
 export interface AccountStore {
   insert(account: Account): Promise<void>;
@@ -54,146 +55,6 @@ export interface ApiKeyStore {
    * are written in the same transaction, only when one was.
    */
   remove(accountId: string, id: string, events?: (key: ApiKey) => readonly LockEvent[]): Promise<boolean>;
-}
-
-/** A lock as read for a compare-and-set of its status, with the device report last applied. */
-export interface LockStatusRead {
-  readonly lock: Lock;
-  readonly version: number;
-  readonly mark: ReportMark | null;
-}
-
-/** What a status write sets: the device's report and the bookkeeping that follows it (not the owner's settings). */
-export type LockStatus = Pick<
-  Lock,
-  | 'locked'
-  | 'battery'
-  | 'responsive'
-  | 'appOpen'
-  | 'jammed'
-  | 'door'
-  | 'firmware'
-  | 'lastSeenAt'
-  | 'batteryState'
-  | 'offlineSince'
-  | 'offlineAnnounced'
-  | 'batteryPerDay'
-  | 'batteryRef'
->;
-
-/** What LockStore.update changes: the owner's settings, pairing, and a status set outside a report. */
-export type LockPatch = Partial<
-  Pick<
-    Lock,
-    | 'serial'
-    | 'nickname'
-    | 'locked'
-    | 'battery'
-    | 'responsive'
-    | 'integration'
-    | 'accessPoint'
-    | 'appOpen'
-    | 'accessPointId'
-    | 'autoLockSeconds'
-    | 'batteryLow'
-    | 'batteryCritical'
-    | 'batteryState'
-  >
->;
-
-/** What LockStore.updateSettingsIf writes. */
-export type LockSettingsWrite = Partial<
-  Pick<Lock, 'nickname' | 'autoLockSeconds' | 'batteryLow' | 'batteryCritical' | 'batteryState'>
->;
-
-/** A task ended with a status write (LockStore.writeStatusIfAndEnd), as TaskStore.terminate ends it. */
-export interface TaskEnd {
-  readonly taskId: string;
-  readonly outcome: TaskOutcome;
-  readonly at: number;
-  /** Written with the end, only if this call ended the task. */
-  readonly events?: TaskEndEvents;
-}
-
-export type StatusAndEndWritten =
-  /** The compare-and-set lost: nothing was written, the task was left as it was. */
-  | { readonly written: false }
-  /** The status was written; `ended` is the task as this call ended it, undefined if it had ended already. */
-  | { readonly written: true; readonly ended: Task | undefined };
-
-export interface LockStore {
-  /** The health fields left out take their defaults (initialHealth). */
-  insert(lock: NewLock): Promise<void>;
-  get(deviceId: string): Promise<Lock | undefined>;
-  readStatus(deviceId: string): Promise<LockStatusRead | undefined>;
-  /**
-   * Writes the status (and the report's mark) only if no other status write came since `version`
-   * was read; false when one did, and the caller reads again. `events` are written in the same
-   * transaction, only when the status was. Every process may apply a lock's
-   * reports: this is what keeps one change from being announced twice.
-   */
-  writeStatusIf(
-    deviceId: string,
-    version: number,
-    status: LockStatus,
-    mark: ReportMark | null,
-    events?: readonly LockEvent[],
-  ): Promise<boolean>;
-  /**
-   * writeStatusIf, and in the same transaction the end of `end`'s task: a command's acknowledgement
-   * carries the lock's new status, and the movement and the task's end are committed together (one
-   * transaction where there were two). The task is ended only if the status is written, and only if
-   * it is still processing (a deadline or another process may have ended it: the status is written
-   * all the same). `events` and the end's events are written in that transaction, in that order.
-   */
-  writeStatusIfAndEnd(
-    deviceId: string,
-    version: number,
-    status: LockStatus,
-    mark: ReportMark | null,
-    events: readonly LockEvent[],
-    end: TaskEnd,
-  ): Promise<StatusAndEndWritten>;
-  /**
-   * The locks unresponsive since `cutoff` or before whose lock.offline is not written yet (the
-   * offline sweeper's, app/offline-sweeper.ts), oldest outage first, at most `limit`.
-   */
-  listOfflineDue(cutoff: number, limit: number): Promise<Lock[]>;
-  /**
-   * Marks the outage that began at `offlineSince` announced and writes `events` (its lock.offline)
-   * in the same transaction: a compare-and-set on the outage, so it is announced once whichever
-   * processes try. False, and nothing written, when the lock is in reach again, lost since another
-   * time, or announced already. Moves the status version: a report read before it writes again.
-   */
-  announceOffline(deviceId: string, offlineSince: number, events: readonly LockEvent[]): Promise<boolean>;
-  /**
-   * The owner's settings and the battery state read again against them, only if no status write
-   * came since `version` was read (false: read again); `events` in the same transaction. Moves the
-   * version, so a report being applied meanwhile is applied against the new thresholds.
-   */
-  updateSettingsIf(
-    deviceId: string,
-    version: number,
-    settings: LockSettingsWrite,
-    events: readonly LockEvent[],
-  ): Promise<boolean>;
-  listOwnedBy(accountId: string): Promise<Lock[]>;
-  update(deviceId: string, patch: LockPatch): Promise<void>;
-  /** `events` are written in the same transaction, only when the share is new. */
-  share(deviceId: string, accountId: string, events?: readonly LockEvent[]): Promise<void>;
-  /** How many locks each account owns, by account id; an account owning none is absent. */
-  countByOwner(): Promise<Map<string, number>>;
-  /** Owned and shared-with locks together, in one stable order (creation, then id). */
-  listVisibleTo(accountId: string): Promise<Lock[]>;
-  isSharedWith(deviceId: string, accountId: string): Promise<boolean>;
-  /** The locks whose access point is this one (paired now or last), in creation order. */
-  listByAccessPoint(apId: string): Promise<Lock[]>;
-  /** The accounts a lock is shared with, by e-mail. */
-  sharesOf(deviceId: string): Promise<{ accountId: string; email: string }[]>;
-  /** Ends a share; false when there was none. `events` are written with it, only when there was one. */
-  unshare(deviceId: string, accountId: string, events?: readonly LockEvent[]): Promise<boolean>;
-  /** A deleted account's locks leave the cloud (and their shares), as do its shares of others' locks. */
-  releaseAccount(accountId: string): Promise<string[]>;
 }
 
 export interface TokenStore {
@@ -234,73 +95,6 @@ export interface RateLimitStore {
   close(): Promise<void>;
   /** What readiness checks for a shared backend (none in memory). */
   readinessChecks?(): readonly ReadinessCheck[];
-}
-
-/** The events a task's end is, given the task as ended (command.succeeded or command.failed). */
-export type TaskEndEvents = (ended: Task) => readonly LockEvent[];
-
-/** What is written with a new task, in its transaction. */
-export interface TaskMadeWith {
-  /** The task's events (command.requested), written only if the task is made. */
-  readonly events?: readonly LockEvent[];
-  /** Its Idempotency-Key's record: nothing is made when the account has the key already. */
-  readonly key?: IdempotencyClaim;
-}
-
-export type CreateTaskResult =
-  | { readonly created: true }
-  | { readonly created: false; readonly running: Task }
-  /** The account has the key (unexpired) already: nothing was made. */
-  | { readonly created: false; readonly keyTaken: true };
-
-export interface TaskStore {
-  /**
-   * Creates a processing task unless one is already processing on the same lock. Atomic across
-   * every process sharing the store: this is what makes "one command at a time" true. With `key`,
-   * the key's record is made in the same transaction, and nothing is made when the account has the
-   * key already (an expired record of it is replaced): this is what makes "one task per key" true.
-   */
-  createProcessing(task: Task & { status: 'processing' }, made?: TaskMadeWith): Promise<CreateTaskResult>;
-  get(id: string): Promise<Task | undefined>;
-  /** The task processing on this lock, if any (a movement it asked for is attributed to it). */
-  processingOn(deviceId: string): Promise<Task | undefined>;
-  /**
-   * Ends a processing task; undefined when it had already ended (a late result or a second timeout).
-   * Every `events` of a task ended is written in the transaction that ends it, here and below.
-   */
-  terminate(id: string, outcome: TaskOutcome, at: number, events?: TaskEndEvents): Promise<Task | undefined>;
-  /** Ends every processing task whose deadline is at or before `now`; returns them. */
-  terminateOverdue(now: number, error: TaskFailure, events?: TaskEndEvents): Promise<Task[]>;
-  /** Ends the processing tasks of these locks (their access point went away); returns those it ended. */
-  terminateProcessingOf(
-    deviceIds: readonly string[],
-    now: number,
-    error: TaskFailure,
-    events?: TaskEndEvents,
-  ): Promise<Task[]>;
-  /** Ends every processing task (at start-up of the only process: nobody else can finish them). */
-  terminateAllProcessing(now: number, error: TaskFailure, events?: TaskEndEvents): Promise<Task[]>;
-  purgeEndedBefore(cutoff: number): Promise<number>;
-}
-
-/** One Idempotency-Key of an account (the key itself only as its hash), and the task it made. */
-export interface IdempotencyRecord {
-  readonly accountId: string;
-  readonly keyHash: string;
-  /** What the first request asked: another request with the key must ask the same. */
-  readonly fingerprint: string;
-  readonly taskId: string;
-  readonly createdAt: number;
-  readonly expiresAt: number;
-}
-
-/** The key a task is made under: stored with the task, in one transaction (TaskStore.createProcessing). */
-export type IdempotencyClaim = Omit<IdempotencyRecord, 'taskId'>;
-
-export interface IdempotencyKeyStore {
-  get(accountId: string, keyHash: string): Promise<IdempotencyRecord | undefined>;
-  /** Forgets every record expired at `now`; how many went. */
-  purgeExpired(now: number): Promise<number>;
 }
 
 export interface WebhookStore {
