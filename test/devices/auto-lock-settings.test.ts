@@ -9,10 +9,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { SimulatedAccessPoint } from '../../src/simulator/access-point.ts';
 import {
-  AP_HOME,
-  AP_OTHER,
   type BrokerKind,
   mosquittoUp,
+  oldAndNew,
   type RawAp,
   type Rig,
   SUCCESS,
@@ -40,18 +39,7 @@ for (const kind of ['embedded', 'mosquitto'] as const satisfies readonly BrokerK
     before(async () => {
       if (skip) return;
       rig = await startRig(kind, { simulator: false });
-      home = await rig.sim(AP_HOME, [seededDevice(LOCK_A)]);
-      old = await rig.raw(AP_OTHER);
-      await old.online();
-      await old.pair([{ device_id: OTHER_LOCK, serial: 'OTHER-1', nickname: 'Theirs' }]);
-      await old.state(OTHER_LOCK, { seq: 1, locked: true, battery: 64 });
-      await eventually('both access points', async () => {
-        const { accessPoints } = rig.t.server.store;
-        return (
-          (await accessPoints.get(AP_HOME))?.protocolVersion === 2 &&
-          (await accessPoints.get(AP_OTHER))?.online === true
-        );
-      });
+      ({ home, old } = await oldAndNew(rig, [seededDevice(LOCK_A)]));
     });
     after(async () => {
       if (!skip) await rig.close();

@@ -12,6 +12,7 @@ import {
   AP_OTHER,
   type BrokerKind,
   mosquittoUp,
+  oldAndNew,
   type RawAp,
   type Rig,
   SUCCESS,
@@ -42,14 +43,10 @@ for (const kind of ['embedded', 'mosquitto'] as const satisfies readonly BrokerK
       rig = await startRig(kind, { simulator: false });
       // Home speaks version 2 (the simulator's default); the other account's access point is a bare
       // client on version 1, writing exactly today's messages.
-      home = await rig.sim(AP_HOME, [
+      ({ home, old } = await oldAndNew(rig, [
         seededDevice(LOCK_A, { door: 'closed', firmware: 'lock-fw/3.1' }),
         seededDevice(LOCK_B, { door: null }),
-      ]);
-      old = await rig.raw(AP_OTHER);
-      await old.online();
-      await old.pair([{ device_id: OTHER_LOCK, serial: 'OTHER-1', nickname: 'Theirs' }]);
-      await old.state(OTHER_LOCK, { seq: 1, locked: true, battery: 64 });
+      ]));
     });
     after(async () => {
       if (!skip) await rig.close();

@@ -127,6 +127,10 @@ export async function startRig(kind: BrokerKind, options: RigOptions = {}): Prom
   const t = await startServer({ seed: options.seed ?? deviceSeed(), flags });
   const topics = new Topics(prefix);
   const url = t.server.devices.brokerUrl;
+  // The machine's Mosquitto is shared by test files running at once, which use the same access
+  // point ids: without a prefix, one file's access point would take over another's session (as
+  // the server's own simulator does on an external broker, src/open-device-link.ts).
+  const clientIdPrefix = prefix.replace(/[^A-Za-z0-9_-]/g, '-');
   const raws: RawAp[] = [];
   const sims: SimulatedAccessPoint[] = [];
   return {
@@ -135,7 +139,10 @@ export async function startRig(kind: BrokerKind, options: RigOptions = {}): Prom
     url,
     topics,
     async raw(apId, rawOptions = {}) {
-      const ap = await RawAp.connect(url, topics, apId, rawOptions.secret ?? SECRETS[apId] ?? '', rawOptions);
+      const ap = await RawAp.connect(url, topics, apId, rawOptions.secret ?? SECRETS[apId] ?? '', {
+        clientId: clientIdPrefix + apUsername(apId),
+        ...rawOptions,
+      });
       raws.push(ap);
       return ap;
     },
@@ -147,6 +154,7 @@ export async function startRig(kind: BrokerKind, options: RigOptions = {}): Prom
         lowBatteryThreshold: 10,
         logger: silentLogger,
         keepaliveSeconds: 5,
+        clientIdPrefix,
         ...simOptions,
       });
       sims.push(ap);
@@ -284,8 +292,11 @@ export class RawAp {
     return this.publish(this.topics.lock(this.id, lock, 'ack'), JSON.stringify({ v: 1, ...body }));
   }
 
-  /** The command (cmd topic) received `index`-th, 0-based, waiting for it; rejects after `timeoutMs`. */
-  async command(index: number, timeoutMs = 3000): Promise<Received> {
+  /**
+   * The command (cmd topic) received `index`-th, 0-based, waiting for it; rejects after `timeoutMs`
+   * (generous: on a loaded machine a command crosses two brokers' hops in seconds, not milliseconds).
+   */
+  async command(index: number, timeoutMs = 15_000): Promise<Received> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const commands = this.received.filter((r) => r.topic.endsWith('/cmd'));
@@ -361,6 +372,30 @@ export async function taskEnd(
     timeoutMs,
   );
   return body;
+}
+
+/**
+ * Both device protocols side by side: AP_HOME a version-2 simulated access point with `homeLocks`,
+ * and AP_OTHER a bare version-1 client writing today's messages, with OTHER_LOCK paired, locked, at
+ * 64 %. Resolves once the cloud has both statuses, AP_HOME's as version 2.
+ */
+export async function oldAndNew(
+  rig: Rig,
+  homeLocks: readonly SimDeviceState[],
+): Promise<{ home: SimulatedAccessPoint; old: RawAp }> {
+  const home = await rig.sim(AP_HOME, homeLocks);
+  const old = await rig.raw(AP_OTHER);
+  await old.online();
+  await old.pair([{ device_id: OTHER_LOCK, serial: 'OTHER-1', nickname: 'Theirs' }]);
+  await old.state(OTHER_LOCK, { seq: 1, locked: true, battery: 64 });
+  const { accessPoints } = rig.t.server.store;
+  await eventually(
+    'both access points',
+    async () =>
+      (await accessPoints.get(AP_HOME))?.protocolVersion === 2 &&
+      (await accessPoints.get(AP_OTHER))?.online === true,
+  );
+  return { home, old };
 }
 
 export { freePort, MOSQUITTO_BIN, OwnMosquitto, portOpen } from './mosquitto.ts';
