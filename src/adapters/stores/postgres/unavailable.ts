@@ -46,16 +46,19 @@ function translate(error: unknown): never {
 
 /** The pool as Kysely sees it, with connection failures translated on connect and on every query. */
 export function guardedPool(pool: pg.Pool): PostgresPool {
+  // pg-pool listens for a client's errors only while it is idle. One checked out between two
+  // statements (inside a transaction) that the server ends (a fast stop: FATAL 57P01) emitted
+  // 'error' with no listener, which ended the whole process. The listener goes on as the pool
+  // makes the client ('connect' is emitted before the pool stops listening): a new client is handed
+  // out while the TCP chunk that made it ready is still being parsed, and a FATAL in the same chunk
+  // comes before any promise callback could add one (test/stores/postgres-shutdown-race.test.ts).
+  // The error is not lost: the client is then not queryable, its next query fails (and is
+  // translated above), and the pool drops it when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     let guarded = wrapped.get(client);
     if (guarded === undefined) {
-      // pg-pool listens for a client's errors only while it is idle. One checked out between two
-      // statements (inside a transaction) that the server ends (a fast stop: FATAL 57P01) emitted
-      // 'error' with no listener, which ended the whole process. The error is not lost: the
-      // client is then not queryable, its next query fails (and is translated above), and the pool
-      // drops it when it is released.
-      client.on('error', () => {});
       const query = (...args: unknown[]): unknown => {
         const result = (client.query as (...a: unknown[]) => unknown)(...args);
         // A cursor (streaming) is returned as it is; a query's promise has its failure translated.
