@@ -96,6 +96,12 @@ function grow(data: string): void {
         prefix: `lck_${i.toString(36).padStart(6, '0')}`,
         created_at: SEED_CREATED_AT,
         last_used_at: null,
+        // Full access, as every key had before scopes (migration 017).
+        scopes: null,
+        lock_ids: null,
+        expires_at: null,
+        name: null,
+        last_used_ip: null,
       };
       const serial = `SCALE${i.toString().padStart(6, '0')}`;
       const lock: Insertable<LocksTable> = {

@@ -159,6 +159,7 @@ export class Admin {
       this.eventLog.stampAll([
         shareEvent('share.created', lock.ownerId, lock.deviceId, account.id, SYSTEM_ACTOR),
       ]),
+      { id: this.deps.random.uuid(), at: this.deps.clock.now() },
     );
   }
 

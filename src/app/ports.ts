@@ -1,6 +1,6 @@
 /**
  * Every side effect the use cases need, as interfaces, one file per family under ports/: stores,
- * locks, tasks, system, devices, webhooks, mail, events and ops. Adapters implement them; tests
+ * locks, grants, tasks, system, devices, webhooks, mail, events and ops. Adapters implement them; tests
  * and the composition root choose which. Nothing in them names a driver, a framework or a protocol. The entities they
  * carry (a delivery, a webhook's settings, a block) live in domain/.
  *
@@ -8,6 +8,7 @@
  */
 export type * from './ports/devices.ts';
 export type * from './ports/events.ts';
+export type * from './ports/grants.ts';
 export type * from './ports/locks.ts';
 export type * from './ports/mail.ts';
 export type * from './ports/ops.ts';

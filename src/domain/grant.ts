@@ -37,15 +37,39 @@ export interface GrantRules extends GrantTerms {
   readonly state: GrantState;
 }
 
-export interface Grant extends GrantRules {
+/** A grant as the owner makes it: pending, its terms, nobody's answer yet. */
+export interface NewGrant extends GrantTerms {
   readonly id: string;
   readonly deviceId: string;
   /** The owner who granted it (the lock's owner then). */
   readonly ownerId: string;
   readonly guestId: string;
+  /** When it was made (invited, or for a share from before grants, migrated or shared). */
   readonly createdAt: number;
-  /** When the state last changed (accepted, declined, revoked, used); null while pending as made. */
-  readonly stateChangedAt: number | null;
+}
+
+export interface Grant extends NewGrant, GrantRules {
+  /**
+   * When it was last answered: accepted or declined by the guest, or revoked by the owner; null
+   * while pending. Only the last answer is kept (an accepted grant given back shows the decline).
+   */
+  readonly respondedAt: number | null;
+  /** When a one-time grant was used up by its unlock; null until then. */
+  readonly usedAt: number | null;
+}
+
+/** The states a grant is answered into (GrantStore.updateStateIf); 'used' comes from an unlock only. */
+export type GrantAnswer = Extract<GrantState, 'accepted' | 'declined' | 'revoked'>;
+
+/** A grant in its lock's list, as the owner sees it: to whom. */
+export interface OwnerGrant extends Grant {
+  readonly guestEmail: string;
+}
+
+/** A grant in a guest's list: which lock, and from whom. */
+export interface GuestGrant extends Grant {
+  readonly lockNickname: string;
+  readonly ownerEmail: string;
 }
 
 /** The API's body (POST and PATCH of a grant), unchecked. */

@@ -25,6 +25,11 @@ export interface LockHealth {
   /** The owner's battery thresholds in percent: under `batteryLow` is low, under `batteryCritical` critical. */
   readonly batteryLow: number;
   readonly batteryCritical: number;
+  /**
+   * The owner's setting: the IANA time zone the lock's door is in, in which grants' weekly schedules
+   * are read (domain/schedule.ts). 'UTC' until the owner sets one.
+   */
+  readonly timeZone: string;
   readonly batteryState: BatteryState;
   /** Since when the lock has been unresponsive (null: it is responsive), for the offline debounce. */
   readonly offlineSince: number | null;
@@ -41,6 +46,8 @@ export interface LockHealth {
 
 export const DEFAULT_BATTERY_LOW = 20;
 export const DEFAULT_BATTERY_CRITICAL = 10;
+/** A lock's zone until its owner sets one (migration 017 gives existing locks the same). */
+export const DEFAULT_TIME_ZONE = 'UTC';
 
 /** Where a battery level stands against thresholds, with no history (a lock just added). */
 export function batteryStateOf(level: number, low: number, critical: number): BatteryState {
@@ -58,6 +65,7 @@ export function initialHealth(battery: number): LockHealth {
     autoLockSeconds: 0,
     batteryLow: DEFAULT_BATTERY_LOW,
     batteryCritical: DEFAULT_BATTERY_CRITICAL,
+    timeZone: DEFAULT_TIME_ZONE,
     batteryState: batteryStateOf(battery, DEFAULT_BATTERY_LOW, DEFAULT_BATTERY_CRITICAL),
     offlineSince: null,
     offlineAnnounced: false,

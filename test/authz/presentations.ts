@@ -175,8 +175,8 @@ function allowedFor(w: World, viewer: Actor | undefined): Set<string> {
   if (viewer === undefined) return ok;
   const rows = w.db
     .prepare(
-      `SELECT l.device_id, l.nickname, l.owner_id, a.id, a.email FROM lock_shares s
-         JOIN locks l USING (device_id) JOIN accounts a ON a.id = s.account_id`,
+      `SELECT l.device_id, l.nickname, l.owner_id, a.id, a.email FROM grants s
+         JOIN locks l USING (device_id) JOIN accounts a ON a.id = s.account_id WHERE s.state = 'accepted'`,
     )
     .raw()
     .all() as string[][];

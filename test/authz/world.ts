@@ -233,7 +233,9 @@ const QUERIES: readonly string[] = [
   `SELECT 'key', account_id, NULL, id || key_hash || prefix FROM api_keys`,
   `SELECT 'lock', owner_id, NULL, device_id || serial || nickname || locked || battery || integration
      || access_point || app_open || responsive FROM locks`,
-  `SELECT 'share', l.owner_id, NULL, s.device_id || s.account_id FROM lock_shares s JOIN locks l USING (device_id)`,
+  `SELECT 'share', l.owner_id, NULL, s.device_id || s.account_id || s.id || s.role || s.state
+     || coalesce(s.starts_at, '') || coalesce(s.ends_at, '') || coalesce(s.schedule, '') || s.one_time
+     FROM grants s JOIN locks l USING (device_id)`,
   `SELECT 'task', t.account_id, l.owner_id, t.id || t.device_id || t.command || t.status
      || coalesce(t.successful, '') || coalesce(t.error, '') FROM tasks t LEFT JOIN locks l USING (device_id)`,
   `SELECT 'webhook', account_id, NULL, url || method || retries || coalesce(secret, '')

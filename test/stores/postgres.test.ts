@@ -11,6 +11,7 @@ import { dashboardStoreContract } from './dashboard-contract.ts';
 import { endpointStoreContract } from './endpoint-contract.ts';
 import { eventStoreContract } from './event-contract.ts';
 import { freshnessStoreContract, type SharedStoreFactory } from './freshness-contract.ts';
+import { grantStoreContract } from './grant-contract.ts';
 import { healthStoreContract } from './health-contract.ts';
 import { idempotencyStoreContract } from './idempotency-contract.ts';
 import { offlineStoreContract } from './offline-contract.ts';
@@ -56,6 +57,7 @@ healthStoreContract('PostgreSQL', postgresFactory);
 offlineStoreContract('PostgreSQL', postgresFactory, { concurrentWriters: true });
 eventStoreContract('PostgreSQL', postgresFactory);
 endpointStoreContract('PostgreSQL', postgresFactory);
+grantStoreContract('PostgreSQL', postgresFactory);
 idempotencyStoreContract('PostgreSQL', postgresFactory, { acrossConnections: true });
 
 describe('PostgreSQL store specifics', () => {

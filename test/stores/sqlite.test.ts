@@ -18,6 +18,7 @@ import { dashboardStoreContract } from './dashboard-contract.ts';
 import { endpointStoreContract } from './endpoint-contract.ts';
 import { eventStoreContract } from './event-contract.ts';
 import { freshnessStoreContract, type SharedStoreFactory } from './freshness-contract.ts';
+import { grantStoreContract } from './grant-contract.ts';
 import { healthStoreContract } from './health-contract.ts';
 import { idempotencyStoreContract } from './idempotency-contract.ts';
 import { offlineStoreContract } from './offline-contract.ts';
@@ -55,6 +56,7 @@ for (const [backend, factory] of [
   eventStoreContract(backend, factory);
   offlineStoreContract(backend, factory);
   endpointStoreContract(backend, factory);
+  grantStoreContract(backend, factory);
   idempotencyStoreContract(backend, factory, { acrossConnections: false });
 }
 

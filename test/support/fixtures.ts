@@ -49,6 +49,7 @@ export function aStatus(
     autoLockSeconds: _a,
     batteryLow: _l,
     batteryCritical: _c,
+    timeZone: _z,
     ...status
   } = initialHealth(fields.battery);
   return { ...status, ...fields };

@@ -189,7 +189,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
       return announced;
     },
     listOwnedBy: (accountId) => store.locks.listOwnedBy(accountId),
-    share: (deviceId, accountId, events) => store.locks.share(deviceId, accountId, events),
+    share: (deviceId, accountId, events, made) => store.locks.share(deviceId, accountId, events, made),
     countByOwner: () => store.locks.countByOwner(),
     listVisibleTo: (accountId) => store.locks.listVisibleTo(accountId),
     isSharedWith: (deviceId, accountId) => store.locks.isSharedWith(deviceId, accountId),
@@ -202,6 +202,8 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     accounts,
     apiKeys,
     locks: lockStore,
+    // Nothing read from grants is cached: a revocation takes effect on the next request.
+    grants: store.grants,
     tokens: tokenStore,
     tasks: store.tasks,
     idempotencyKeys: store.idempotencyKeys,

@@ -54,7 +54,7 @@ export type LockPatch = Partial<
 
 /** What LockStore.updateSettingsIf writes. */
 export type LockSettingsWrite = Partial<
-  Pick<Lock, 'nickname' | 'autoLockSeconds' | 'batteryLow' | 'batteryCritical' | 'batteryState'>
+  Pick<Lock, 'nickname' | 'autoLockSeconds' | 'batteryLow' | 'batteryCritical' | 'batteryState' | 'timeZone'>
 >;
 
 /** A task ended with a status write (LockStore.writeStatusIfAndEnd), as TaskStore.terminate ends it. */
@@ -130,19 +130,37 @@ export interface LockStore {
   ): Promise<boolean>;
   listOwnedBy(accountId: string): Promise<Lock[]>;
   update(deviceId: string, patch: LockPatch): Promise<void>;
-  /** `events` are written in the same transaction, only when the share is new. */
-  share(deviceId: string, accountId: string, events?: readonly LockEvent[]): Promise<void>;
+  /**
+   * Shares as before grants (issue 23): the guest gets an accepted view grant at any time, with the
+   * id and time of `made` (default: a random UUID, now; a seed gives its own, so that the same seed
+   * stores the same rows). A grant to the guest that is not accepted is replaced by it; an accepted
+   * one is left as it is. Nothing happens for a lock that does not exist. `events` are written in
+   * the same transaction, only when the grant was written.
+   */
+  share(
+    deviceId: string,
+    accountId: string,
+    events?: readonly LockEvent[],
+    made?: { readonly id: string; readonly at: number },
+  ): Promise<void>;
   /** How many locks each account owns, by account id; an account owning none is absent. */
   countByOwner(): Promise<Map<string, number>>;
-  /** Owned and shared-with locks together, in one stable order (creation, then id). */
+  /** Owned locks and those of accepted grants together, in one stable order (creation, then id). */
   listVisibleTo(accountId: string): Promise<Lock[]>;
+  /** Whether the account has an accepted grant to the lock. */
   isSharedWith(deviceId: string, accountId: string): Promise<boolean>;
   /** The locks whose access point is this one (paired now or last), in creation order. */
   listByAccessPoint(apId: string): Promise<Lock[]>;
-  /** The accounts a lock is shared with, by e-mail. */
+  /** The accounts with an accepted grant to the lock, by e-mail. */
   sharesOf(deviceId: string): Promise<{ accountId: string; email: string }[]>;
-  /** Ends a share; false when there was none. `events` are written with it, only when there was one. */
+  /**
+   * Deletes the guest's grant to the lock, whatever its state; false when there was none. `events`
+   * are written with it, only when there was one.
+   */
   unshare(deviceId: string, accountId: string, events?: readonly LockEvent[]): Promise<boolean>;
-  /** A deleted account's locks leave the cloud (and their shares), as do its shares of others' locks. */
+  /**
+   * A deleted account's locks leave the cloud with their grants, as do the grants it was given and
+   * those it gave. Answers the device ids of its locks.
+   */
   releaseAccount(accountId: string): Promise<string[]>;
 }

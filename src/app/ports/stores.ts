@@ -1,7 +1,7 @@
 /**
  * The store ports: where accounts, credentials, webhooks and their messages, sessions, codes,
- * blocks, events and rate-limit buckets are kept; locks and tasks have files of their own (locks.ts,
- * tasks.ts), and `Store` gathers them all. One adapter per backend implements them (SQLite,
+ * blocks, events and rate-limit buckets are kept; locks, grants and tasks have files of their own
+ * (locks.ts, grants.ts, tasks.ts), and `Store` gathers them all. One adapter per backend implements them (SQLite,
  * PostgreSQL; memory or Redis for the buckets), held to one contract suite (test/stores).
  * Re-exported by app/ports.ts.
  */
@@ -16,6 +16,7 @@ import type { LoginToken } from '../../domain/token.ts';
 import type { StoredSecrets, WebhookConfig } from '../../domain/webhook.ts';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoint.ts';
 import type { AccessPointStore, SimDeviceStore } from './devices.ts';
+import type { GrantStore } from './grants.ts';
 import type { LockStore } from './locks.ts';
 import type { ReadinessCheck } from './ops.ts';
 import type { IdempotencyKeyStore, TaskStore } from './tasks.ts';
@@ -308,6 +309,7 @@ export interface Store {
   readonly accounts: AccountStore;
   readonly apiKeys: ApiKeyStore;
   readonly locks: LockStore;
+  readonly grants: GrantStore;
   readonly tasks: TaskStore;
   readonly idempotencyKeys: IdempotencyKeyStore;
   readonly webhooks: WebhookStore;

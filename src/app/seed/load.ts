@@ -131,7 +131,12 @@ export async function loadSeed(seed: Seed, deps: SeedDeps): Promise<void> {
       createdAt: now + order++,
     };
     await store.locks.insert(stored);
-    for (const email of lock.shared_with) await store.locks.share(lock.device_id, accountId(email));
+    for (const email of lock.shared_with) {
+      const guestId = accountId(email);
+      // The grant's id from the seed's names, as every seeded row's: the same seed, the same rows.
+      const made = { id: seededId(secrets, 'grant', `${lock.device_id}:${guestId}`), at: now };
+      await store.locks.share(lock.device_id, guestId, [], made);
+    }
     await store.simDevices.save(simDeviceOf(lock, apId));
   }
   for (const hook of seed.webhooks ?? []) {

@@ -219,7 +219,14 @@ describe('Admin (use cases)', () => {
   });
 
   describe('shareLock', () => {
-    const shares = async () => (await store.snapshot()).lock_shares;
+    // A share is an accepted view grant (issue 23); its id and time are the store's own.
+    const shares = async () =>
+      ((await store.snapshot()).grants ?? []).map(({ device_id, account_id, role, state }) => ({
+        device_id,
+        account_id,
+        role,
+        state,
+      }));
 
     it('shares an existing lock with another account (whatever the case of the id), twice harmlessly', async () => {
       const owner = await admin.createAccount('owner@example.com', {
@@ -230,7 +237,9 @@ describe('Admin (use cases)', () => {
       await store.locks.insert(lock(DEVICE, owner.id));
       await admin.shareLock(DEVICE.toUpperCase(), 'Guest@example.com');
       await admin.shareLock(DEVICE, 'guest@example.com');
-      assert.deepEqual(await shares(), [{ device_id: DEVICE, account_id: guest.id }]);
+      assert.deepEqual(await shares(), [
+        { device_id: DEVICE, account_id: guest.id, role: 'view', state: 'accepted' },
+      ]);
     });
 
     it('refuses an unknown lock, an unknown or deleted account, and the owner', async () => {

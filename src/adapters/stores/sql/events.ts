@@ -12,6 +12,7 @@ import {
   type LockEvent,
   type LockMethod,
 } from '../../../domain/event.ts';
+import { guestSees } from './guest-access.ts';
 import type { Database, EventsTable } from './tables.ts';
 
 const isActorKind = (v: string): v is ActorKind => (ACTOR_KINDS as readonly string[]).includes(v);
@@ -137,10 +138,10 @@ export class SqlEventStore implements EventStore {
               eb('type', 'in', [...GUEST_EVENT_TYPES]),
               eb.exists(
                 eb
-                  .selectFrom('lock_shares')
-                  .select('lock_shares.device_id')
-                  .where('lock_shares.device_id', '=', deviceId)
-                  .where('lock_shares.account_id', '=', query.readerId),
+                  .selectFrom('grants')
+                  .select('grants.device_id')
+                  .where('grants.device_id', '=', deviceId)
+                  .where(guestSees(query.readerId)),
               ),
             ]),
           ]),
@@ -154,10 +155,7 @@ export class SqlEventStore implements EventStore {
             eb(
               'device_id',
               'in',
-              eb
-                .selectFrom('lock_shares')
-                .select('lock_shares.device_id')
-                .where('lock_shares.account_id', '=', query.readerId),
+              eb.selectFrom('grants').select('grants.device_id').where(guestSees(query.readerId)),
             ),
           ]),
         ]),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type {
   LockPatch,
@@ -18,6 +19,7 @@ import {
   type ReportMark,
 } from '../../../domain/lock.ts';
 import { insertEvents, withEvents } from './events.ts';
+import { guestSees } from './guest-access.ts';
 import { bool, type Database, type LocksTable } from './tables.ts';
 import { endProcessing } from './tasks.ts';
 
@@ -42,6 +44,7 @@ function toLock(row: Selectable<LocksTable>): Lock {
     autoLockSeconds: row.auto_lock_seconds,
     batteryLow: row.battery_low,
     batteryCritical: row.battery_critical,
+    timeZone: row.time_zone,
     batteryState: batteryStateOfRow(row.battery_state),
     offlineSince: row.offline_since === null ? null : Number(row.offline_since),
     offlineAnnounced: row.offline_announced === 1,
@@ -112,6 +115,7 @@ export class SqlLockStore implements LockStore {
         auto_lock_seconds: lock.autoLockSeconds,
         battery_low: lock.batteryLow,
         battery_critical: lock.batteryCritical,
+        time_zone: lock.timeZone,
         battery_state: lock.batteryState,
         offline_since: lock.offlineSince,
         offline_announced: bool(lock.offlineAnnounced),
@@ -246,6 +250,7 @@ export class SqlLockStore implements LockStore {
           ...(settings.batteryLow === undefined ? {} : { battery_low: settings.batteryLow }),
           ...(settings.batteryCritical === undefined ? {} : { battery_critical: settings.batteryCritical }),
           ...(settings.batteryState === undefined ? {} : { battery_state: settings.batteryState }),
+          ...(settings.timeZone === undefined ? {} : { time_zone: settings.timeZone }),
           status_version: version + 1,
         })
         .where('device_id', '=', deviceId)
@@ -308,10 +313,7 @@ export class SqlLockStore implements LockStore {
           eb(
             'device_id',
             'in',
-            eb
-              .selectFrom('lock_shares')
-              .select('lock_shares.device_id')
-              .where('lock_shares.account_id', '=', accountId),
+            eb.selectFrom('grants').select('grants.device_id').where(guestSees(accountId)),
           ),
         ]),
       )
@@ -334,10 +336,10 @@ export class SqlLockStore implements LockStore {
 
   async isSharedWith(deviceId: string, accountId: string): Promise<boolean> {
     const row = await this.db
-      .selectFrom('lock_shares')
+      .selectFrom('grants')
       .select('device_id')
       .where('device_id', '=', deviceId)
-      .where('account_id', '=', accountId)
+      .where(guestSees(accountId))
       .executeTakeFirst();
     return row !== undefined;
   }
@@ -351,12 +353,52 @@ export class SqlLockStore implements LockStore {
     return new Map(rows.map((row) => [row.owner_id, Number(row.n)]));
   }
 
-  async share(deviceId: string, accountId: string, events: readonly LockEvent[] = []): Promise<void> {
+  async share(
+    deviceId: string,
+    accountId: string,
+    events: readonly LockEvent[] = [],
+    made: { readonly id: string; readonly at: number } = { id: randomUUID(), at: Date.now() },
+  ): Promise<void> {
     await withEvents(this.db, events.length > 0, async (db) => {
+      // A share is what a guest could have before grants: an accepted view grant at any time. One
+      // made anew (no row, or one pending, declined, revoked or used) takes a new id, as an
+      // invitation does; an accepted grant, whatever its terms, is left as it is: already shared.
       const result = await db
-        .insertInto('lock_shares')
-        .values({ device_id: deviceId, account_id: accountId })
-        .onConflict((oc) => oc.doNothing())
+        .insertInto('grants')
+        .columns(['device_id', 'account_id', 'id', 'owner_id', 'role', 'state', 'one_time', 'created_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('locks')
+            .select([
+              'locks.device_id',
+              eb.val(accountId).as('account_id'),
+              eb.val(made.id).as('id'),
+              'locks.owner_id',
+              eb.val('view').as('role'),
+              eb.val('accepted').as('state'),
+              eb.val(0).as('one_time'),
+              eb.val(made.at).as('created_at'),
+            ])
+            .where('locks.device_id', '=', deviceId),
+        )
+        .onConflict((oc) =>
+          oc
+            .columns(['device_id', 'account_id'])
+            .doUpdateSet((eb) => ({
+              id: eb.ref('excluded.id'),
+              owner_id: eb.ref('excluded.owner_id'),
+              role: 'view',
+              state: 'accepted',
+              starts_at: null,
+              ends_at: null,
+              schedule: null,
+              one_time: 0,
+              created_at: eb.ref('excluded.created_at'),
+              responded_at: null,
+              used_at: null,
+            }))
+            .where('grants.state', '<>', 'accepted'),
+        )
         .executeTakeFirst();
       if (Number(result.numInsertedOrUpdatedRows ?? 0) === 1) await insertEvents(db, events);
     });
@@ -364,10 +406,11 @@ export class SqlLockStore implements LockStore {
 
   async sharesOf(deviceId: string): Promise<{ accountId: string; email: string }[]> {
     const rows = await this.db
-      .selectFrom('lock_shares as s')
-      .innerJoin('accounts as a', 'a.id', 's.account_id')
+      .selectFrom('grants as g')
+      .innerJoin('accounts as a', 'a.id', 'g.account_id')
       .select(['a.id', 'a.email'])
-      .where('s.device_id', '=', deviceId)
+      .where('g.device_id', '=', deviceId)
+      .where('g.state', '=', 'accepted')
       .orderBy('a.email')
       .execute();
     return rows.map((row) => ({ accountId: row.id, email: row.email }));
@@ -375,8 +418,9 @@ export class SqlLockStore implements LockStore {
 
   async unshare(deviceId: string, accountId: string, events: readonly LockEvent[] = []): Promise<boolean> {
     return withEvents(this.db, events.length > 0, async (db) => {
+      // The row goes whatever its state: the guest keeps no trace of the lock.
       const result = await db
-        .deleteFrom('lock_shares')
+        .deleteFrom('grants')
         .where('device_id', '=', deviceId)
         .where('account_id', '=', accountId)
         .executeTakeFirst();
@@ -394,10 +438,14 @@ export class SqlLockStore implements LockStore {
         .where('owner_id', '=', accountId)
         .execute();
       const ids = owned.map((row) => row.device_id);
-      // Shares first: the foreign keys need not be enforced for this to leave no dangling row.
-      await trx.deleteFrom('lock_shares').where('account_id', '=', accountId).execute();
+      // Grants first: the foreign keys need not be enforced for this to leave no dangling row. Those
+      // to the account, those it gave (owner_id: of a lock it owns, or owned when it granted).
+      await trx
+        .deleteFrom('grants')
+        .where((eb) => eb.or([eb('account_id', '=', accountId), eb('owner_id', '=', accountId)]))
+        .execute();
       if (ids.length > 0) {
-        await trx.deleteFrom('lock_shares').where('device_id', 'in', ids).execute();
+        await trx.deleteFrom('grants').where('device_id', 'in', ids).execute();
         await trx.deleteFrom('locks').where('device_id', 'in', ids).execute();
       }
       return ids;

@@ -7,6 +7,7 @@ import { SqlBlockStore } from './blocks.ts';
 import { SqlCodeStore } from './codes.ts';
 import { SqlDeliveryStore } from './deliveries.ts';
 import { SqlEventStore } from './events.ts';
+import { SqlGrantStore } from './grants.ts';
 import { SqlIdempotencyKeyStore } from './idempotency-keys.ts';
 import { SqlLockStore } from './locks.ts';
 import { SqlSessionStore } from './sessions.ts';
@@ -24,6 +25,7 @@ export class SqlStore implements Store {
   readonly accounts: SqlAccountStore;
   readonly apiKeys: SqlApiKeyStore;
   readonly locks: SqlLockStore;
+  readonly grants: SqlGrantStore;
   readonly tasks: SqlTaskStore;
   readonly idempotencyKeys: SqlIdempotencyKeyStore;
   readonly webhooks: SqlWebhookStore;
@@ -44,6 +46,7 @@ export class SqlStore implements Store {
     this.accounts = new SqlAccountStore(db);
     this.apiKeys = new SqlApiKeyStore(db);
     this.locks = new SqlLockStore(db);
+    this.grants = new SqlGrantStore(db);
     this.tasks = new SqlTaskStore(db);
     this.idempotencyKeys = new SqlIdempotencyKeyStore(db);
     this.webhooks = new SqlWebhookStore(db);

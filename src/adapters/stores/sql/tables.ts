@@ -21,6 +21,14 @@ export interface ApiKeysTable {
   prefix: string;
   created_at: number;
   last_used_at: number | null;
+  /** JSON list of scopes (migration 017); null: every scope (keys from before scopes). */
+  scopes: string | null;
+  /** JSON list of device ids; null: every lock of the account. */
+  lock_ids: string | null;
+  expires_at: number | null;
+  name: string | null;
+  /** The client address of the last use. */
+  last_used_ip: string | null;
 }
 
 export interface LocksTable {
@@ -56,6 +64,8 @@ export interface LocksTable {
   battery_per_day_tenths: number | null;
   battery_ref_level: number | null;
   battery_ref_at: number | null;
+  /** IANA zone the grants' schedules are read in (migration 017). */
+  time_zone: Generated<string>;
 }
 
 export interface AccessPointsTable {
@@ -77,9 +87,23 @@ export interface SimAccessPointsTable {
   sealed_secret: string;
 }
 
-export interface LockSharesTable {
+/** One row per lock and guest (migration 017, formerly lock_shares): the guest's grant. */
+export interface GrantsTable {
   device_id: string;
+  /** The guest. */
   account_id: string;
+  id: string;
+  owner_id: string;
+  role: string;
+  state: string;
+  starts_at: number | null;
+  ends_at: number | null;
+  /** JSON of a WeeklySchedule; null: at any time. */
+  schedule: string | null;
+  one_time: number;
+  created_at: number;
+  responded_at: number | null;
+  used_at: number | null;
 }
 
 export interface TasksTable {
@@ -257,7 +281,7 @@ export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   locks: LocksTable;
-  lock_shares: LockSharesTable;
+  grants: GrantsTable;
   tasks: TasksTable;
   webhooks: WebhooksTable;
   sim_devices: SimDevicesTable;
@@ -282,7 +306,7 @@ export const DATA_TABLES = [
   'api_keys',
   'access_points',
   'locks',
-  'lock_shares',
+  'grants',
   'tasks',
   'webhooks',
   'sim_devices',

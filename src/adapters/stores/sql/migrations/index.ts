@@ -15,6 +15,7 @@ import * as webhookEndpoints from './013-webhook-endpoints.ts';
 import * as webhookReadsLog from './014-webhook-reads-log.ts';
 import * as deviceHealth from './015-device-health.ts';
 import * as simDeviceHealth from './016-sim-device-health.ts';
+import * as accessGrants from './017-access-grants.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '014-webhook-reads-log': webhookReadsLog,
   '015-device-health': deviceHealth,
   '016-sim-device-health': simDeviceHealth,
+  '017-access-grants': accessGrants,
 };
 
 export const migrationProvider: MigrationProvider = {
