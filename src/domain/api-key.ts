@@ -1,3 +1,5 @@
+import type { KeyLimits } from './scope.ts';
+
 /**
  * API keys are random secrets shown once. Only a hash and a short display prefix are stored, so a
  * database leak reveals no usable key, and lookups by hash stay O(1) through a unique index.
@@ -28,4 +30,10 @@ export interface ApiKey {
   readonly prefix: string;
   readonly createdAt: number;
   readonly lastUsedAt: number | null;
+  /** Its scopes, locks and expiry (scope.ts); FULL_ACCESS for a key made before them. */
+  readonly limits: KeyLimits;
+  /** The owner's label for it; null: none given. */
+  readonly name: string | null;
+  /** The client address of its last use (written with lastUsedAt); null: none recorded. */
+  readonly lastUsedIp: string | null;
 }

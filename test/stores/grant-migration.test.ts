@@ -61,6 +61,7 @@ async function checkMigrated(store: Store, startedAt: number): Promise<void> {
   );
   assert.deepEqual(await store.locks.sharesOf(LOCK), [{ accountId: GUEST, email: 'guest@example.com' }]);
   assert.equal((await store.locks.get(LOCK))?.timeZone, 'UTC');
+  // A key from before limits keeps full access: all of them null, its row as it was.
   const key = await store.apiKeys.findByHash('hash-old');
   assert.deepEqual(key?.key, {
     id: 'key-old',
@@ -68,6 +69,9 @@ async function checkMigrated(store: Store, startedAt: number): Promise<void> {
     prefix: 'lck_old',
     createdAt: 5,
     lastUsedAt: 6,
+    limits: { scopes: null, lockIds: null, expiresAt: null },
+    name: null,
+    lastUsedIp: null,
   });
 }
 

@@ -14,6 +14,7 @@ import { freshnessStoreContract, type SharedStoreFactory } from './freshness-con
 import { grantStoreContract } from './grant-contract.ts';
 import { healthStoreContract } from './health-contract.ts';
 import { idempotencyStoreContract } from './idempotency-contract.ts';
+import { apiKeyStoreContract } from './key-contract.ts';
 import { offlineStoreContract } from './offline-contract.ts';
 import { storeContract } from './store-contract.ts';
 
@@ -58,6 +59,7 @@ offlineStoreContract('PostgreSQL', postgresFactory, { concurrentWriters: true })
 eventStoreContract('PostgreSQL', postgresFactory);
 endpointStoreContract('PostgreSQL', postgresFactory);
 grantStoreContract('PostgreSQL', postgresFactory);
+apiKeyStoreContract('PostgreSQL', postgresFactory);
 idempotencyStoreContract('PostgreSQL', postgresFactory, { acrossConnections: true });
 
 describe('PostgreSQL store specifics', () => {

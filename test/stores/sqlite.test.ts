@@ -21,6 +21,7 @@ import { freshnessStoreContract, type SharedStoreFactory } from './freshness-con
 import { grantStoreContract } from './grant-contract.ts';
 import { healthStoreContract } from './health-contract.ts';
 import { idempotencyStoreContract } from './idempotency-contract.ts';
+import { apiKeyStoreContract } from './key-contract.ts';
 import { offlineStoreContract } from './offline-contract.ts';
 import { storeContract } from './store-contract.ts';
 
@@ -57,6 +58,7 @@ for (const [backend, factory] of [
   offlineStoreContract(backend, factory);
   endpointStoreContract(backend, factory);
   grantStoreContract(backend, factory);
+  apiKeyStoreContract(backend, factory);
   idempotencyStoreContract(backend, factory, { acrossConnections: false });
 }
 

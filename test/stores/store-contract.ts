@@ -124,6 +124,9 @@ export function storeContract(backend: string, factory: StoreFactory): void {
         prefix: 'lck_abc',
         createdAt: 10,
         lastUsedAt: null,
+        limits: { scopes: null, lockIds: null, expiresAt: null },
+        name: null,
+        lastUsedIp: null,
       });
       assert.equal(await store.apiKeys.findByHash('hash-2'), undefined);
       await store.apiKeys.touch('k1', 99);

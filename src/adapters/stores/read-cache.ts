@@ -99,6 +99,8 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     },
   };
 
+  // A cached key carries its limits (scopes, locks, expiry): they are written once, with the key, so
+  // only touch changes a cached key. A write that changes limits must drop the key, as remove does.
   const apiKeys: ApiKeyStore = {
     insert: (key, events) => store.apiKeys.insert(key, events),
     listForAccount: (accountId) => store.apiKeys.listForAccount(accountId),
@@ -114,11 +116,12 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
       }
       return found;
     },
-    async touch(id, at) {
-      await store.apiKeys.touch(id, at);
+    async touch(id, at, ip) {
+      await store.apiKeys.touch(id, at, ip);
       const hash = keyHashById.get(id);
+      const lastUsedIp = ip === undefined ? {} : { lastUsedIp: ip };
       if (hash !== undefined)
-        keys.update(hash, (found) => ({ ...found, key: { ...found.key, lastUsedAt: at } }));
+        keys.update(hash, (found) => ({ ...found, key: { ...found.key, lastUsedAt: at, ...lastUsedIp } }));
     },
     async remove(accountId, id, events) {
       const removed = await store.apiKeys.remove(accountId, id, events);

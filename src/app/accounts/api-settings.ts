@@ -2,6 +2,7 @@ import type { ApiKey } from '../../domain/api-key.ts';
 import { displayPrefix, formatApiKey } from '../../domain/api-key.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { accountEvent, sessionActor } from '../../domain/event.ts';
+import { FULL_ACCESS } from '../../domain/scope.ts';
 import type { EventLog } from '../event-log.ts';
 import type { ApiKeyStore, Clock, RandomSource, SecretHasher } from '../ports.ts';
 import type { OneTimeCodes } from './codes.ts';
@@ -53,6 +54,10 @@ export class ApiSettings {
       prefix: displayPrefix(key),
       createdAt: clock.now(),
       lastUsedAt: null,
+      // The dashboard makes keys as before: full access, no label (limits come with their form).
+      limits: FULL_ACCESS,
+      name: null,
+      lastUsedIp: null,
     };
     const events = this.deps.eventLog?.stampAll([
       accountEvent('api_key.created', me.account.id, sessionActor(me.account.id), {

@@ -11,6 +11,7 @@ import type { Delivery, DeliveryOutcome } from '../../domain/delivery.ts';
 import type { LockEvent } from '../../domain/event.ts';
 import type { CodePurpose, OneTimeCode } from '../../domain/one-time-code.ts';
 import type { IpBlock, RateDecision, RatePolicy } from '../../domain/rate-limit.ts';
+import type { KeyLimits } from '../../domain/scope.ts';
 import type { Session } from '../../domain/session.ts';
 import type { LoginToken } from '../../domain/token.ts';
 import type { StoredSecrets, WebhookConfig } from '../../domain/webhook.ts';
@@ -41,15 +42,19 @@ export interface NewApiKey {
   readonly hash: string;
   readonly prefix: string;
   readonly createdAt: number;
+  /** Left out: FULL_ACCESS, what every key made before limits has. */
+  readonly limits?: KeyLimits;
+  readonly name?: string | null;
 }
 
 export interface ApiKeyStore {
   /** `events` are written in the same transaction (api_key.created). */
   insert(key: NewApiKey, events?: readonly LockEvent[]): Promise<void>;
-  /** The key with this hash and its account, if both exist; one indexed lookup. */
+  /** The key with this hash, its limits, and its account, if both exist; one indexed lookup. */
   findByHash(hash: string): Promise<{ key: ApiKey; account: Account } | undefined>;
-  touch(id: string, at: number): Promise<void>;
-  /** The account's keys, oldest first (the dashboard's list: prefix, created, last used). */
+  /** Records a use at `at`, and from `ip` when given (left out: the last address stays). */
+  touch(id: string, at: number, ip?: string): Promise<void>;
+  /** The account's keys, oldest first (the dashboard's list: prefix, limits, created, last used). */
   listForAccount(accountId: string): Promise<ApiKey[]>;
   /**
    * Deletes one of the account's keys; false when it has no such key. `events` (of the key deleted)

@@ -3,9 +3,56 @@ import type { ApiKeyStore, NewApiKey } from '../../../app/ports.ts';
 import type { Account } from '../../../domain/account.ts';
 import type { ApiKey } from '../../../domain/api-key.ts';
 import type { LockEvent } from '../../../domain/event.ts';
+import { FULL_ACCESS, type KeyLimits, type Scope } from '../../../domain/scope.ts';
 import { ACCOUNT_COLUMNS, toAccount } from './accounts.ts';
 import { insertEvents, withEvents } from './events.ts';
-import type { Database } from './tables.ts';
+import type { ApiKeysTable, Database } from './tables.ts';
+
+/** What is read of a key wherever one is answered (aliased in findByHash, beside its account's). */
+const KEY_COLUMNS = [
+  'id',
+  'account_id',
+  'prefix',
+  'created_at',
+  'last_used_at',
+  'scopes',
+  'lock_ids',
+  'expires_at',
+  'name',
+  'last_used_ip',
+] as const;
+
+type KeyRow = Pick<ApiKeysTable, (typeof KEY_COLUMNS)[number]>;
+
+/** A stored list, or null (no limit); written by this file only, from checked KeyLimits. */
+const listOf = <T extends string>(text: string | null): readonly T[] | null =>
+  text === null ? null : (JSON.parse(text) as T[]);
+
+function toApiKey(row: KeyRow): ApiKey {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    prefix: row.prefix,
+    createdAt: Number(row.created_at),
+    lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+    limits: {
+      scopes: listOf<Scope>(row.scopes),
+      lockIds: listOf<string>(row.lock_ids),
+      expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+    },
+    name: row.name,
+    lastUsedIp: row.last_used_ip,
+  };
+}
+
+/** The limit columns: null is no limit, so FULL_ACCESS writes the row a key from before limits has. */
+function limitColumns(limits: KeyLimits) {
+  return {
+    scopes: limits.scopes === null ? null : JSON.stringify(limits.scopes),
+    lock_ids: limits.lockIds === null ? null : JSON.stringify(limits.lockIds),
+    expires_at: limits.expiresAt,
+  };
+}
 
 export class SqlApiKeyStore implements ApiKeyStore {
   constructor(private readonly db: Kysely<Database>) {}
@@ -27,11 +74,15 @@ export class SqlApiKeyStore implements ApiKeyStore {
         prefix: key.prefix,
         created_at: key.createdAt,
         last_used_at: null,
+        ...limitColumns(key.limits ?? FULL_ACCESS),
+        name: key.name ?? null,
+        last_used_ip: null,
       })
       .execute();
   }
 
   async findByHash(hash: string): Promise<{ key: ApiKey; account: Account } | undefined> {
+    // One indexed lookup on every request's path: the key's limits are columns of its row.
     const row = await this.db
       .selectFrom('api_keys as k')
       .innerJoin('accounts as a', 'a.id', 'k.account_id')
@@ -40,42 +91,39 @@ export class SqlApiKeyStore implements ApiKeyStore {
         'k.prefix',
         'k.created_at as key_created_at',
         'k.last_used_at',
+        'k.scopes',
+        'k.lock_ids',
+        'k.expires_at',
+        'k.name',
+        'k.last_used_ip',
         ...ACCOUNT_COLUMNS,
       ])
       .where('k.key_hash', '=', hash)
       .executeTakeFirst();
     if (!row) return undefined;
     return {
-      key: {
-        id: row.key_id,
-        accountId: row.id,
-        prefix: row.prefix,
-        createdAt: Number(row.key_created_at),
-        lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
-      },
+      key: toApiKey({ ...row, id: row.key_id, account_id: row.id, created_at: row.key_created_at }),
       account: toAccount(row),
     };
   }
 
-  async touch(id: string, at: number): Promise<void> {
-    await this.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+  async touch(id: string, at: number, ip?: string): Promise<void> {
+    await this.db
+      .updateTable('api_keys')
+      .set({ last_used_at: at, ...(ip === undefined ? {} : { last_used_ip: ip }) })
+      .where('id', '=', id)
+      .execute();
   }
 
   async listForAccount(accountId: string): Promise<ApiKey[]> {
     const rows = await this.db
       .selectFrom('api_keys')
-      .select(['id', 'account_id', 'prefix', 'created_at', 'last_used_at'])
+      .select(KEY_COLUMNS)
       .where('account_id', '=', accountId)
       .orderBy('created_at')
       .orderBy('id')
       .execute();
-    return rows.map((row) => ({
-      id: row.id,
-      accountId: row.account_id,
-      prefix: row.prefix,
-      createdAt: Number(row.created_at),
-      lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
-    }));
+    return rows.map(toApiKey);
   }
 
   async remove(
@@ -88,19 +136,10 @@ export class SqlApiKeyStore implements ApiKeyStore {
         .deleteFrom('api_keys')
         .where('id', '=', id)
         .where('account_id', '=', accountId)
-        .returning(['id', 'account_id', 'prefix', 'created_at', 'last_used_at'])
+        .returning(KEY_COLUMNS)
         .executeTakeFirst();
       if (!row) return false;
-      if (events) {
-        const key: ApiKey = {
-          id: row.id,
-          accountId: row.account_id,
-          prefix: row.prefix,
-          createdAt: Number(row.created_at),
-          lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
-        };
-        await insertEvents(db, events(key));
-      }
+      if (events) await insertEvents(db, events(toApiKey(row)));
       return true;
     });
   }
