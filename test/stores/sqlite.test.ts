@@ -96,6 +96,41 @@ describe('SQLite store specifics', () => {
     }
   });
 
+  it("finds a guest's locks and its events' grants through the grants_account index (issue 23)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
+    try {
+      await (await openSqliteStore(dir)).close();
+      const raw = new BetterSqlite3(join(dir, SQLITE_FILE_NAME));
+      const queries: CompiledQuery[] = [];
+      const db = new Kysely<Database>({
+        dialect: new SqliteDialect({ database: raw }),
+        log: (event: LogEvent) => {
+          queries.push(event.query);
+        },
+      });
+      const store = new SqlStore(db, async () => undefined);
+      await store.locks.listVisibleTo('acc-1');
+      await store.events.list({ readerId: 'acc-1', limit: 51, order: 'newest-first' });
+      const plans = queries.map((query) =>
+        (
+          raw.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...(query.parameters as unknown[])) as {
+            detail: string;
+          }[]
+        )
+          .map((row) => row.detail)
+          .join(' | '),
+      );
+      await db.destroy();
+      assert.equal(plans.length, 2);
+      for (const details of plans) {
+        assert.match(details, /SEARCH grants USING INDEX grants_account \(account_id=\?\)/);
+        assert.doesNotMatch(details, /SCAN grants/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('runs in WAL mode and migrates an existing file without loss', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
     try {

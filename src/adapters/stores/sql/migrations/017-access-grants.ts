@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 
-/** Rows per INSERT when copying shares: 12 values each, far below either backend's bound. */
+/** Rows per INSERT when copying shares: 5 bound values each, far below either backend's bound. */
 const COPY_BATCH = 500;
 
 /**
