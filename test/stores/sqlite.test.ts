@@ -131,6 +131,40 @@ describe('SQLite store specifics', () => {
     }
   });
 
+  it("finds locks whose offline is due through the partial locks_offline_due index; status writes don't touch it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
+    try {
+      await (await openSqliteStore(dir)).close();
+      const raw = new BetterSqlite3(join(dir, SQLITE_FILE_NAME));
+      const queries: CompiledQuery[] = [];
+      const db = new Kysely<Database>({
+        dialect: new SqliteDialect({ database: raw }),
+        log: (event: LogEvent) => {
+          queries.push(event.query);
+        },
+      });
+      await new SqlStore(db, async () => undefined).locks.listOfflineDue(1_000, 100);
+      const [due] = queries;
+      assert.ok(due);
+      const plan = raw.prepare(`EXPLAIN QUERY PLAN ${due.sql}`).all(...(due.parameters as unknown[])) as {
+        detail: string;
+      }[];
+      // Only locks in an unannounced outage are in it: a status write of any other lock (every
+      // report sets offline_since and offline_announced) changes no index entry.
+      const index = raw
+        .prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'locks_offline_due'")
+        .pluck()
+        .get() as string;
+      await db.destroy();
+      const details = plan.map((row) => row.detail).join(' | ');
+      assert.match(details, /SEARCH locks USING INDEX locks_offline_due \(offline_since<\?\)/);
+      assert.doesNotMatch(details, /SCAN locks/);
+      assert.match(index, /where "offline_announced" = 0 and "offline_since" is not null$/i);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('runs in WAL mode and migrates an existing file without loss', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
     try {
