@@ -86,6 +86,30 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
       assert.equal(await store.webhookEndpoints.get('owner', 'we_1'), undefined);
     });
 
+    it('forgets a message that was out when its endpoint went, once its attempt is recorded', async () => {
+      await store.webhookEndpoints.insert(endpoint('we_1', 'owner', await store.events.head()), secrets);
+      await store.events.append([lockEvent('owner', 'dev-a'), lockEvent('owner', 'dev-a')]);
+      while ((await store.webhookEndpoints.relay(limits(10), plan)) > 0);
+      const [second, first] = await store.deliveries.listForAccount('owner', 50, 'we_1');
+      assert.ok(first && second);
+      assert.equal(await store.deliveries.claim(first.id, 30_000), true);
+      assert.equal(await store.webhookEndpoints.remove('owner', 'we_1'), true);
+      assert.deepEqual(
+        (await store.deliveries.listForAccount('owner', 50, 'we_1')).map((d) => d.id),
+        [first.id],
+        'the message being sent is left to finish; the waiting one went',
+      );
+      const outcome = { attempts: 1, nextAttemptAt: null, lastAttemptAt: 30_010, responseStatus: 200 };
+      await store.deliveries.record(first.id, {
+        ...outcome,
+        status: 'delivered',
+        error: null,
+        latencyMs: 10,
+      });
+      assert.deepEqual(await store.deliveries.listForAccount('owner', 50, 'we_1'), [], 'then it went too');
+      assert.equal(await store.deliveries.get('owner', first.id, 'we_1'), undefined);
+    });
+
     it('relays each event once per endpoint of its account, and moves past what it read', async () => {
       const head = await store.events.head();
       await store.webhookEndpoints.insert(endpoint('we_a', 'owner', head), secrets);

@@ -147,6 +147,7 @@ export interface DeliveryStore {
   countOpen(accountId: string, atMost: number): Promise<number>;
   /** Takes a pending delivery for sending (at `now`); false when another worker took it first. */
   claim(id: string, now: number): Promise<boolean>;
+  /** Records an attempt; a message whose endpoint was removed while it was out is forgotten instead. */
   record(id: string, outcome: DeliveryOutcome): Promise<void>;
   /**
    * Deliveries left `sending` by a crash: they may or may not have left, so they are not sent again
