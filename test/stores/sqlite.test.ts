@@ -3,9 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { type CompiledQuery, Kysely, type LogEvent, SqliteDialect } from 'kysely';
-import { SqlStore } from '../../src/adapters/stores/sql/store.ts';
-import type { Database } from '../../src/adapters/stores/sql/tables.ts';
 import { BetterSqlite3 } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import {
   openCachedSqliteStore,
@@ -23,6 +20,7 @@ import { healthStoreContract } from './health-contract.ts';
 import { idempotencyStoreContract } from './idempotency-contract.ts';
 import { apiKeyStoreContract } from './key-contract.ts';
 import { offlineStoreContract } from './offline-contract.ts';
+import { queryPlans } from './query-plans.ts';
 import { storeContract } from './store-contract.ts';
 
 const dirs = new Map<Store, string>();
@@ -64,105 +62,42 @@ for (const [backend, factory] of [
 
 describe('SQLite store specifics', () => {
   it("lists one lock's latest events through the (device_id, id) index: no scan, no sort", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
-    try {
-      await (await openSqliteStore(dir)).close();
-      const raw = new BetterSqlite3(join(dir, SQLITE_FILE_NAME));
-      const queries: CompiledQuery[] = [];
-      const db = new Kysely<Database>({
-        dialect: new SqliteDialect({ database: raw }),
-        log: (event: LogEvent) => {
-          queries.push(event.query);
-        },
-      });
-      await new SqlStore(db, async () => undefined).events.list({
-        readerId: 'acc-1',
-        deviceId: 'dev-1',
-        limit: 51,
-        order: 'newest-first',
-      });
-      const [list] = queries;
-      assert.ok(list);
-      const plan = raw.prepare(`EXPLAIN QUERY PLAN ${list.sql}`).all(...(list.parameters as unknown[])) as {
-        detail: string;
-      }[];
-      await db.destroy();
-      const details = plan.map((row) => row.detail).join(' | ');
-      assert.match(details, /SEARCH events USING INDEX events_device \(device_id=\?\)/);
-      assert.doesNotMatch(details, /TEMP B-TREE/);
-      assert.doesNotMatch(details, /SCAN events/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const { plans } = await queryPlans((store) =>
+      store.events.list({ readerId: 'acc-1', deviceId: 'dev-1', limit: 51, order: 'newest-first' }),
+    );
+    const [details = ''] = plans;
+    assert.match(details, /SEARCH events USING INDEX events_device \(device_id=\?\)/);
+    assert.doesNotMatch(details, /TEMP B-TREE/);
+    assert.doesNotMatch(details, /SCAN events/);
   });
 
   it("finds a guest's locks and its events' grants through the grants_account index (issue 23)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
-    try {
-      await (await openSqliteStore(dir)).close();
-      const raw = new BetterSqlite3(join(dir, SQLITE_FILE_NAME));
-      const queries: CompiledQuery[] = [];
-      const db = new Kysely<Database>({
-        dialect: new SqliteDialect({ database: raw }),
-        log: (event: LogEvent) => {
-          queries.push(event.query);
-        },
-      });
-      const store = new SqlStore(db, async () => undefined);
+    const { plans } = await queryPlans(async (store) => {
       await store.locks.listVisibleTo('acc-1');
       await store.events.list({ readerId: 'acc-1', limit: 51, order: 'newest-first' });
-      const plans = queries.map((query) =>
-        (
-          raw.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...(query.parameters as unknown[])) as {
-            detail: string;
-          }[]
-        )
-          .map((row) => row.detail)
-          .join(' | '),
-      );
-      await db.destroy();
-      assert.equal(plans.length, 2);
-      for (const details of plans) {
-        assert.match(details, /SEARCH grants USING INDEX grants_account \(account_id=\?\)/);
-        assert.doesNotMatch(details, /SCAN grants/);
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+    });
+    assert.equal(plans.length, 2);
+    for (const details of plans) {
+      assert.match(details, /SEARCH grants USING INDEX grants_account \(account_id=\?\)/);
+      assert.doesNotMatch(details, /SCAN grants/);
     }
   });
 
   it("finds locks whose offline is due through the partial locks_offline_due index; status writes don't touch it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
-    try {
-      await (await openSqliteStore(dir)).close();
-      const raw = new BetterSqlite3(join(dir, SQLITE_FILE_NAME));
-      const queries: CompiledQuery[] = [];
-      const db = new Kysely<Database>({
-        dialect: new SqliteDialect({ database: raw }),
-        log: (event: LogEvent) => {
-          queries.push(event.query);
-        },
-      });
-      await new SqlStore(db, async () => undefined).locks.listOfflineDue(1_000, 100);
-      const [due] = queries;
-      assert.ok(due);
-      const plan = raw.prepare(`EXPLAIN QUERY PLAN ${due.sql}`).all(...(due.parameters as unknown[])) as {
-        detail: string;
-      }[];
-      // Only locks in an unannounced outage are in it: a status write of any other lock (every
-      // report sets offline_since and offline_announced) changes no index entry.
-      const index = raw
-        .prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'locks_offline_due'")
-        .pluck()
-        .get() as string;
-      await db.destroy();
-      const details = plan.map((row) => row.detail).join(' | ');
-      assert.match(details, /SEARCH locks USING INDEX locks_offline_due \(offline_since<\?\)/);
-      assert.doesNotMatch(details, /SCAN locks/);
-      assert.match(index, /where "offline_announced" = 0 and "offline_since" is not null$/i);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const { plans, schema } = await queryPlans(
+      (store) => store.locks.listOfflineDue(1_000, 100),
+      (raw) =>
+        raw
+          .prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'locks_offline_due'")
+          .pluck()
+          .get(),
+    );
+    const [details = ''] = plans;
+    assert.match(details, /SEARCH locks USING INDEX locks_offline_due \(offline_since<\?\)/);
+    assert.doesNotMatch(details, /SCAN locks/);
+    // Only locks in an unannounced outage are in it: a status write of any other lock (every
+    // report sets offline_since and offline_announced) changes no index entry.
+    assert.match(String(schema), /where "offline_announced" = 0 and "offline_since" is not null$/i);
   });
 
   it('runs in WAL mode and migrates an existing file without loss', async () => {
@@ -204,38 +139,20 @@ describe('SQLite store specifics', () => {
   });
 
   it("finds due webhook messages in order through the pending index, and each one's earlier open message through the open index", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
-    try {
-      await (await openSqliteStore(dir)).close();
-      // The store's own SQL, as it runs: captured from the query log of a store on the same file.
-      const raw = new BetterSqlite3(join(dir, SQLITE_FILE_NAME));
-      const queries: CompiledQuery[] = [];
-      const log = (event: LogEvent): void => {
-        queries.push(event.query);
-      };
-      const config = { dialect: new SqliteDialect({ database: raw }), log };
-      const db = new Kysely<Database>(config);
-      await new SqlStore(db, async () => undefined).deliveries.due(1, 200, {
+    const { plans } = await queryPlans((store) =>
+      store.deliveries.due(1, 200, {
         accounts: ['acc-1'],
         hosts: ['example.com'],
         accountHosts: [['acc-2', 'example.org']],
-      });
-      const [due] = queries;
-      assert.ok(due);
-      const plan = raw.prepare(`EXPLAIN QUERY PLAN ${due.sql}`).all(...(due.parameters as unknown[])) as {
-        detail: string;
-      }[];
-      await db.destroy();
-      const details = plan.map((row) => row.detail).join(' | ');
-      assert.match(
-        details,
-        /SEARCH earlier USING INDEX webhook_deliveries_open \(account_id=\? AND device_id=\? AND seq<\?\)/,
-      );
-      // The pending messages in order, stopping at the limit: no sort of the whole backlog.
-      assert.match(details, /SCAN webhook_deliveries USING INDEX webhook_deliveries_pending/);
-      assert.doesNotMatch(details, /TEMP B-TREE/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+      }),
+    );
+    const [details = ''] = plans;
+    assert.match(
+      details,
+      /SEARCH earlier USING INDEX webhook_deliveries_open \(account_id=\? AND device_id=\? AND seq<\?\)/,
+    );
+    // The pending messages in order, stopping at the limit: no sort of the whole backlog.
+    assert.match(details, /SCAN webhook_deliveries USING INDEX webhook_deliveries_pending/);
+    assert.doesNotMatch(details, /TEMP B-TREE/);
   });
 });
