@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { Socket } from 'node:net';
-import { connect, type MqttClient } from 'mqtt';
 import type { Cancel, Clock, DeviceTraffic, Logger } from '../app/ports.ts';
 import { decode, encode, type Message } from '../device-protocol/codec.ts';
-import { apUsername, type Topics } from '../device-protocol/topics.ts';
+import type { Topics } from '../device-protocol/topics.ts';
 import type * as v2 from '../device-protocol/v2.ts';
 import { BASE_VERSION, LATEST_VERSION, type PayloadVersion } from '../device-protocol/versions.ts';
 import type { SimDeviceState } from '../domain/sim-device.ts';
+import { ApLink, type RetainedMessage } from './ap-link.ts';
 import { AutoLock, type RelockOutcome } from './auto-lock.ts';
-import { linkReason, reconnectDelayMs } from './link-trouble.ts';
+import { linkReason } from './link-trouble.ts';
 import { autoRelock, carryOut, changed, type WorldChange } from './lock-rules.ts';
 import { signalOf, simStateOf, simStateOfV2, stateOf, stateOfV2 } from './reports.ts';
 
@@ -67,15 +66,13 @@ const REMEMBERED_TASKS = 1000;
  * the same code inside the server (the demo, the sandbox) and in `lockcloud sim`.
  */
 export class SimulatedAccessPoint {
-  private client: MqttClient | undefined;
+  private readonly link: ApLink;
   private readonly locks = new Map<string, SimDeviceState>();
   private seq = 0;
   // A new epoch per run: the cloud then accepts our counter starting again from 1.
   private readonly epoch = randomUUID();
   private readonly answered = new Set<string>();
   private readonly timers = new Set<Cancel>();
-  /** The next connection attempt after a failure (a real-time wait: the broker's, not the sandbox's). */
-  private reconnectTimer: NodeJS.Timeout | undefined;
   private readonly autoLock: AutoLock;
   /** The highest version it speaks: what it writes, and the newest it reads. */
   readonly version: PayloadVersion;
@@ -90,6 +87,21 @@ export class SimulatedAccessPoint {
     for (const lock of locks) this.locks.set(lock.deviceId, lock);
     this.versions = options.versions ?? [BASE_VERSION, LATEST_VERSION];
     this.version = this.versions.reduce<PayloadVersion>((a, b) => (b > a ? b : a), BASE_VERSION);
+    this.link = new ApLink(id, secret, {
+      url: options.url,
+      ...(options.clientIdPrefix === undefined ? {} : { clientIdPrefix: options.clientIdPrefix }),
+      ...(options.keepaliveSeconds === undefined ? {} : { keepaliveSeconds: options.keepaliveSeconds }),
+      logger: options.logger,
+      ...(options.link ? { link: options.link } : {}),
+      will: this.goneStatus(),
+      onConnect: (client) => {
+        // A clean session forgets the subscription: made again on each connection, before the
+        // announcement, so the broker has it before the cloud can answer.
+        client.subscribe(options.topics.apFilters(id, this.version), { qos: 1 });
+        this.announce();
+      },
+      onMessage: (topic, payload) => this.onMessage(topic, payload),
+    });
     this.autoLock = new AutoLock({
       apId: id,
       clock: options.clock,
@@ -105,7 +117,15 @@ export class SimulatedAccessPoint {
   }
 
   get connected(): boolean {
-    return this.client?.connected === true;
+    return this.link.up !== undefined;
+  }
+
+  /** What the access point says of itself going away: its last will, or its last words. */
+  private goneStatus(): RetainedMessage {
+    return {
+      topic: this.options.topics.status(this.id),
+      payload: encode('status', { v: BASE_VERSION, online: false }),
+    };
   }
 
   lockIds(): string[] {
@@ -116,112 +136,21 @@ export class SimulatedAccessPoint {
     return this.locks.get(deviceId);
   }
 
-  /**
-   * Connects, and after a lost or refused connection tries again after a growing wait (1 s,
-   * doubling up to 30 s, reset by a success); resolves at the first successful connection, rejects
-   * if the broker refuses the credentials at the first attempt.
-   */
+  /** Connects, reconnecting after a loss (ApLink.start: resolves at the first connection). */
   start(): Promise<void> {
-    const { topics, keepaliveSeconds = 5, logger } = this.options;
-    const client = connect(this.options.url, {
-      clientId: `${this.options.clientIdPrefix ?? ''}${apUsername(this.id)}`,
-      username: apUsername(this.id),
-      password: this.secret,
-      clean: true,
-      keepalive: keepaliveSeconds,
-      // Reconnections are ours (below): mqtt.js would try every period, for ever, at the same pace.
-      reconnectPeriod: 0,
-      connectTimeout: 5000,
-      will: {
-        topic: topics.status(this.id),
-        payload: Buffer.from(encode('status', { v: BASE_VERSION, online: false })),
-        qos: 1,
-        retain: true,
-      },
-    });
-    this.client = client;
-    let failures = 0;
-    let lastError: Error | undefined;
-    client.on('connect', () => {
-      failures = 0;
-      lastError = undefined;
-      this.options.link?.connected(this.id);
-      (client.stream as Socket).setNoDelay?.(true);
-      // A clean session forgets the subscription: made again on each connection, before the
-      // announcement, so the broker has it before the cloud can answer.
-      client.subscribe(topics.apFilters(this.id, this.version), { qos: 1 });
-      this.announce();
-    });
-    client.on('message', (topic, payload) => this.onMessage(topic, payload));
-    client.on('error', (error) => {
-      lastError = error;
-      // A failed attempt is told once it has closed, with the wait; an error on a live link now.
-      if (client.connected)
-        logger.warn({ apId: this.id, reason: linkReason(error) }, 'access point link error');
-    });
-    client.on('close', () => {
-      // Stopped or lost power: nothing to reconnect.
-      if (this.client !== client) return;
-      failures++;
-      const waitMs = reconnectDelayMs(failures);
-      const reason = linkReason(lastError);
-      lastError = undefined;
-      if (this.options.link) this.options.link.failed(this.id, reason, waitMs);
-      else logger.warn({ apId: this.id, reason, retryInMs: waitMs }, 'access point cannot reach the broker');
-      clearTimeout(this.reconnectTimer);
-      this.reconnectTimer = setTimeout(() => {
-        this.reconnectTimer = undefined;
-        if (this.client === client) client.reconnect();
-      }, waitMs);
-    });
-    return new Promise((resolve, reject) => {
-      const onConnect = (): void => {
-        client.off('error', onError);
-        resolve();
-      };
-      const onError = (error: Error): void => {
-        // Refused credentials do not get better by retrying.
-        if (/Not authorized|Bad username/i.test(error.message)) {
-          client.off('connect', onConnect);
-          client.off('error', onError);
-          this.client = undefined;
-          clearTimeout(this.reconnectTimer);
-          client.end(true);
-          reject(error);
-        }
-      };
-      client.once('connect', onConnect);
-      client.on('error', onError);
-    });
+    return this.link.start();
   }
 
   /** Switched off properly: says it is going, then disconnects (no last will). */
   async stop(): Promise<void> {
     this.cancelTimers();
-    const client = this.client;
-    this.client = undefined;
-    clearTimeout(this.reconnectTimer);
-    if (!client) return;
-    if (client.connected) {
-      await this.publishAsync(
-        client,
-        this.options.topics.status(this.id),
-        encode('status', { v: BASE_VERSION, online: false }),
-        true,
-      );
-    }
-    await client.endAsync();
+    await this.link.stop(this.goneStatus(), () => this.options.inFlight?.begin(this.id));
   }
 
   /** Loses power: the connection drops without a word, so the broker publishes the last will. */
   kill(): void {
     this.cancelTimers();
-    const client = this.client;
-    this.client = undefined;
-    clearTimeout(this.reconnectTimer);
-    if (!client) return;
-    client.stream.destroy();
-    client.end(true);
+    this.link.kill();
   }
 
   /** A lock newly paired with this access point (the sandbox adds one): announced at once. */
@@ -475,8 +404,8 @@ export class SimulatedAccessPoint {
   }
 
   private publish(topic: string, payload: string, retain: boolean): void {
-    const client = this.client;
-    if (!client?.connected) return;
+    const client = this.link.up;
+    if (!client) return;
     this.options.inFlight?.begin(this.id);
     client.publish(topic, payload, { qos: 1, retain }, (error) => {
       // A connection lost with this message on the wire: the loss itself is told once (above).
@@ -486,14 +415,6 @@ export class SimulatedAccessPoint {
           'access point publish failed',
         );
     });
-  }
-
-  private publishAsync(client: MqttClient, topic: string, payload: string, retain: boolean): Promise<void> {
-    this.options.inFlight?.begin(this.id);
-    return client.publishAsync(topic, payload, { qos: 1, retain }).then(
-      () => undefined,
-      () => undefined,
-    );
   }
 
   private remember(taskId: string): void {
