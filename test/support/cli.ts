@@ -1,11 +1,16 @@
 /**
- * A command-line client (`lockcloud locks`, `lockcloud events`, ...) as a subprocess, stdin closed
- * and stdout and stderr piped (no TTY), for tests of what it prints, its exit codes and how it stops.
+ * A command-line client (`lockcloud locks`, `lockcloud events`, `lockcloud admin`, ...) as a
+ * subprocess with no standard input and stdout and stderr piped (no TTY), for tests of what it
+ * prints, its exit codes and how it stops.
  */
 import { spawn } from 'node:child_process';
-import type { Run } from './admin-cli.ts';
 
-export type { Run };
+/** How a finished client ended, and all it printed. */
+export interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
 
 /** A started client: its output so far, a signal, and its end. */
 export interface Running {
