@@ -300,7 +300,7 @@ describe('lockcloud: packed, installed into an empty project, run from there', (
     assert.ok(server, 'the server of the previous test');
     const { url, apiKey, email } = server;
     const list = await npx(['lockcloud', 'locks', 'list', '--json', '--url', url, '--key', apiKey]);
-    assert.equal((JSON.parse(list.stdout) as unknown[]).length, 2);
+    assert.equal((JSON.parse(list.stdout) as { locks: unknown[] }).locks.length, 2);
     const accounts = await npx(['lockcloud', 'admin', 'accounts', '--json', '--data', './data']);
     assert.match(accounts.stdout, new RegExp(email.replace('.', '\\.')));
     const migrated = await npx(['lockcloud', 'migrate', '--data', './data']);

@@ -65,7 +65,9 @@ describe('lockcloud locks as the README runs it', () => {
     assert.equal(run.stderr, '');
     assert.match(
       run.stdout,
-      new RegExp(`^DEVICE_ID +NICKNAME +SERIAL\\n${LOCK_A} +Front door +SERIAL000A\\n`),
+      new RegExp(
+        `^DEVICE_ID +NICKNAME +ROLE +STATE +BATTERY +DOOR\\n${LOCK_A} +Front door +owner +(locked|unlocked) +100% ok +closed\\n`,
+      ),
     );
     assert.match(run.stdout, /^locked +(yes|no)\nbattery +100% ok\nresponsive +yes\njammed +no$/m);
     assert.match(run.stdout, /^auto-lock +30 s\nthresholds +low under 25%, critical under 10%$/m);

@@ -17,6 +17,8 @@ import {
   getLock,
   LOCK_A,
   LOCK_B,
+  OTHER_KEY,
+  OTHER_LOCK,
   OWNER_KEY,
   simLockOk,
   startServer,
@@ -44,18 +46,38 @@ describe('lockcloud locks (a subprocess, no TTY)', () => {
   });
   after(() => t.close());
 
-  it('list: a table, or the API answer with --json', async () => {
+  it('list: a table, or the /ext/locks answer with --json', async () => {
     const [text, json] = await Promise.all([cli(['list']), cli(['list', '--json'])]);
-    ok(text, /^DEVICE_ID +NICKNAME +SERIAL\n/);
-    const lines = text.stdout.trimEnd().split('\n');
-    assert.equal(lines.length, 3);
-    assert.match(lines[1] ?? '', new RegExp(`^${LOCK_A} +Front door +SERIAL000A$`));
-    assert.match(lines[2] ?? '', new RegExp(`^${LOCK_B} +Back door +SERIAL000B$`));
-    ok(json, /^\[/);
-    assert.deepEqual(JSON.parse(json.stdout), [
-      { device_id: LOCK_A, serial: 'SERIAL000A', nickname: 'Front door' },
-      { device_id: LOCK_B, serial: 'SERIAL000B', nickname: 'Back door' },
-    ]);
+    ok(text, /^DEVICE_ID +NICKNAME +ROLE +STATE +BATTERY +DOOR\n/);
+    ok(json, /^\{/);
+    const api = (await (await t.request('/ext/locks', { key: OWNER_KEY })).json()) as {
+      locks: { device_id: string; locked: boolean; battery: number; door: string | null }[];
+    };
+    assert.deepEqual(JSON.parse(json.stdout), api);
+    assert.deepEqual(
+      api.locks.map((l) => l.device_id),
+      [LOCK_A, LOCK_B],
+    );
+    const rows = text.stdout
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(/ {2,}/));
+    assert.deepEqual(
+      rows,
+      api.locks.map((l, i) => [
+        l.device_id,
+        i === 0 ? 'Front door' : 'Back door',
+        'owner',
+        l.locked ? 'locked' : 'unlocked',
+        `${l.battery}% ok`,
+        l.door ?? '-',
+      ]),
+    );
+    // Another account sees its own lock and the one shared with it, as a guest.
+    const other = await cli(['list'], { LOCKCLOUD_API_KEY: OTHER_KEY });
+    ok(other, new RegExp(`^${OTHER_LOCK} +\\S.* +owner +`, 'm'));
+    ok(other, new RegExp(`^${LOCK_A} +Front door +guest +(locked|unlocked) +`, 'm'));
   });
 
   it("status: the lock's full picture; --json is the /ext/locks answer, as the README says", async () => {

@@ -1,20 +1,41 @@
 /** The one-shot commands of `lockcloud locks`: list, and lock / unlock / sync (waiting for the task). */
 import { randomUUID } from 'node:crypto';
 import type { Command as Program } from 'commander';
-import { type Command, TaskFailedError, TaskTimeoutError } from '../../../sdk/src/index.ts';
+import { type Command, type LockHealth, TaskFailedError, TaskTimeoutError } from '../../../sdk/src/index.ts';
 import { call, context, networkError } from './context.ts';
 import { CommandFailed } from './exit-codes.ts';
 import { out, progress, table } from './output.ts';
 
+/**
+ * Every lock the key's account reaches, owned or shared with it, from `GET /ext/locks` (as `status`
+ * reads one): a line each with what a glance needs; the whole picture is `status ID`.
+ */
 export async function list(cmd: Program): Promise<void> {
   const ctx = context(cmd);
-  const locks = await call(ctx, (signal) => ctx.client.listLocks({ signal }));
-  if (ctx.json) out(JSON.stringify(locks, null, 2));
+  const { locks } = await call(ctx, (signal) => ctx.client.locks.list({ signal }));
+  if (ctx.json) out(JSON.stringify({ locks }, null, 2));
   else if (locks.length === 0) out('no locks');
   else
     out(
-      table([['DEVICE_ID', 'NICKNAME', 'SERIAL'], ...locks.map((l) => [l.device_id, l.nickname, l.serial])]),
+      table([
+        ['DEVICE_ID', 'NICKNAME', 'ROLE', 'STATE', 'BATTERY', 'DOOR'],
+        ...locks.map((l) => [
+          l.device_id,
+          l.nickname,
+          l.role,
+          stateText(l),
+          `${l.battery}% ${l.battery_state}`,
+          l.door ?? '-',
+        ]),
+      ]),
     );
+}
+
+/** What is wrong first: a jammed lock's bolt position is not to be trusted, nor an unresponsive one's. */
+function stateText(lock: LockHealth): string {
+  if (lock.jammed) return 'jammed';
+  if (!lock.responsive) return 'unresponsive';
+  return lock.locked ? 'locked' : 'unlocked';
 }
 
 const DONE: Record<Command, string> = { lock: 'locked', unlock: 'unlocked', sync: 'synced' };

@@ -47,7 +47,7 @@ function program(): Program {
 
   root
     .command('list')
-    .description("the account's locks: device id, nickname, serial")
+    .description("the account's locks, owned and shared: device id, nickname, role, state, battery, door")
     .action((_opts: unknown, cmd: Program) => list(cmd));
 
   root
