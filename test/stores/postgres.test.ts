@@ -7,6 +7,7 @@ import { DATA_TABLES } from '../../src/adapters/stores/sql/tables.ts';
 import type { Store } from '../../src/app/ports.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 import { clusterStoreContract } from './cluster-contract.ts';
+import { commandEventStoreContract } from './command-event-contract.ts';
 import { dashboardStoreContract } from './dashboard-contract.ts';
 import { endpointStoreContract } from './endpoint-contract.ts';
 import { eventStoreContract } from './event-contract.ts';
@@ -57,6 +58,7 @@ freshnessStoreContract('PostgreSQL', postgresFactory, { concurrentWriters: true 
 healthStoreContract('PostgreSQL', postgresFactory);
 offlineStoreContract('PostgreSQL', postgresFactory, { concurrentWriters: true });
 eventStoreContract('PostgreSQL', postgresFactory);
+commandEventStoreContract('PostgreSQL', postgresFactory);
 endpointStoreContract('PostgreSQL', postgresFactory);
 grantStoreContract('PostgreSQL', postgresFactory);
 apiKeyStoreContract('PostgreSQL', postgresFactory);

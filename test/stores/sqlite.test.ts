@@ -11,6 +11,7 @@ import {
 } from '../../src/adapters/stores/sqlite/open.ts';
 import type { Store } from '../../src/app/ports.ts';
 import { clusterStoreContract } from './cluster-contract.ts';
+import { commandEventStoreContract } from './command-event-contract.ts';
 import { dashboardStoreContract } from './dashboard-contract.ts';
 import { endpointStoreContract } from './endpoint-contract.ts';
 import { eventStoreContract } from './event-contract.ts';
@@ -53,6 +54,7 @@ for (const [backend, factory] of [
   freshnessStoreContract(backend, factory);
   healthStoreContract(backend, factory);
   eventStoreContract(backend, factory);
+  commandEventStoreContract(backend, factory);
   offlineStoreContract(backend, factory);
   endpointStoreContract(backend, factory);
   grantStoreContract(backend, factory);
