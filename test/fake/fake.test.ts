@@ -1,121 +1,34 @@
 /**
  * startLockcloud() (src/index.ts), the package's export for other people's test suites, from its
  * sources: seeds (object, file, the demo), the returned credentials, the sandbox controls and their
- * errors, the options (rate limits, password cost, timeouts), two side by side sharing nothing, and
- * close() leaving nothing behind. The packed package runs docs/fake.md's examples in
- * test/package/pack.test.ts.
+ * errors. Its options are fake-options.test.ts's, its life and end fake-lifecycle.test.ts's. The
+ * packed package runs docs/fake.md's examples in test/package/pack.test.ts.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { BetterSqlite3 as Database } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
+import { describe, it } from 'node:test';
+import { SandboxError, type StartLockcloudOptions, startLockcloud } from '../../src/index.ts';
 import {
-  type LockcloudSeed,
-  type RunningLockcloud,
-  SandboxError,
-  type StartLockcloudOptions,
-  startLockcloud,
-} from '../../src/index.ts';
-import { eventually } from '../support/eventually.ts';
-
-const ANN = 'ann@example.com';
-const BOB = 'bob@example.com';
-const KEY = 'test-key-ann-0001';
-const LOCK = '00000000-0000-4000-8000-000000000001';
-const OTHER_LOCK = '00000000-0000-4000-8000-000000000002';
-
-const SEED: LockcloudSeed = {
-  accounts: [
-    { email: ANN, password: 'ann-password' },
-    { email: BOB, password: null },
-  ],
-  api_keys: [{ account: ANN, key: KEY }],
-  locks: [
-    { device_id: LOCK, owner: ANN, nickname: 'Front door' },
-    { device_id: OTHER_LOCK, owner: ANN, locked: false, battery: 50 },
-  ],
-};
-
-/** Every fake of this file makes its directory under this one (os.tmpdir() follows TMPDIR). */
-let scratch: string;
-const leftovers = () => readdirSync(scratch).filter((name) => name.startsWith('lockcloud-fake-'));
-
-async function call(
-  lockcloud: RunningLockcloud,
-  method: 'GET' | 'POST',
-  path: string,
-  json?: unknown,
-  key = lockcloud.apiKey ?? '',
-): Promise<{ status: number; body: unknown; headers: Headers }> {
-  const res = await fetch(lockcloud.url + path, {
-    method,
-    headers: { authorization: key, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === '' ? undefined : JSON.parse(text), headers: res.headers };
-}
-
-async function send(lockcloud: RunningLockcloud, deviceId: string, command: string): Promise<string> {
-  const { status, body } = await call(lockcloud, 'POST', `/public/lock/${deviceId}`, { command });
-  assert.equal(status, 200, JSON.stringify(body));
-  return (body as { task_id: string }).task_id;
-}
-
-/** Polls the task until it ends; the server's timers end every task, so this terminates. */
-async function outcome(lockcloud: RunningLockcloud, taskId: string): Promise<unknown> {
-  return eventually(`task ${taskId} to end`, async () => {
-    const { body } = await call(lockcloud, 'GET', `/public/action-result?task_id=${taskId}`);
-    const { task_id, ...ended } = body as Record<string, unknown>;
-    assert.equal(task_id, taskId, 'action-result names the task asked for');
-    return ended.status !== 'processing' && ended;
-  });
-}
-
-const SUCCEEDED = { status: 'terminated', successful: true };
-const failed = (error: string) => ({ status: 'terminated', successful: false, error });
-
-/** The stored password hash of an account, read from the fake's SQLite file (behind the API). */
-function storedHash(email: string): string {
-  const [dir] = leftovers();
-  assert.ok(dir, 'a running fake has its directory under TMPDIR');
-  const db = new Database(join(scratch, dir, 'data', 'lockcloud.sqlite'), { readonly: true });
-  try {
-    const row = db.prepare('SELECT password_hash FROM accounts WHERE email = ?').get(email) as
-      | { password_hash: string }
-      | undefined;
-    return row?.password_hash ?? '';
-  } finally {
-    db.close();
-  }
-}
-
-async function withFake<T>(
-  options: StartLockcloudOptions,
-  use: (lockcloud: RunningLockcloud) => Promise<T>,
-): Promise<T> {
-  const lockcloud = await startLockcloud(options);
-  try {
-    return await use(lockcloud);
-  } finally {
-    await lockcloud.close();
-  }
-}
+  ANN,
+  BOB,
+  call,
+  failed,
+  KEY,
+  LOCK,
+  leftovers,
+  OTHER_LOCK,
+  outcome,
+  SEED,
+  SUCCEEDED,
+  scratch,
+  send,
+  useScratch,
+  withFake,
+} from './support.ts';
 
 describe('startLockcloud: a lockcloud sandbox in the test process', () => {
-  const tmpdirBefore = process.env.TMPDIR;
-  before(() => {
-    scratch = mkdtempSync(join(tmpdir(), 'lockcloud-fake-test-'));
-    process.env.TMPDIR = scratch;
-  });
-  after(() => {
-    if (tmpdirBefore === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = tmpdirBefore;
-    rmSync(scratch, { recursive: true, force: true });
-  });
+  useScratch();
 
   it('a seed object: its credentials come back, its key answers, a command goes through the simulated lock', async () => {
     await withFake({ seed: SEED }, async (lockcloud) => {
@@ -301,169 +214,5 @@ describe('startLockcloud: a lockcloud sandbox in the test process', () => {
       await assert.rejects(startLockcloud(options), reason, JSON.stringify(options));
       assert.deepEqual(leftovers(), [], `after ${JSON.stringify(options)}`);
     }
-  });
-
-  it('rate limits: off by default; an object lays limits over the defaults; true is the server’s own', async () => {
-    await withFake({ seed: SEED }, async (lockcloud) => {
-      // Over the account's burst of 10 on GET /public/locks, and no RateLimit fields at all.
-      for (let i = 0; i < 15; i++) {
-        const { status, headers } = await call(lockcloud, 'GET', '/public/locks');
-        assert.equal(status, 200, `request ${i + 1}`);
-        assert.equal(headers.get('ratelimit-policy'), null);
-      }
-    });
-    const tight = { endpoints: { 'GET /public/locks': { account: { burst: 1, per_second: 1 } } } };
-    await withFake({ seed: SEED, rateLimits: tight }, async (lockcloud) => {
-      assert.equal((await call(lockcloud, 'GET', '/public/locks')).status, 200);
-      const second = await call(lockcloud, 'GET', '/public/locks');
-      assert.deepEqual(
-        { status: second.status, body: second.body },
-        { status: 429, body: { error: 'THROTTLED' } },
-      );
-      // The limits follow the sandbox clock, and reset empties the buckets.
-      await lockcloud.sandbox.advanceClock(1);
-      assert.equal((await call(lockcloud, 'GET', '/public/locks')).status, 200);
-    });
-    await withFake({ seed: SEED, rateLimits: true }, async (lockcloud) => {
-      const { headers } = await call(lockcloud, 'GET', '/public/locks');
-      assert.equal(headers.get('ratelimit-policy'), '"endpoint";q=10;w=5');
-    });
-  });
-
-  it('passwords are hashed at a test cost by default, at the server’s with passwordHashing: production', async () => {
-    await withFake({ seed: SEED }, async () => {
-      assert.match(storedHash(ANN), /^scrypt\$1024\$8\$1\$/);
-    });
-    await withFake({ seed: SEED, passwordHashing: 'production' }, async () => {
-      assert.match(storedHash(ANN), /^scrypt\$131072\$8\$1\$/);
-    });
-  });
-
-  it('commandTimeoutMs and lowBatteryThreshold reach the server', async () => {
-    await withFake({ seed: SEED, commandTimeoutMs: 2000, lowBatteryThreshold: 60 }, async (lockcloud) => {
-      const refused = await call(lockcloud, 'POST', `/public/lock/${OTHER_LOCK}`, { command: 'lock' });
-      assert.deepEqual(refused.body, { error: 'LOW_BATTERY' }, 'battery 50 is under 60');
-      await lockcloud.sandbox.setLock(LOCK, { latency_ms: 600_000 });
-      const task = await send(lockcloud, LOCK, 'unlock');
-      await lockcloud.sandbox.advanceClock(3);
-      assert.deepEqual(await outcome(lockcloud, task), failed('TIMEOUT'));
-    });
-  });
-
-  it('two at once share nothing: ports, brokers, data, clocks, locks', async () => {
-    const [a, b] = await Promise.all([startLockcloud({ seed: SEED }), startLockcloud({ seed: SEED })]);
-    try {
-      assert.notEqual(a.url, b.url);
-      assert.notEqual(a.mqttUrl, b.mqttUrl);
-      assert.equal(leftovers().length, 2, 'a directory each');
-      const [clockA, clockB] = [await a.sandbox.getClock(), await b.sandbox.getClock()];
-      await a.sandbox.advanceClock(24 * 3600);
-      assert.ok((await a.sandbox.getClock()).epoch_ms - clockA.epoch_ms >= 24 * 3600 * 1000);
-      assert.ok(
-        (await b.sandbox.getClock()).epoch_ms - clockB.epoch_ms < 3600 * 1000,
-        'b’s clock did not move',
-      );
-
-      await a.sandbox.failNext(LOCK, 'JAMMED');
-      await a.sandbox.setLock(OTHER_LOCK, { battery: 3 });
-      const [inA, inB] = [await send(a, LOCK, 'unlock'), await send(b, LOCK, 'unlock')];
-      assert.deepEqual(await outcome(a, inA), failed('JAMMED'));
-      assert.deepEqual(await outcome(b, inB), SUCCEEDED);
-      assert.equal(
-        ((await call(b, 'GET', `/public/lock/${OTHER_LOCK}`)).body as { battery: number }).battery,
-        50,
-      );
-      assert.equal(((await call(a, 'GET', `/public/lock/${LOCK}`)).body as { locked: boolean }).locked, true);
-
-      await a.close();
-      assert.equal(leftovers().length, 1);
-      assert.deepEqual(await outcome(b, await send(b, LOCK, 'lock')), SUCCEEDED, 'b runs on after a closed');
-    } finally {
-      await Promise.all([a.close(), b.close()]);
-    }
-  });
-
-  it('close(): the ports refuse, the directory is gone, the controls say so, a second close() resolves', async () => {
-    const lockcloud = await startLockcloud({ seed: SEED });
-    assert.equal(leftovers().length, 1);
-    await Promise.all([lockcloud.close(), lockcloud.close()]);
-    await lockcloud.close();
-    assert.deepEqual(leftovers(), []);
-    await assert.rejects(lockcloud.sandbox.getClock(), /this lockcloud has been closed/);
-    await assert.rejects(fetch(`${lockcloud.url}/public/locks`), TypeError);
-    const broker = new URL(lockcloud.mqttUrl);
-    const { createConnection } = await import('node:net');
-    await new Promise<void>((resolve, reject) => {
-      const socket = createConnection(Number(broker.port), broker.hostname);
-      socket.once('connect', () => reject(new Error('the broker still accepts connections')));
-      socket.once('error', (error: NodeJS.ErrnoException) => {
-        if (error.code === 'ECONNREFUSED') resolve();
-        else reject(error);
-      });
-    });
-  });
-
-  it('leaves nothing running: a process that starts two, uses and closes them ends by itself, silent', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fake/start-two-and-exit.ts'], {
-      env: { ...process.env, TMPDIR: scratch },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    // Nothing but its own end stops it: a handle left open would keep it running until this kill.
-    const hung = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
-      child.once('close', (c, s) => resolve([c, s])),
-    );
-    clearTimeout(hung);
-    assert.equal(signal, null, `it did not end by itself (killed); stdout: ${stdout}; stderr: ${stderr}`);
-    assert.equal(code, 0, stderr);
-    assert.equal(stderr, '');
-    const lines = stdout.trimEnd().split('\n');
-    assert.equal(lines.length, 1, `one line (no log lines): ${stdout}`);
-    const report = JSON.parse(lines[0] ?? '') as Record<string, string[]>;
-    assert.equal(new Set(report.urls).size, 2);
-    assert.equal(new Set(report.mqttUrls).size, 2);
-    // Its stdio pipes only: no server, socket, timer or file request.
-    assert.deepEqual(
-      (report.resourcesAfter ?? []).filter((r) => r !== 'PipeWrap'),
-      [],
-      JSON.stringify(report.resourcesAfter),
-    );
-    assert.deepEqual(leftovers(), []);
-  });
-
-  it('logLevel: the server’s log lines on stdout when asked for', async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--input-type=module',
-        '-e',
-        `import { startLockcloud } from './src/index.ts';
-         const lockcloud = await startLockcloud({ logLevel: 'info' });
-         await fetch(lockcloud.url + '/healthz');
-         await lockcloud.close();`,
-      ],
-      { env: { ...process.env, TMPDIR: scratch }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    const code = await new Promise((resolve) => child.once('close', resolve));
-    assert.equal(code, 0);
-    const messages = stdout
-      .trimEnd()
-      .split('\n')
-      .map((line) => (JSON.parse(line) as { msg: string }).msg);
-    assert.ok(messages.includes('device link up'), messages.join(' | '));
   });
 });
