@@ -6,11 +6,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type Sqlite from 'better-sqlite3';
 import { type CompiledQuery, Kysely, type LogEvent, SqliteDialect } from 'kysely';
 import { SqlStore } from '../../src/adapters/stores/sql/store.ts';
 import type { Database } from '../../src/adapters/stores/sql/tables.ts';
-import { BetterSqlite3 } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
+import { BetterSqlite3, type SqliteConnection } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import { openSqliteStore, SQLITE_FILE_NAME } from '../../src/adapters/stores/sqlite/open.ts';
 
 export interface QueryPlans {
@@ -26,7 +25,7 @@ export interface QueryPlans {
  */
 export async function queryPlans(
   call: (store: SqlStore) => Promise<unknown>,
-  read: (raw: Sqlite.Database) => unknown = () => undefined,
+  read: (raw: SqliteConnection) => unknown = () => undefined,
 ): Promise<QueryPlans> {
   const dir = mkdtempSync(join(tmpdir(), 'lockcloud-store-'));
   try {
