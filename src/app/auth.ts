@@ -1,6 +1,7 @@
 import { keyFromAuthorizationHeader } from '../domain/api-key.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Actor } from '../domain/event.ts';
+import type { KeyLimits } from '../domain/scope.ts';
 import type { ApiKeyStore, Clock, SecretHasher } from './ports.ts';
 
 /** Writing last-used on every request would turn every read into a write; once a minute is enough to show it. */
@@ -11,6 +12,11 @@ export interface Principal {
   readonly keyId: string;
   /** Who the event log says acted: the key (its display prefix) or the v1 token. */
   readonly actor: Actor;
+  /**
+   * What the key may do (domain/scope.ts), checked per route by the surface (src/http/key-check.ts).
+   * A v1 token is a login, not a key: FULL_ACCESS, as its account can.
+   */
+  readonly limits: KeyLimits;
 }
 
 export class ApiKeyAuth {
@@ -20,20 +26,33 @@ export class ApiKeyAuth {
     private readonly clock: Clock,
   ) {}
 
-  /** Accepts the raw Authorization header value (bare key or `Bearer <key>`). */
-  fromHeader(header: string | undefined): Promise<Principal> {
-    return this.fromKey(keyFromAuthorizationHeader(header));
+  /** Accepts the raw Authorization header value (bare key or `Bearer <key>`); `ip` is the client's. */
+  fromHeader(header: string | undefined, ip?: string): Promise<Principal> {
+    return this.fromKey(keyFromAuthorizationHeader(header), ip);
   }
 
-  async fromKey(key: string | undefined): Promise<Principal> {
+  /**
+   * The key's principal. An expired key is refused as an unknown one is (401): its holder has no
+   * more use of it than of a deleted one, and telling "expired" apart would confirm a guessed key.
+   */
+  async fromKey(key: string | undefined, ip?: string): Promise<Principal> {
     if (key === undefined || key === '') throw new DomainError('UNAUTHENTICATED');
     const found = await this.keys.findByHash(this.hasher.hash(key));
     if (!found || found.account.deletedAt !== null) throw new DomainError('UNAUTHENTICATED');
     const now = this.clock.now();
-    if (found.key.lastUsedAt === null || now - found.key.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
-      await this.keys.touch(found.key.id, now);
+    const limits = found.key.limits;
+    if (limits.expiresAt !== null && now >= limits.expiresAt) throw new DomainError('UNAUTHENTICATED');
+    // Once a minute, or at once from a new address: the dashboard's "last client address" is then
+    // never older than the last minute's use, and a key seen from a new place shows it at once.
+    const last = found.key.lastUsedAt;
+    if (
+      last === null ||
+      now - last >= LAST_USED_RESOLUTION_MS ||
+      (ip !== undefined && ip !== found.key.lastUsedIp)
+    ) {
+      await this.keys.touch(found.key.id, now, ip);
     }
     const actor: Actor = { kind: 'api_key', accountId: found.account.id, keyPrefix: found.key.prefix };
-    return { accountId: found.account.id, keyId: found.key.id, actor };
+    return { accountId: found.account.id, keyId: found.key.id, actor, limits };
   }
 }

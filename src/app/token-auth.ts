@@ -1,4 +1,5 @@
 import { DomainError } from '../domain/errors.ts';
+import { FULL_ACCESS } from '../domain/scope.ts';
 import { TOKEN_LIFETIME_MS, tokenProblem } from '../domain/token.ts';
 import type { Principal } from './auth.ts';
 import type { Clock, SecretHasher, TokenStore } from './ports.ts';
@@ -28,7 +29,7 @@ export class TokenAuth {
     const problem = tokenProblem(found.token, found.account, this.clock.now());
     if (problem !== undefined) throw new DomainError(PROBLEM_CODES[problem]);
     const accountId = found.account.id;
-    return { accountId, keyId: found.token.id, actor: { kind: 'v1_token', accountId } };
+    return { accountId, keyId: found.token.id, actor: { kind: 'v1_token', accountId }, limits: FULL_ACCESS };
   }
 
   /** Forgets tokens so long expired that nobody is told "expired" for them any more (HourlyPurges). */

@@ -53,7 +53,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
     refuseBlocked(limits, request, reply);
     await limitAddress(limits, request, reply, true);
     await authenticateAndLimit(limits, request, reply, async () => {
-      request.principal = await lockcloud.auth.fromHeader(request.headers.authorization);
+      request.principal = await lockcloud.auth.fromHeader(request.headers.authorization, request.ip);
       return request.principal;
     });
   });

@@ -34,7 +34,7 @@ export async function v3Plugin(app: FastifyInstance, { lockcloud }: V3Options): 
   await app.register(async (keyed) => {
     keyed.addHook('onRequest', async (request, reply) =>
       authenticateAndLimit(limits, request, reply, async () => {
-        request.principal = await lockcloud.auth.fromHeader(request.headers.authorization);
+        request.principal = await lockcloud.auth.fromHeader(request.headers.authorization, request.ip);
         return request.principal;
       }),
     );

@@ -31,6 +31,7 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, {
         await authenticateAndLimit(lockcloud.rateLimits, request, reply, async () => {
           request.principal = await lockcloud.auth.fromKey(
             typeof body.apikey === 'string' ? body.apikey : undefined,
+            request.ip,
           );
           return request.principal;
         });
