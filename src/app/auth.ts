@@ -26,6 +26,11 @@ export class ApiKeyAuth {
     private readonly clock: Clock,
   ) {}
 
+  /** The time a key's expiry is held against (the injectable clock, which the sandbox moves). */
+  now(): number {
+    return this.clock.now();
+  }
+
   /** Accepts the raw Authorization header value (bare key or `Bearer <key>`); `ip` is the client's. */
   fromHeader(header: string | undefined, ip?: string): Promise<Principal> {
     return this.fromKey(keyFromAuthorizationHeader(header), ip);

@@ -22,6 +22,11 @@ export interface EventFilters {
   readonly order?: EventOrder | undefined;
   /** Where the last page ended (its `next_cursor`): the page after it, in the same order. */
   readonly cursor?: string | undefined;
+  /**
+   * The reading API key's locks (null or absent: every lock): a key limited to locks reads their
+   * events only, not the account's own, which tell of no lock (docs/security.md).
+   */
+  readonly lockIds?: readonly string[] | null | undefined;
 }
 
 export interface EventPage {
@@ -112,9 +117,15 @@ export class EventLog {
       if (order === 'oldest-first') after = after === undefined || cursor > after ? cursor : after;
       else before = before === undefined || cursor < before ? cursor : before;
     }
+    const lockIds = filters.lockIds ?? null;
+    const wanted = filters.deviceId?.toLowerCase();
+    // A lock outside the key's is one it has no events of: an empty page, as for a lock with none.
+    if (lockIds !== null && wanted !== undefined && !lockIds.includes(wanted))
+      return { events: [], nextCursor: null };
     const rows = await this.store.list({
       readerId,
-      ...(filters.deviceId === undefined ? {} : { deviceId: filters.deviceId.toLowerCase() }),
+      ...(lockIds === null || wanted !== undefined ? {} : { deviceIds: lockIds }),
+      ...(wanted === undefined ? {} : { deviceId: wanted }),
       ...(filters.type === undefined ? {} : { typePrefix: filters.type }),
       ...(after === undefined ? {} : { after }),
       ...(before === undefined ? {} : { before }),

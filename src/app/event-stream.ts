@@ -31,6 +31,10 @@ export interface StreamRequest {
   readonly lastEventId?: string | undefined;
   /** The API key the stream was opened with: its deletion ends the stream `unauthorized`. */
   readonly keyId?: string | undefined;
+  /** The key's locks (null or absent: every lock): a lock-limited key sees only their events. */
+  readonly lockIds?: readonly string[] | null | undefined;
+  /** When the key expires (epoch ms): the stream ends `unauthorized` then, as at its deletion. */
+  readonly expiresAt?: number | null | undefined;
 }
 
 export interface StreamLimits {
@@ -170,6 +174,7 @@ export class EventStreams {
     release: () => void,
   ): Promise<OpenedStream> {
     const deviceId = request.deviceId?.toLowerCase();
+    const lockIds = request.lockIds;
     const type = request.type;
     // Positions of the events already sent; the buffer holds live batches while the backlog is read.
     let sent = 0;
@@ -199,6 +204,8 @@ export class EventStreams {
         }
       }
       if (deviceId !== undefined && e.deviceId !== deviceId) return undefined;
+      // A key limited to locks sees their events only: not the account's own (no lock), as on GET.
+      if (lockIds != null && (e.deviceId === null || !lockIds.includes(e.deviceId))) return undefined;
       if (type !== undefined && !e.type.startsWith(type)) return undefined;
       return sees(e) ? shownTo(e, readerId) : undefined;
     };
@@ -234,9 +241,11 @@ export class EventStreams {
       throw error;
     }
 
+    let cancelExpiry: (() => void) | undefined;
     const end = () => {
       if (ended) return;
       ended = true;
+      cancelExpiry?.();
       this.index.remove(indexed);
       if (stream !== undefined) this.open.delete(stream);
       release();
@@ -273,6 +282,9 @@ export class EventStreams {
       },
     };
     this.open.add(stream);
+    // An expiring key's stream ends when the key does (on the injectable clock, which the sandbox moves).
+    if (request.expiresAt != null)
+      cancelExpiry = this.clock.at(request.expiresAt, () => stream?.close('unauthorized'));
     this.heartbeat ??= this.clock.every(this.limits.heartbeatMs, () => this.beat());
     return stream;
   }

@@ -41,6 +41,8 @@ export const DOMAIN_ERROR_CODES = [
   'NOT_CONFIGURED',
   // An Idempotency-Key the account already used for another request (another lock, command or endpoint).
   'IDEMPOTENCY_KEY_REUSED',
+  // An API key without the scope its route needs (domain/scope.ts); its message names the scope.
+  'SCOPE_MISSING',
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

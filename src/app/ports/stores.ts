@@ -272,6 +272,8 @@ export interface EventQuery {
   /** The account reading: its own log, and the lock events of locks shared with it. */
   readonly readerId: string;
   readonly deviceId?: string;
+  /** Only the events of these locks (an API key limited to them): none of the account's own. */
+  readonly deviceIds?: readonly string[];
   /** Types starting with this (`lock.`). */
   readonly typePrefix?: string;
   /** Only events with ids greater than this. */

@@ -196,6 +196,7 @@ const BY_CODE: Record<DomainErrorCode, Refuse> = {
   // The lock's command budget, which every surface spends: a person is told which budget it is.
   TOO_MANY_COMMANDS: tooMany('Too many commands to this lock.'),
   CONFIRMATION_REQUIRED: forbidden,
+  SCOPE_MISSING: forbidden,
   NOT_OWNER: saying(403, 'FORBIDDEN', 'Only the owner of this lock can do that.'),
   LOCK_NOT_FOUND: saying(404, 'NOT_FOUND', 'No such lock or task in this account.'),
   TASK_NOT_FOUND: saying(404, 'NOT_FOUND', 'No such lock or task in this account.'),

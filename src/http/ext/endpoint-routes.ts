@@ -54,6 +54,7 @@ export function endpointRoutes(app: FastifyInstance, lockcloud: Lockcloud): void
   api.post(
     '/webhook-endpoints',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         summary: 'Register a webhook endpoint for the event log',
         description:
@@ -73,6 +74,7 @@ export function endpointRoutes(app: FastifyInstance, lockcloud: Lockcloud): void
   api.get(
     '/webhook-endpoints',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         summary: "The account's webhook endpoints, oldest first",
         tags,
@@ -86,6 +88,7 @@ export function endpointRoutes(app: FastifyInstance, lockcloud: Lockcloud): void
   api.get(
     '/webhook-endpoints/:id',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         summary: 'One webhook endpoint',
         tags,
@@ -100,6 +103,7 @@ export function endpointRoutes(app: FastifyInstance, lockcloud: Lockcloud): void
   api.patch(
     '/webhook-endpoints/:id',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         summary: 'Change a webhook endpoint; enabled: true enables a disabled one again',
         tags,
@@ -116,6 +120,7 @@ export function endpointRoutes(app: FastifyInstance, lockcloud: Lockcloud): void
   api.delete(
     '/webhook-endpoints/:id',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         summary: 'Remove a webhook endpoint and its delivery log',
         tags,
@@ -133,6 +138,7 @@ export function endpointRoutes(app: FastifyInstance, lockcloud: Lockcloud): void
   api.post(
     '/webhook-endpoints/:id/rotate-secret',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         summary: 'Make a new signing secret for the endpoint; the old one signs too for 24 h',
         tags,
@@ -147,6 +153,7 @@ export function endpointRoutes(app: FastifyInstance, lockcloud: Lockcloud): void
   api.get(
     '/webhook-endpoints/:id/deliveries',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         summary: "The endpoint's delivery log, newest first (the last 500 are kept)",
         tags,
@@ -172,6 +179,7 @@ export function endpointRoutes(app: FastifyInstance, lockcloud: Lockcloud): void
   api.post(
     '/webhook-endpoints/:id/deliveries/:delivery_id/resend',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         summary: 'Send a logged message again (the same event and webhook-id), as a new log entry',
         tags,

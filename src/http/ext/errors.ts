@@ -20,19 +20,25 @@ export const EXT_ERRORS = [
   {
     status: 401,
     error: 'UNAUTHORIZED',
-    cause: 'the API key is missing, unknown, deleted, or its account is deleted',
+    cause: 'the API key is missing, unknown, deleted, past its expiry, or its account is deleted',
   },
   {
     status: 404,
     error: 'NOT_FOUND',
     cause:
-      'no such route, no webhook set (GET, DELETE), no such delivery or webhook endpoint, or no such lock for the account (`/ext/locks/{device_id}`: a lock of another account not shared with it is one that does not exist)',
+      "no such route, no webhook set (GET, DELETE), no such delivery or webhook endpoint, no such API key (`DELETE /ext/keys/{id}`), or no such lock for the account (`/ext/locks/{device_id}`: a lock of another account not shared with it, or one outside the API key's locks, is one that does not exist)",
   },
   {
     status: 403,
     error: 'ACCESS_DENY',
     cause:
       'the client address is blocked for 30 minutes after repeatedly and significantly exceeding the rate limits (of v3 or of this API); on every endpoint, before the key is checked; Retry-After counts down',
+  },
+  {
+    status: 403,
+    error: 'ACCESS_DENY',
+    cause:
+      "the API key is limited to scopes that do not include the endpoint's (the message names the scope: `the API key lacks the scope locks:operate`); `POST /ext/keys` asking for more than the calling key has; no Retry-After, which tells it from the address block",
   },
   {
     status: 429,
@@ -81,6 +87,7 @@ const BY_CODE: Record<DomainErrorCode, ExtAnswer> = {
   INVALID_EMAIL: 'BAD_PARAMS',
   // The message says the key was used for another request; ext keeps v3's status and name for it.
   IDEMPOTENCY_KEY_REUSED: 'BAD_PARAMS',
+  SCOPE_MISSING: 'ACCESS_DENY',
   // The endpoints' limits (src/http/rate-limits-hook.ts) and the budget of test events and resends
   // (app/webhooks/manual-sends.ts), with their wait; the address blocked as on v3.
   THROTTLED: 'THROTTLED',
@@ -108,7 +115,8 @@ const STATUS: Record<ExtAnswer, number> = {
 export function extAnswer(error: DomainError): ErrorAnswer<ExtErrorBody> {
   const name = BY_CODE[error.code];
   const body = name === 'UNAUTHORIZED' ? { error: name } : { error: name, message: error.message };
-  if (name === 'THROTTLED' || name === 'ACCESS_DENY')
+  // A missing scope waits for nothing: no Retry-After, unlike the address block (also ACCESS_DENY).
+  if (name === 'THROTTLED' || (name === 'ACCESS_DENY' && error.code === 'BLOCKED'))
     return { status: STATUS[name], body, retryAfterSeconds: error.details.retryAfterSeconds ?? 1 };
   return { status: STATUS[name], body };
 }

@@ -22,6 +22,7 @@ export const eventStreamRoute: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud 
   app.get(
     '/events/stream',
     {
+      config: { scope: 'events:read' },
       schema: {
         summary: 'The event log as it grows (Server-Sent Events)',
         description:
@@ -42,11 +43,18 @@ export const eventStreamRoute: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud 
     },
     async (request, reply) => {
       const q = request.query;
-      const { accountId, keyId } = requirePrincipal(request.principal);
+      const { accountId, keyId, limits } = requirePrincipal(request.principal);
       await answerWithStream(
         lockcloud,
         accountId,
-        { deviceId: q.device_id, type: q.type, lastEventId: resumeIdOf(request, q.last_event_id), keyId },
+        {
+          deviceId: q.device_id,
+          type: q.type,
+          lastEventId: resumeIdOf(request, q.last_event_id),
+          keyId,
+          lockIds: limits.lockIds,
+          expiresAt: limits.expiresAt,
+        },
         reply,
       );
     },

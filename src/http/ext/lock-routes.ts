@@ -4,6 +4,7 @@ import type { LockDetail } from '../../app/lock-details.ts';
 import type { Lockcloud } from '../../app/lockcloud.ts';
 import type { AccessPoint } from '../../domain/access-point.ts';
 import { DomainError } from '../../domain/errors.ts';
+import { keyCoversLock } from '../../domain/scope.ts';
 import { requirePrincipal } from '../principal.ts';
 import { iso } from './delivery-view.ts';
 import { ExtLockList, ExtLockView, LockIdParams, LockSettingsBody } from './lock-schemas.ts';
@@ -53,7 +54,7 @@ export function lockView({ lock, role, accessPoint }: LockDetail) {
 const tags = ['extensions'];
 const security = [{ apiKey: [] }];
 
-const NO_SUCH_LOCK = { error: 'NOT_FOUND', message: 'no such lock' };
+export const NO_SUCH_LOCK = { error: 'NOT_FOUND', message: 'no such lock' };
 
 /**
  * A lock the account cannot see is one that does not exist for it: on this resource a 404 (v3's
@@ -78,6 +79,7 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
   api.get(
     '/locks',
     {
+      config: { scope: 'locks:read' },
       schema: {
         summary: "The account's locks and those shared with it, with their health",
         description:
@@ -87,12 +89,19 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
         response: { 200: ExtLockList, 401: ExtError },
       },
     },
-    async (request) => ({ locks: (await details.list(principal(request).accountId)).map(lockView) }),
+    async (request) => {
+      const { accountId, limits } = principal(request);
+      const all = await details.list(accountId);
+      // A key limited to some locks lists those only: the others do not exist for it.
+      const locks = limits.lockIds === null ? all : all.filter((d) => keyCoversLock(limits, d.lock.deviceId));
+      return { locks: locks.map(lockView) };
+    },
   );
 
   api.get(
     '/locks/:device_id',
     {
+      config: { scope: 'locks:read' },
       schema: {
         summary: 'A lock: the v3 status, its health, and for its owner the settings and access point',
         tags,
@@ -108,6 +117,7 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
   api.patch(
     '/locks/:device_id',
     {
+      config: { scope: 'locks:operate' },
       schema: {
         summary: "Change the lock's settings (owner only): nickname, auto-lock, battery thresholds",
         description:

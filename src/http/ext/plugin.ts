@@ -4,6 +4,7 @@ import type { Lockcloud } from '../../app/lockcloud.ts';
 import type { Delivery } from '../../domain/delivery.ts';
 import { eventJson } from '../../domain/event.ts';
 import { answerErrorsWith } from '../error-pipeline.ts';
+import { keyRefusal, keyRefusalError, pathDeviceId } from '../key-check.ts';
 import { requirePrincipal } from '../principal.ts';
 import {
   authenticateAndLimit,
@@ -11,11 +12,12 @@ import {
   limitAddress,
   refuseBlocked,
 } from '../rate-limits-hook.ts';
+import { requireRouteScopes } from '../route-scope.ts';
 import { deliveryProgress } from './delivery-view.ts';
 import { endpointRoutes } from './endpoint-routes.ts';
 import { extErrors } from './errors.ts';
 import { eventStreamRoute } from './event-stream-route.ts';
-import { lockRoutes } from './lock-routes.ts';
+import { lockRoutes, NO_SUCH_LOCK } from './lock-routes.ts';
 import {
   DeliveriesQuery,
   DeliveryAccepted,
@@ -46,6 +48,8 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
   const { webhooks } = lockcloud;
   const limits = lockcloud.rateLimits;
   answerErrorsWith(app, extErrors);
+  // Every route takes a key, so each names the scope it needs (the server does not start otherwise).
+  requireRouteScopes(app);
   // Limited per account and address as v3 is, and under the same block (docs/rate-limits.md); the
   // address's limit is told before the key, so a flood of bad keys meets 429 without a key lookup.
   countBudgetRefusals(app, limits);
@@ -56,6 +60,13 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
       request.principal = await lockcloud.auth.fromHeader(request.headers.authorization, request.ip);
       return request.principal;
     });
+    // Then the key's limits: the route's scope, and the lock of its path, which outside the key's
+    // locks does not exist for it (404, as a lock not shared with the account).
+    const { limits: keyLimits } = requirePrincipal(request.principal);
+    const refusal = keyRefusal(request, keyLimits, lockcloud.auth.now(), pathDeviceId(request));
+    if (refusal === undefined) return;
+    if (refusal.reason === 'lock_not_allowed') return reply.code(404).send(NO_SUCH_LOCK);
+    throw keyRefusalError(refusal);
   });
   const account = (request: FastifyRequest): string => requirePrincipal(request.principal).accountId;
   const actor = (request: FastifyRequest) => requirePrincipal(request.principal).actor;
@@ -65,6 +76,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
   app.get(
     '/webhook',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         summary: "The account's webhook",
         tags,
@@ -82,6 +94,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
   app.put(
     '/webhook',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         summary: 'Set the webhook (URL, method, opt-in retries)',
         description: 'The first time, the answer carries the signing secret (whsec_...), shown this once.',
@@ -105,6 +118,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
   app.delete(
     '/webhook',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         summary: 'Remove the webhook',
         tags,
@@ -122,6 +136,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
   app.post(
     '/webhook/rotate-secret',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         summary: 'Make a new signing secret; the old one signs too for 24 h',
         tags,
@@ -135,6 +150,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
   app.post(
     '/webhook/test',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         summary: "Send a test event (the account's first lock, its current state)",
         tags,
@@ -151,6 +167,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
   app.get(
     '/webhook/deliveries',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         summary: 'The delivery log, newest first (the last 500 are kept)',
         tags,
@@ -170,6 +187,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
   app.get(
     '/events',
     {
+      config: { scope: 'events:read' },
       schema: {
         summary: "The event log: the account's and its locks' events, and those of locks shared with it",
         description:
@@ -182,7 +200,9 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
     },
     async (request) => {
       const q = request.query;
-      const page = await lockcloud.eventLog.list(account(request), {
+      const { accountId, limits } = requirePrincipal(request.principal);
+      const page = await lockcloud.eventLog.list(accountId, {
+        lockIds: limits.lockIds,
         deviceId: q.device_id,
         type: q.type,
         after: q.after,
@@ -200,6 +220,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
   app.post(
     '/webhook/deliveries/:id/resend',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         summary: 'Send a logged message again, as a new message',
         tags,

@@ -204,6 +204,7 @@ const BY_CODE: Record<DomainErrorCode, V1Message> = {
   CONFIRMATION_REQUIRED: 'OwnerPermissionRequired',
   CONFLICT: 'RequiredFieldEmpty',
   IDEMPOTENCY_KEY_REUSED: 'RequiredFieldEmpty',
+  SCOPE_MISSING: 'OwnerPermissionRequired',
 };
 
 export function v1Answer(error: DomainError): V1ErrorAnswer {

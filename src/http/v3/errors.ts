@@ -7,7 +7,7 @@ export const V3_ERRORS = [
     status: 400,
     error: 'BAD_PARAMS',
     cause:
-      "a parameter is missing, of the wrong type or value, or has unknown fields; the body is not valid JSON, not an object, or of another content type; the path cannot be decoded or the request is not valid HTTP; the lock or task is unknown, malformed, not the account's, or expired; an Idempotency-Key is malformed, or the account used it within 24 h for another request (another lock, command or endpoint)",
+      "a parameter is missing, of the wrong type or value, or has unknown fields; the body is not valid JSON, not an object, or of another content type; the path cannot be decoded or the request is not valid HTTP; the lock or task is unknown, malformed, not the account's (or outside the API key's locks), or expired; an Idempotency-Key is malformed, or the account used it within 24 h for another request (another lock, command or endpoint)",
   },
   { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
   {
@@ -43,6 +43,12 @@ export const V3_ERRORS = [
       'the client address is blocked for 30 minutes after repeatedly and significantly exceeding the rate limit; on every endpoint, before the key is checked; Retry-After counts down',
   },
   {
+    status: 403,
+    error: 'ACCESS_DENY',
+    cause:
+      "the API key is limited to scopes that do not include the endpoint's (docs/security.md); no Retry-After, which tells it from the address block",
+  },
+  {
     status: 429,
     error: 'THROTTLED',
     cause:
@@ -52,7 +58,7 @@ export const V3_ERRORS = [
     status: 401,
     error: 'UNAUTHORIZED',
     cause:
-      'the API key (header, or apikey for the partner endpoint) is missing, unknown, deleted, or its account is deleted',
+      'the API key (header, or apikey for the partner endpoint) is missing, unknown, deleted, past its expiry, or its account is deleted',
   },
   { status: 404, error: 'NOT_FOUND', cause: 'no such route or method (no credential check runs first)' },
   { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
@@ -116,6 +122,9 @@ const BY_CODE: Record<DomainErrorCode, V3Entry> = {
   CONFIRMATION_REQUIRED: BAD_PARAMS,
   // As decided for v3 (docs/decisions.md): its one 400 for a request it will not carry out.
   IDEMPOTENCY_KEY_REUSED: BAD_PARAMS,
+  // A scoped key on a route outside its scopes: v3's one 403, without the Retry-After the address
+  // block always carries, which is how a client tells the two apart (docs/errors.md).
+  SCOPE_MISSING: { status: 403, error: 'ACCESS_DENY' },
 };
 
 export function v3Answer(error: DomainError): V3ErrorAnswer {

@@ -1,13 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
 import { answerErrorsWith } from '../error-pipeline.ts';
+import { keyRefusal, pathDeviceId } from '../key-check.ts';
+import { requirePrincipal } from '../principal.ts';
 import {
   authenticateAndLimit,
   countBudgetRefusals,
   limitAddress,
   refuseBlocked,
 } from '../rate-limits-hook.ts';
+import { requireRouteScopes } from '../route-scope.ts';
 import { v3Errors } from './errors.ts';
+import { v3KeyRefusal } from './key-refusal.ts';
 import { actionResultRoutes } from './routes/action-result.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { lockRoutes } from './routes/locks.ts';
@@ -21,6 +25,8 @@ export interface V3Options {
 export async function v3Plugin(app: FastifyInstance, { lockcloud }: V3Options): Promise<void> {
   const limits = lockcloud.rateLimits;
   answerErrorsWith(app, v3Errors);
+  // Every route below takes a key, so each names the scope it needs (the server does not start otherwise).
+  requireRouteScopes(app);
   // A command refused by its lock's budget spends the address's excess like a 429 of the limits.
   countBudgetRefusals(app, limits);
   // Before anything else: a blocked address is refused; any other spends its address's budget.
@@ -32,12 +38,16 @@ export async function v3Plugin(app: FastifyInstance, { lockcloud }: V3Options): 
   // Routes that carry the key in the Authorization header. onRequest runs before the body is read,
   // so a missing key answers 401 (and a throttled one 429) before any body error: the documented order.
   await app.register(async (keyed) => {
-    keyed.addHook('onRequest', async (request, reply) =>
-      authenticateAndLimit(limits, request, reply, async () => {
+    keyed.addHook('onRequest', async (request, reply) => {
+      await authenticateAndLimit(limits, request, reply, async () => {
         request.principal = await lockcloud.auth.fromHeader(request.headers.authorization, request.ip);
         return request.principal;
-      }),
-    );
+      });
+      // Then the key's limits: the route's scope and the lock of its path (before the body is read).
+      const { limits: keyLimits } = requirePrincipal(request.principal);
+      const refusal = keyRefusal(request, keyLimits, lockcloud.auth.now(), pathDeviceId(request));
+      if (refusal !== undefined) throw v3KeyRefusal(refusal);
+    });
     await keyed.register(lockRoutes, { lockcloud });
     await keyed.register(commandRoutes, { lockcloud });
     await keyed.register(actionResultRoutes, { lockcloud });

@@ -166,6 +166,7 @@ export class SqlEventStore implements EventStore {
       const prefix = query.typePrefix;
       q = q.where(sql<string>`substr(type, 1, ${prefix.length})`, '=', prefix);
     }
+    if (query.deviceIds !== undefined) q = q.where('device_id', 'in', [...query.deviceIds]);
     if (query.after !== undefined) q = q.where('id', '>', query.after);
     if (query.before !== undefined) q = q.where('id', '<', query.before);
     const rows = await q

@@ -14,6 +14,7 @@ export const actionResultRoutes: FastifyPluginAsyncTypebox<V3Options> = async (a
         querystring: ActionResultQuery,
         response: { 200: ActionResult, 400: V3Error, 401: V3Error },
       },
+      config: { scope: 'locks:read' },
     },
     async (request) => {
       const { accountId } = requirePrincipal(request.principal);

@@ -19,6 +19,7 @@ export const commandRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, {
         body: CommandBody,
         response: { 200: TaskCreated, 400: V3Error, 401: V3Error, 413: V3Error },
       },
+      config: { scope: 'locks:operate' },
     },
     async (request) => {
       const { accountId, actor } = requirePrincipal(request.principal);

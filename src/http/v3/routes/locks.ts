@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { keyCoversLock } from '../../../domain/scope.ts';
 import { requirePrincipal } from '../../principal.ts';
 import type { V3Options } from '../plugin.ts';
 import { DeviceIdParams, LockList, LockStatus, V3Error } from '../schemas.ts';
@@ -15,9 +16,13 @@ export const lockRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, { lo
         security,
         response: { 200: LockList, 401: V3Error },
       },
+      config: { scope: 'locks:read' },
     },
     async (request) => {
-      const locks = await lockcloud.locks.listOwned(requirePrincipal(request.principal).accountId);
+      const { accountId, limits } = requirePrincipal(request.principal);
+      const owned = await lockcloud.locks.listOwned(accountId);
+      // A key limited to some locks lists those only: the others do not exist for it.
+      const locks = limits.lockIds === null ? owned : owned.filter((l) => keyCoversLock(limits, l.deviceId));
       return locks.map((lock) => ({
         device_id: lock.deviceId,
         serial: lock.serial,
@@ -37,6 +42,7 @@ export const lockRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, { lo
         params: DeviceIdParams,
         response: { 200: LockStatus, 400: V3Error, 401: V3Error },
       },
+      config: { scope: 'locks:read' },
     },
     async (request) => {
       const { accountId } = requirePrincipal(request.principal);

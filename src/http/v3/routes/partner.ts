@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { DomainError } from '../../../domain/errors.ts';
+import { keyRefusal } from '../../key-check.ts';
 import { requirePrincipal } from '../../principal.ts';
 import { authenticateAndLimit } from '../../rate-limits-hook.ts';
+import { v3KeyRefusal } from '../key-refusal.ts';
 import type { V3Options } from '../plugin.ts';
 import { IdempotencyHeaders, PartnerBody, TaskCreated, V3Error } from '../schemas.ts';
 import { sendCommand } from '../send-command.ts';
@@ -23,6 +25,7 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, {
         body: PartnerBody,
         response: { 200: TaskCreated, 400: V3Error, 401: V3Error, 413: V3Error },
       },
+      config: { scope: 'locks:operate' },
       // preValidation runs after the body is parsed and before the schema is checked: the key is
       // checked first, as the header is on the other endpoints.
       preValidation: async (request, reply) => {
@@ -35,17 +38,24 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, {
           );
           return request.principal;
         });
+        // The scope now, as the other endpoints check it right after the key; the lock is in the
+        // body, checked with the key's locks once the body is valid (the handler).
+        const refusal = keyRefusal(request, requirePrincipal(request.principal).limits, lockcloud.auth.now());
+        if (refusal !== undefined) throw v3KeyRefusal(refusal);
       },
     },
     async (request) => {
-      const { accountId, actor } = requirePrincipal(request.principal);
+      const { accountId, actor, limits } = requirePrincipal(request.principal);
+      const deviceId = request.body.device_id.toLowerCase();
+      const refusal = keyRefusal(request, limits, lockcloud.auth.now(), deviceId);
+      if (refusal !== undefined) throw v3KeyRefusal(refusal);
       // The partner's key, as the event log tells it: a partner acting with the owner's key.
       const taskId = await sendCommand(
         lockcloud,
         request,
         'v3 POST /partners/automation',
         accountId,
-        request.body.device_id.toLowerCase(),
+        deviceId,
         request.body.command,
         { actor: { ...actor, kind: 'partner' }, method: 'partner' },
       );
