@@ -7,6 +7,7 @@ import { TaskFailedError, TaskTimeoutError, ThrottledError, v3ErrorFrom } from '
 import { EventsApi } from './events.js';
 import { WebhookApi } from './ext.js';
 import { type CallOptions, type ClientOptions, Http, segment } from './http.js';
+import { KeysApi } from './keys.js';
 import { LocksApi } from './locks.js';
 import { sleep } from './retry.js';
 import type {
@@ -107,6 +108,14 @@ export class LockcloudClient {
    * const { jammed, door, battery_state } = await client.locks.get(deviceId);
    */
   readonly locks: LocksApi;
+  /**
+   * The account's API keys (`/ext/keys`), for a key with `keys:manage`: list, make (limited to
+   * scopes, locks and an expiry within the calling key's own) and delete.
+   *
+   * @example
+   * const { key } = await client.keys.create({ scopes: ['locks:read'] });
+   */
+  readonly keys: KeysApi;
 
   constructor(options: LockcloudClientOptions) {
     if (typeof options.apiKey !== 'string' || options.apiKey === '')
@@ -117,6 +126,7 @@ export class LockcloudClient {
     this.events = new EventsApi(this.#http, this.#apiKey);
     this.webhookEndpoints = new WebhookEndpointsApi(this.#http, this.#apiKey);
     this.locks = new LocksApi(this.#http, this.#apiKey);
+    this.keys = new KeysApi(this.#http, this.#apiKey);
   }
 
   /**

@@ -64,8 +64,10 @@ export class DeviceBusyError extends V3Error {
 export class UnauthorizedError extends V3Error {}
 
 /**
- * `403 ACCESS_DENY` (or `Forbidden`): the client address is blocked for 30 minutes;
- * `retryAfterSeconds` counts down to the end of the block. Never retried automatically.
+ * `403 ACCESS_DENY` (or `Forbidden`): the client address is blocked for 30 minutes, and
+ * `retryAfterSeconds` counts down to the end of the block; or, without `retryAfterSeconds`, the API
+ * key lacks the scope the endpoint needs (a scoped key; the message names the scope on /ext).
+ * Never retried automatically.
  *
  * @example
  * if (err instanceof AccessDeniedError) console.error(`blocked for ${err.retryAfterSeconds} s`);

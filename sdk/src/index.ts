@@ -65,6 +65,7 @@ export type { EventStreamOptions } from './event-stream.js';
 export type { EventsApi, EventsOptions } from './events.js';
 export type { DeliveriesOptions, WebhookApi } from './ext.js';
 export type { CallOptions, ClientOptions } from './http.js';
+export type { KeysApi } from './keys.js';
 export type { LocksApi } from './locks.js';
 export type { RetryInfo, RetryOptions } from './retry.js';
 export { LockcloudSandboxClient, type LockcloudSandboxClientOptions } from './sandbox.js';
@@ -109,6 +110,7 @@ export type {
   WebhookSecret,
   WebhookSettings,
 } from './types-ext.js';
+export type { ApiKey, ApiKeyInput, ApiKeyList, ApiKeyScope, CreatedApiKey } from './types-keys.js';
 export type {
   BatteryState,
   DoorState,

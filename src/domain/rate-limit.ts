@@ -71,6 +71,9 @@ export const EXT_LIMITED_ENDPOINTS = [
   'GET /ext/locks',
   'GET /ext/locks/{device_id}',
   'PATCH /ext/locks/{device_id}',
+  'GET /ext/keys',
+  'POST /ext/keys',
+  'DELETE /ext/keys/{id}',
 ] as const;
 
 export const LIMITED_ENDPOINTS = [...V3_LIMITED_ENDPOINTS, ...EXT_LIMITED_ENDPOINTS] as const;
@@ -150,6 +153,10 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
     'GET /ext/locks': { account: perSecond(10, 2), ip: perSecond(20, 4) },
     'GET /ext/locks/{device_id}': { account: perSecond(30, 5), ip: perSecond(60, 10) },
     'PATCH /ext/locks/{device_id}': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    // API keys are settings: made and deleted now and then, as the webhook is.
+    'GET /ext/keys': { account: perSecond(10, 2), ip: perSecond(20, 4) },
+    'POST /ext/keys': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    'DELETE /ext/keys/{id}': { account: perSecond(10, 1), ip: perSecond(20, 2) },
   },
   commands: perSecond(10, 1),
   block: { excess: 100, windowMs: 60_000, blockMs: 30 * 60_000 },

@@ -1,6 +1,6 @@
 /**
  * The route table's rows for /ext (Authorization key): the webhook, the webhook endpoints, the
- * event log and its stream.
+ * event log and its stream, the locks, the API keys.
  */
 import { type Ctx, type Endpoint, hookUrl, putWebhookBack, sameSet, visibleLocks } from './route-kit.ts';
 import { lockRelation, PEOPLE } from './world.ts';
@@ -48,6 +48,17 @@ function checkLock(ctx: Ctx, lock: LockJson): void {
   if (lock.role !== role) throw new Error(`${what}: role ${lock.role}`);
   const settings = 'serial' in lock || 'auto_lock_seconds' in lock || 'access_point' in lock;
   if (settings !== (role === 'owner')) throw new Error(`${what}: ${JSON.stringify(lock)}`);
+}
+
+/** Deletes the keys the matrix's POST /ext/keys made, keeping the world's own. */
+async function removeNewKeys(ctx: Ctx): Promise<void> {
+  const key = PEOPLE[ctx.actor].key;
+  const res = await ctx.w.t.request('/ext/keys', { key });
+  const { keys } = (await res.json()) as { keys: { id: string }[] };
+  for (const { id } of keys.filter((k) => !ctx.w.of[ctx.actor].keyIds.includes(k.id))) {
+    const removed = await ctx.w.t.request(`/ext/keys/${id}`, { method: 'DELETE', key });
+    if (removed.status !== 204) throw new Error(`key ${id} of ${ctx.actor}: ${removed.status}`);
+  }
 }
 
 /** Removes the endpoints the matrix's POST made, keeping the world's own. */
@@ -257,5 +268,51 @@ export const EXT_ROUTES: readonly Endpoint[] = [
     target: 'none',
     skipAllowed:
       'a stream does not end: its visibility (own, shared, redacted, a share ended) is test/http/ext/event-stream.test.ts',
+  },
+  // ---- API keys: the account's own; another account's key does not exist. Never a secret listed.
+  {
+    method: 'GET',
+    route: '/ext/keys',
+    surface: 'ext',
+    target: 'none',
+    own: { status: 200 },
+    check: (ctx, body) => {
+      const { keys } = body as { keys: Record<string, unknown>[] };
+      sameSet(
+        keys.map((k) => String(k.id)),
+        [...ctx.w.of[ctx.actor].keyIds],
+        `keys of ${ctx.actor}`,
+      );
+      if (keys.some((k) => 'key' in k)) throw new Error(`keys of ${ctx.actor}: a secret listed`);
+    },
+  },
+  {
+    method: 'POST',
+    route: '/ext/keys',
+    surface: 'ext',
+    target: 'none',
+    request: () => ({ json: { name: 'matrix', scopes: ['locks:read'] } }),
+    own: { status: 201 },
+    restore: removeNewKeys,
+  },
+  {
+    method: 'POST',
+    route: '/ext/keys',
+    surface: 'ext',
+    target: 'lock',
+    // A new key limited to a lock: only the account's own locks; a shared or foreign one is a bad field.
+    request: (ctx) => ({ json: { lock_ids: [ctx.target] } }),
+    own: { status: 201 },
+    shared: { status: 400, error: 'BAD_PARAMS' },
+    foreign: { status: 400, error: 'BAD_PARAMS' },
+    restore: removeNewKeys,
+  },
+  {
+    method: 'DELETE',
+    route: '/ext/keys/:id',
+    surface: 'ext',
+    target: 'key',
+    foreign: { status: 404, error: 'NOT_FOUND' },
+    skipAllowed: "the world's spare key would be gone: deleted in test/http/ext/keys.test.ts",
   },
 ];

@@ -39,8 +39,8 @@ const V1_OPERATIONS: Record<string, string[]> = {
 };
 const V1_TOKEN = ['/v1/locks', '/v1/locks/{lockId}', '/v1/locks/{lockId}/control'];
 /**
- * The extension API: the webhook settings, its secret, its delivery log, the event log and the locks'
- * health; all keyed, in both modes.
+ * The extension API: the webhook settings, its secret, its delivery log, the event log, the locks'
+ * health and the API keys; all keyed, in both modes.
  */
 const EXT_OPERATIONS: Record<string, string[]> = {
   '/ext/events': ['get'],
@@ -57,6 +57,8 @@ const EXT_OPERATIONS: Record<string, string[]> = {
   '/ext/webhook-endpoints/{id}/deliveries/{delivery_id}/resend': ['post'],
   '/ext/locks': ['get'],
   '/ext/locks/{device_id}': ['get', 'patch'],
+  '/ext/keys': ['get', 'post'],
+  '/ext/keys/{id}': ['delete'],
 };
 
 describe('the OpenAPI document, in sandbox mode', () => {

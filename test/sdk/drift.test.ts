@@ -52,6 +52,7 @@ const NO_BODY = [
   'POST /v1/locks/{lockId}/control',
   'DELETE /ext/webhook',
   'DELETE /ext/webhook-endpoints/{id}',
+  'DELETE /ext/keys/{id}',
   'POST /_sim/reset',
 ];
 /** Answers a text/event-stream, not JSON (docs/events.md, "The live stream"). */
@@ -197,6 +198,7 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
     let deliveryId = '';
     let endpointId = '';
     let endpointDeliveryId = '';
+    let madeKeyId = '';
     // In this order: each call must succeed.
     const calls: Record<string, () => Promise<unknown>> = {
       'LockcloudClient.listLocks': () => c.listLocks(),
@@ -244,6 +246,11 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
       'LocksApi.list': () => c.locks.list(),
       'LocksApi.get': () => c.locks.get(LOCK_A),
       'LocksApi.update': () => c.locks.update(LOCK_A, { battery_low: 25, battery_critical: 10 }),
+      'KeysApi.create': async () => {
+        madeKeyId = (await c.keys.create({ name: 'drift', scopes: ['locks:read'], lock_ids: [LOCK_A] })).id;
+      },
+      'KeysApi.list': () => c.keys.list(),
+      'KeysApi.delete': () => c.keys.delete(madeKeyId),
       'EventsApi.page': () => c.events.page({ type: 'lock.', limit: 2 }),
       'EventsApi.list': async () => {
         const seen: string[] = [];
@@ -312,6 +319,7 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
       ...methods('EventsApi', Object.getPrototypeOf(c.events) as object),
       ...methods('WebhookEndpointsApi', Object.getPrototypeOf(c.webhookEndpoints) as object),
       ...methods('LocksApi', Object.getPrototypeOf(c.locks) as object),
+      ...methods('KeysApi', Object.getPrototypeOf(c.keys) as object),
       ...methods('LockcloudV1Client', LockcloudV1Client.prototype),
       ...methods('LockcloudV1Client', LockcloudV1Client),
       ...methods('LockcloudSandboxClient', LockcloudSandboxClient.prototype),

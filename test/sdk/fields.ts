@@ -33,6 +33,7 @@ import type {
   WebhookSecret,
   WebhookSettings,
 } from '../../sdk/src/types-ext.ts';
+import type { ApiKey, ApiKeyInput, ApiKeyList, CreatedApiKey } from '../../sdk/src/types-keys.ts';
 import type { LockAccessPoint, LockHealth, LockHealthList, LockSettings } from '../../sdk/src/types-locks.ts';
 import type {
   SandboxAccountChange,
@@ -70,6 +71,20 @@ export function fieldsOf<T>() {
         : { missing: Exclude<RequiredKeys<T>, R[number]> }),
   ): FieldList => ({ fields: fields as readonly string[], required: required as readonly string[] });
 }
+
+/** An API key as /ext/keys lists it; `key` (the secret) only in the answer that made it. */
+const KEY_FIELDS = [
+  'id',
+  'name',
+  'prefix',
+  'scopes',
+  'lock_ids',
+  'expires_at',
+  'created_at',
+  'last_used_at',
+  'last_used_ip',
+] as const;
+const KEY_REQUIRED = KEY_FIELDS;
 
 const ENDPOINT_FIELDS = [
   'id',
@@ -235,6 +250,9 @@ export const RESPONSE_FIELDS = {
     ['delivery_id'],
   ),
   'GET /ext/locks': fieldsOf<LockHealthList>()(['locks'], ['locks']),
+  'GET /ext/keys': fieldsOf<ApiKeyList>()(['keys'], ['keys']),
+  'GET /ext/keys[]': fieldsOf<ApiKey>()(KEY_FIELDS, KEY_REQUIRED),
+  'POST /ext/keys': fieldsOf<CreatedApiKey>()([...KEY_FIELDS, 'key'], [...KEY_REQUIRED, 'key']),
   'GET /ext/locks[]': fieldsOf<LockHealth>()(
     [...LOCK_HEALTH_FIELDS, ...LOCK_OWNER_FIELDS],
     LOCK_HEALTH_FIELDS,
@@ -294,6 +312,7 @@ export const REQUEST_FIELDS = {
   ),
   // Any of them, at least one (minProperties: 1).
   'PATCH /ext/locks/{device_id}': fieldsOf<LockSettings>()(LOCK_SETTINGS, []),
+  'POST /ext/keys': fieldsOf<ApiKeyInput>()(['name', 'scopes', 'lock_ids', 'expires_at'], []),
   'POST /_sim/locks/{device_id}': fieldsOf<SandboxLockChange>()(
     [...SIM_LOCK_CHANGE, ...SIM_LOCK_HEALTH_CHANGE],
     [],

@@ -19,6 +19,7 @@ import type {
 } from '../ports.ts';
 import { AccountSettings } from './account-settings.ts';
 import { AfterAnswer } from './after-answer.ts';
+import { ApiKeys } from './api-keys.ts';
 import { ApiSettings } from './api-settings.ts';
 import { OneTimeCodes } from './codes.ts';
 import { type AccountLimits, Budgets, DEFAULT_ACCOUNT_LIMITS } from './limits.ts';
@@ -52,6 +53,8 @@ export class Accounts {
   readonly passwordReset: PasswordReset;
   readonly settings: AccountSettings;
   readonly apiSettings: ApiSettings;
+  /** An account's keys, made and deleted by the dashboard or by a key with keys:manage (/ext/keys). */
+  readonly apiKeys: ApiKeys;
   /** The dashboard's budgets (also the lock share form's, app/lock-settings.ts). */
   readonly budgets: Budgets;
   private readonly afterAnswer: AfterAnswer;
@@ -99,14 +102,19 @@ export class Accounts {
       sessions: this.sessions,
       ...(deps.eventLog ? { eventLog: deps.eventLog } : {}),
     });
-    this.apiSettings = new ApiSettings({
+    this.apiKeys = new ApiKeys({
       apiKeys: store.apiKeys,
+      locks: store.locks,
       secrets,
       random,
       clock,
+      ...(deps.eventLog ? { eventLog: deps.eventLog } : {}),
+    });
+    this.apiSettings = new ApiSettings({
+      apiKeys: store.apiKeys,
+      keys: this.apiKeys,
       codes,
       sessions: this.sessions,
-      ...(deps.eventLog ? { eventLog: deps.eventLog } : {}),
     });
   }
 

@@ -100,6 +100,14 @@ function everyExtEndpoint(key: string | undefined): { name: string; path: string
       path: `/ext/locks/${DELIVERY}`,
       options: { key, method: 'PATCH', json: { battery_low: 30 } },
     },
+    { name: 'GET /ext/keys', path: '/ext/keys', options: { key } },
+    {
+      name: 'POST /ext/keys',
+      path: '/ext/keys',
+      options: { key, method: 'POST', json: { scopes: ['locks:read'] } },
+    },
+    // A key id no account has: answers 404 behind its limits.
+    { name: 'DELETE /ext/keys/{id}', path: `/ext/keys/${DELIVERY}`, options: { key, method: 'DELETE' } },
   ];
 }
 
