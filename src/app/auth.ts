@@ -19,6 +19,13 @@ export interface Principal {
   readonly limits: KeyLimits;
 }
 
+/**
+ * The surface's check of a key's limits against the request (src/http/key-check.ts): throws the
+ * surface's refusal, or answers false when the caller answers the refusal itself; either way the
+ * use is not recorded.
+ */
+export type KeyCheck = (limits: KeyLimits) => boolean;
+
 export class ApiKeyAuth {
   constructor(
     private readonly keys: ApiKeyStore,
@@ -32,28 +39,32 @@ export class ApiKeyAuth {
   }
 
   /** Accepts the raw Authorization header value (bare key or `Bearer <key>`); `ip` is the client's. */
-  fromHeader(header: string | undefined, ip?: string): Promise<Principal> {
-    return this.fromKey(keyFromAuthorizationHeader(header), ip);
+  fromHeader(header: string | undefined, ip?: string, check?: KeyCheck): Promise<Principal> {
+    return this.fromKey(keyFromAuthorizationHeader(header), ip, check);
   }
 
   /**
    * The key's principal. An expired key is refused as an unknown one is (401): its holder has no
    * more use of it than of a deleted one, and telling "expired" apart would confirm a guessed key.
+   * `check` holds the key's limits against the request before its use is recorded, so a refused
+   * request writes nothing, not even the last use.
    */
-  async fromKey(key: string | undefined, ip?: string): Promise<Principal> {
+  async fromKey(key: string | undefined, ip?: string, check?: KeyCheck): Promise<Principal> {
     if (key === undefined || key === '') throw new DomainError('UNAUTHENTICATED');
     const found = await this.keys.findByHash(this.hasher.hash(key));
     if (!found || found.account.deletedAt !== null) throw new DomainError('UNAUTHENTICATED');
     const now = this.clock.now();
     const limits = found.key.limits;
     if (limits.expiresAt !== null && now >= limits.expiresAt) throw new DomainError('UNAUTHENTICATED');
+    const allowed = check === undefined || check(limits);
     // Once a minute, or at once from a new address: the dashboard's "last client address" is then
     // never older than the last minute's use, and a key seen from a new place shows it at once.
     const last = found.key.lastUsedAt;
     if (
-      last === null ||
-      now - last >= LAST_USED_RESOLUTION_MS ||
-      (ip !== undefined && ip !== found.key.lastUsedIp)
+      allowed &&
+      (last === null ||
+        now - last >= LAST_USED_RESOLUTION_MS ||
+        (ip !== undefined && ip !== found.key.lastUsedIp))
     ) {
       await this.keys.touch(found.key.id, now, ip);
     }

@@ -57,17 +57,25 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
   app.addHook('onRequest', async (request, reply) => {
     refuseBlocked(limits, request, reply);
     await limitAddress(limits, request, reply, true);
+    // The key's limits right after the key, before its use is recorded: the route's scope (403), and
+    // the lock of its path, which outside the key's locks does not exist for it (404 once the
+    // account's limit is told, as a lock not shared with the account).
+    let outsideKey = false;
     await authenticateAndLimit(limits, request, reply, async () => {
-      request.principal = await lockcloud.auth.fromHeader(request.headers.authorization, request.ip);
+      request.principal = await lockcloud.auth.fromHeader(
+        request.headers.authorization,
+        request.ip,
+        (keyLimits) => {
+          const refusal = keyRefusal(request, keyLimits, lockcloud.auth.now(), pathDeviceId(request));
+          if (refusal === undefined) return true;
+          if (refusal.reason !== 'lock_not_allowed') throw keyRefusalError(refusal);
+          outsideKey = true;
+          return false;
+        },
+      );
       return request.principal;
     });
-    // Then the key's limits: the route's scope, and the lock of its path, which outside the key's
-    // locks does not exist for it (404, as a lock not shared with the account).
-    const { limits: keyLimits } = requirePrincipal(request.principal);
-    const refusal = keyRefusal(request, keyLimits, lockcloud.auth.now(), pathDeviceId(request));
-    if (refusal === undefined) return;
-    if (refusal.reason === 'lock_not_allowed') return reply.code(404).send(NO_SUCH_LOCK);
-    throw keyRefusalError(refusal);
+    if (outsideKey) return reply.code(404).send(NO_SUCH_LOCK);
   });
   const account = (request: FastifyRequest): string => requirePrincipal(request.principal).accountId;
   const actor = (request: FastifyRequest) => requirePrincipal(request.principal).actor;

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
 import { answerErrorsWith } from '../error-pipeline.ts';
 import { keyRefusal, pathDeviceId } from '../key-check.ts';
-import { requirePrincipal } from '../principal.ts';
 import {
   authenticateAndLimit,
   countBudgetRefusals,
@@ -38,16 +37,22 @@ export async function v3Plugin(app: FastifyInstance, { lockcloud }: V3Options): 
   // Routes that carry the key in the Authorization header. onRequest runs before the body is read,
   // so a missing key answers 401 (and a throttled one 429) before any body error: the documented order.
   await app.register(async (keyed) => {
-    keyed.addHook('onRequest', async (request, reply) => {
-      await authenticateAndLimit(limits, request, reply, async () => {
-        request.principal = await lockcloud.auth.fromHeader(request.headers.authorization, request.ip);
+    keyed.addHook('onRequest', async (request, reply) =>
+      authenticateAndLimit(limits, request, reply, async () => {
+        // The key's limits right after the key (before its use is recorded and the account's rate
+        // limit): the route's scope and the lock of its path, before the body is read.
+        request.principal = await lockcloud.auth.fromHeader(
+          request.headers.authorization,
+          request.ip,
+          (keyLimits) => {
+            const refusal = keyRefusal(request, keyLimits, lockcloud.auth.now(), pathDeviceId(request));
+            if (refusal !== undefined) throw v3KeyRefusal(refusal);
+            return true;
+          },
+        );
         return request.principal;
-      });
-      // Then the key's limits: the route's scope and the lock of its path (before the body is read).
-      const { limits: keyLimits } = requirePrincipal(request.principal);
-      const refusal = keyRefusal(request, keyLimits, lockcloud.auth.now(), pathDeviceId(request));
-      if (refusal !== undefined) throw v3KeyRefusal(refusal);
-    });
+      }),
+    );
     await keyed.register(lockRoutes, { lockcloud });
     await keyed.register(commandRoutes, { lockcloud });
     await keyed.register(actionResultRoutes, { lockcloud });

@@ -65,6 +65,19 @@ describe('ApiKeyAuth', () => {
     await assert.rejects(auth.fromKey('other'), refusedAsUnknown);
   });
 
+  it('records no use of a request its check refuses, thrown or answered false', async () => {
+    const { auth, touches } = setup({ scopes: ['locks:read'], lockIds: null, expiresAt: null });
+    const refuse = () => {
+      throw new Error('refused');
+    };
+    await assert.rejects(auth.fromHeader('secret', '192.0.2.1', refuse), /refused/);
+    const principal = await auth.fromHeader('secret', '192.0.2.1', () => false);
+    assert.equal(principal.keyId, 'key-1');
+    assert.deepEqual(touches, []);
+    await auth.fromHeader('secret', '192.0.2.1', () => true);
+    assert.equal(touches.length, 1);
+  });
+
   it('touches once a minute, and at once when the address changes', async () => {
     const { auth, advance, touches } = setup();
     await auth.fromHeader('secret', '192.0.2.1');

@@ -35,20 +35,22 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, {
           request.principal = await lockcloud.auth.fromKey(
             typeof body.apikey === 'string' ? body.apikey : undefined,
             request.ip,
+            // The key's limits right after the key, as on the other endpoints: its scope, and the
+            // body's lock when it names one (else the schema refuses the body: BAD_PARAMS either way).
+            (keyLimits) => {
+              const deviceId = typeof body.device_id === 'string' ? body.device_id : undefined;
+              const refusal = keyRefusal(request, keyLimits, lockcloud.auth.now(), deviceId);
+              if (refusal !== undefined) throw v3KeyRefusal(refusal);
+              return true;
+            },
           );
           return request.principal;
         });
-        // The scope now, as the other endpoints check it right after the key; the lock is in the
-        // body, checked with the key's locks once the body is valid (the handler).
-        const refusal = keyRefusal(request, requirePrincipal(request.principal).limits, lockcloud.auth.now());
-        if (refusal !== undefined) throw v3KeyRefusal(refusal);
       },
     },
     async (request) => {
-      const { accountId, actor, limits } = requirePrincipal(request.principal);
+      const { accountId, actor } = requirePrincipal(request.principal);
       const deviceId = request.body.device_id.toLowerCase();
-      const refusal = keyRefusal(request, limits, lockcloud.auth.now(), deviceId);
-      if (refusal !== undefined) throw v3KeyRefusal(refusal);
       // The partner's key, as the event log tells it: a partner acting with the owner's key.
       const taskId = await sendCommand(
         lockcloud,
