@@ -30,6 +30,16 @@ export function eventStoreContract(backend: string, factory: StoreFactory): void
       assert.deepEqual(await store.events.list(query('owner')), [e]);
     });
 
+    it('reads only the events of the locks given (a key limited to them): not the account own', async () => {
+      const a = event('lock.unlocked', 'owner', 'dev-a', 1_000);
+      const b = event('lock.unlocked', 'owner', 'dev-b', 2_000);
+      const own = event('api_key.created', 'owner', null, 3_000);
+      await store.events.append([a, b, own]);
+      assert.deepEqual(await ids(query('owner', { deviceIds: ['dev-a'] })), [a.id]);
+      assert.deepEqual(await ids(query('owner', { deviceIds: ['dev-a', 'dev-b'] })), [a.id, b.id]);
+      assert.deepEqual(await ids(query('owner')), [a.id, b.id, own.id]);
+    });
+
     it('writes a status change and its events together, and neither when the compare-and-set loses', async () => {
       const read = await store.locks.readStatus('dev-a');
       assert.ok(read);
