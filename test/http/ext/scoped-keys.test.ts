@@ -14,10 +14,12 @@ import {
   LOCK_B,
   OWNER_KEY,
   sendCommand,
+  simLockOk,
   startServer,
   type TestServer,
   waitForTask,
 } from '../../support/server.ts';
+import { SseClient } from '../../support/sse.ts';
 
 const lacks = (scope: string) => ({
   status: 403,
@@ -91,6 +93,39 @@ describe('/ext with scoped keys', () => {
     assert.deepEqual(new Set(mine.events.map((e) => e.device_id)), new Set([LOCK_A]));
     const other = await t.request(`/ext/events?device_id=${LOCK_B}`, { key });
     assert.deepEqual(await answer(other), { status: 200, body: { events: [], next_cursor: null } });
+  });
+
+  it('streams a lock-limited key its locks events only, and ends an expiring key stream at its expiry', async () => {
+    const now = await simNow(t);
+    const { key } = await makeKey(t, {
+      lock_ids: [LOCK_A],
+      expires_at: new Date(now + 600_000).toISOString(),
+    });
+    const s = await SseClient.open(`${t.url}/ext/events/stream`, { authorization: key });
+    try {
+      assert.equal(s.status, 200);
+      await s.waitFor('the retry line', (f) => f.length >= 1);
+      // Lock B turned both ways, an account event (api_key.created), then lock A both ways: each
+      // pair moves its lock whatever state it was in.
+      for (const locked of [true, false]) await simLockOk(t, LOCK_B, { locked });
+      await makeKey(t, {});
+      for (const locked of [true, false]) await simLockOk(t, LOCK_A, { locked });
+      const [first] = await s.waitForEvents(1);
+      assert.equal(first?.device_id, LOCK_A);
+      await advanceClock(t, 600);
+      await s.waitForEnd();
+      assert.deepEqual(
+        s.events.map((e) => e.device_id),
+        s.events.map(() => LOCK_A),
+        'only lock A events',
+      );
+      assert.ok(
+        s.frames.some((f) => f.event === 'close' && f.data?.includes('unauthorized')),
+        JSON.stringify(s.frames),
+      );
+    } finally {
+      s.close();
+    }
   });
 
   it('refuses an expired key with 401, as an unknown one', async () => {

@@ -6,7 +6,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { makeKey, simNow } from '../../support/scoped-keys.ts';
-import { advanceClock, answer, LOCK_A, LOCK_B, startServer, type TestServer } from '../../support/server.ts';
+import {
+  advanceClock,
+  answer,
+  LOCK_A,
+  LOCK_B,
+  OWNER_KEY,
+  startServer,
+  type TestServer,
+} from '../../support/server.ts';
 
 const DENIED = { status: 403, body: { error: 'ACCESS_DENY' } };
 const BAD_PARAMS = { status: 400, body: { error: 'BAD_PARAMS' } };
@@ -60,6 +68,13 @@ describe('v3 with scoped keys', () => {
     assert.deepEqual(await answer(await partner(t, key, LOCK_B)), BAD_PARAMS);
     assert.equal((await t.request(`/public/lock/${LOCK_A.toUpperCase()}`, { key })).status, 200);
     assert.equal((await partner(t, key, LOCK_A)).status, 200);
+    // A task on lock B (made with a full key) does not exist for the key either.
+    const other = await lockCommand(t, OWNER_KEY, LOCK_B);
+    const { task_id } = (await other.json()) as { task_id: string };
+    assert.deepEqual(
+      await answer(await t.request(`/public/action-result?task_id=${task_id}`, { key })),
+      BAD_PARAMS,
+    );
   });
 
   it('refuses an expired key as an unknown one, from its expiry on', async () => {
