@@ -32,6 +32,11 @@ export interface KeyLimits {
 /** A key from before scopes: no limit at all. */
 export const FULL_ACCESS: KeyLimits = Object.freeze({ scopes: null, lockIds: null, expiresAt: null });
 
+/** Whether a key has no limit at all (every key made before limits): nothing to check per request. */
+export function isUnlimited(limits: KeyLimits): boolean {
+  return limits.scopes === null && limits.lockIds === null && limits.expiresAt === null;
+}
+
 /** As many locks as a webhook endpoint's filter names (MAX_ENDPOINT_DEVICES). */
 export const MAX_KEY_LOCKS = 100;
 

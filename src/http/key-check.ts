@@ -7,7 +7,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
-import { type KeyDenial, type KeyLimits, keyAllows, type Scope } from '../domain/scope.ts';
+import { isUnlimited, type KeyDenial, type KeyLimits, keyAllows, type Scope } from '../domain/scope.ts';
 import { routeScope } from './route-scope.ts';
 
 /** What a refusal needs to be worded: why, and the scope the route wanted. */
@@ -15,9 +15,6 @@ export interface KeyRefusal {
   readonly reason: KeyDenial;
   readonly scope: Scope | undefined;
 }
-
-const unlimited = (limits: KeyLimits): boolean =>
-  limits.scopes === null && limits.lockIds === null && limits.expiresAt === null;
 
 /**
  * Why the key may not make this request, or undefined when it may. `deviceId` is the lock the
@@ -31,7 +28,7 @@ export function keyRefusal(
   nowMs: number,
   deviceId?: string,
 ): KeyRefusal | undefined {
-  if (unlimited(limits)) return undefined;
+  if (isUnlimited(limits)) return undefined;
   const scope = routeScope(request);
   if (scope === undefined) {
     if (limits.expiresAt !== null && nowMs >= limits.expiresAt) return { reason: 'expired', scope };

@@ -10,6 +10,7 @@ import {
   checkKeyLimitsInput,
   FULL_ACCESS,
   hasScope,
+  isUnlimited,
   type KeyLimits,
   keyAllows,
   keyCoversLock,
@@ -228,5 +229,15 @@ describe('keyLimitsWithin', () => {
     assert.equal(keyLimitsWithin({ ...outer, lockIds: null }, outer), false);
     assert.equal(keyLimitsWithin({ ...outer, expiresAt: NOW + 1 }, outer), false);
     assert.equal(keyLimitsWithin({ ...outer, expiresAt: null }, outer), false);
+  });
+});
+
+describe('isUnlimited', () => {
+  it('is true only for a key with no limit of any kind', () => {
+    assert.equal(isUnlimited(FULL_ACCESS), true);
+    assert.equal(isUnlimited({ scopes: null, lockIds: null, expiresAt: null }), true);
+    assert.equal(isUnlimited({ ...FULL_ACCESS, scopes: ['locks:read'] }), false);
+    assert.equal(isUnlimited({ ...FULL_ACCESS, lockIds: ['a'] }), false);
+    assert.equal(isUnlimited({ ...FULL_ACCESS, expiresAt: 1 }), false);
   });
 });
