@@ -6,6 +6,7 @@
 import { TaskFailedError, TaskTimeoutError, ThrottledError, v3ErrorFrom } from './errors.js';
 import { EventsApi } from './events.js';
 import { WebhookApi } from './ext.js';
+import { GrantsApi } from './grants.js';
 import { type CallOptions, type ClientOptions, Http, segment } from './http.js';
 import { KeysApi } from './keys.js';
 import { LocksApi } from './locks.js';
@@ -116,6 +117,14 @@ export class LockcloudClient {
    * const { key } = await client.keys.create({ scopes: ['locks:read'] });
    */
   readonly keys: KeysApi;
+  /**
+   * Grants of locks to other accounts (`/ext/locks/{device_id}/grants`, `/ext/invitations`,
+   * `/ext/grants`): the owner invites, edits and revokes; the guest accepts or declines.
+   *
+   * @example
+   * await client.grants.invite(deviceId, { email: 'guest@example.com', role: 'view' });
+   */
+  readonly grants: GrantsApi;
 
   constructor(options: LockcloudClientOptions) {
     if (typeof options.apiKey !== 'string' || options.apiKey === '')
@@ -127,6 +136,7 @@ export class LockcloudClient {
     this.webhookEndpoints = new WebhookEndpointsApi(this.#http, this.#apiKey);
     this.locks = new LocksApi(this.#http, this.#apiKey);
     this.keys = new KeysApi(this.#http, this.#apiKey);
+    this.grants = new GrantsApi(this.#http, this.#apiKey);
   }
 
   /**

@@ -64,6 +64,7 @@ export {
 export type { EventStreamOptions } from './event-stream.js';
 export type { EventsApi, EventsOptions } from './events.js';
 export type { DeliveriesOptions, WebhookApi } from './ext.js';
+export type { GrantsApi } from './grants.js';
 export type { CallOptions, ClientOptions } from './http.js';
 export type { KeysApi } from './keys.js';
 export type { LocksApi } from './locks.js';
@@ -111,6 +112,19 @@ export type {
   WebhookSettings,
 } from './types-ext.js';
 export type { ApiKey, ApiKeyInput, ApiKeyList, ApiKeyScope, CreatedApiKey } from './types-keys.js';
+export type {
+  Grant,
+  GrantInvitation,
+  GrantRole,
+  GrantScheduleEntry,
+  GrantState,
+  GrantTerms,
+  GuestGrant,
+  GuestGrantList,
+  InvitationList,
+  OwnerGrant,
+  OwnerGrantList,
+} from './types-grants.js';
 export type {
   BatteryState,
   DoorState,

@@ -10,6 +10,7 @@ import { DeviceReports } from './device-reports.ts';
 import { EventFollower } from './event-follower.ts';
 import { DEFAULT_EVENT_RETENTION_DAYS, EventLog } from './event-log.ts';
 import { DEFAULT_STREAM_LIMITS, EventStreams, type StreamLimits } from './event-stream.ts';
+import { Grants } from './grants.ts';
 import { HourlyPurges } from './hourly-purges.ts';
 import { IdempotentCommands } from './idempotent-commands.ts';
 import { LockDetails } from './lock-details.ts';
@@ -135,6 +136,8 @@ export class Lockcloud {
   readonly lockSettings: LockSettings;
   /** Locks with their health and the owner's settings (/ext/locks, the dashboard's lock card). */
   readonly lockDetails: LockDetails;
+  /** Owners' grants of their locks to guest accounts, and the guests' answers (issue 23). */
+  readonly grants: Grants;
   /** Everything that happened to a lock or an account, with who and how (docs/events.md). */
   readonly eventLog: EventLog;
   /** The log as it grows, for GET /ext/events/stream: one follower for every stream of the process. */
@@ -254,6 +257,14 @@ export class Lockcloud {
       eventLog: this.eventLog,
     });
     this.lockSettings = new LockSettings(deps.store, this.locks, this.accounts.budgets, this.eventLog);
+    this.grants = new Grants({
+      store: deps.store,
+      queries: this.locks,
+      clock: deps.clock,
+      random: deps.random,
+      budgets: this.accounts.budgets,
+      eventLog: this.eventLog,
+    });
     this.offline = new OfflineSweeper(
       deps.store.locks,
       this.eventLog,

@@ -11,6 +11,10 @@ export const DOMAIN_ERROR_CODES = [
   'TASK_NOT_FOUND',
   // A webhook delivery or endpoint the account does not have (an unknown id, or another account's).
   'DELIVERY_NOT_FOUND',
+  // A grant of a lock the account cannot act on: an unknown id, another lock's, or another guest's.
+  'GRANT_NOT_FOUND',
+  // A guest's grant does not allow this now: outside its window or schedule, view only, used up.
+  'GRANT_DENIED',
   // The lock is shared with the account, not owned by it.
   'NOT_OWNER',
   // A change that needs a fresh confirmation first (API Settings' mailed code, good for 30 minutes).

@@ -62,6 +62,8 @@ export function actorWords(actor: EventForWords['actor']): string {
       return 'The device';
     case 'system':
       return 'The server';
+    case 'grant':
+      return 'A guest (grant)';
     default:
       return actor.kind;
   }
@@ -156,6 +158,18 @@ export function eventWords(event: EventForWords): string {
       return `Shared with account ${text(d.account_id) ?? '?'}`;
     case 'share.removed':
       return `Share with account ${text(d.account_id) ?? '?'} ended`;
+    case 'grant.invited':
+      return `Grant ${text(d.grant_id) ?? '?'} (${text(d.role) ?? '?'}) offered to account ${text(d.guest_id) ?? '?'}`;
+    case 'grant.accepted':
+      return `Grant ${text(d.grant_id) ?? '?'} accepted`;
+    case 'grant.declined':
+      return `Grant ${text(d.grant_id) ?? '?'} declined`;
+    case 'grant.revoked':
+      return `Grant ${text(d.grant_id) ?? '?'} revoked`;
+    case 'grant.changed':
+      return `Grant ${text(d.grant_id) ?? '?'} changed`;
+    case 'grant.used':
+      return `One-time grant ${text(d.grant_id) ?? '?'} used`;
     case 'api_key.created':
       return `${keyWords(text(d.key_prefix))} created`;
     case 'api_key.deleted':

@@ -14,7 +14,8 @@ export type ActorKind =
   | 'partner'
   | 'dashboard_session'
   | 'device'
-  | 'system';
+  | 'system'
+  | 'grant';
 export const ACTOR_KINDS: readonly ActorKind[] = [
   'account',
   'api_key',
@@ -23,6 +24,7 @@ export const ACTOR_KINDS: readonly ActorKind[] = [
   'dashboard_session',
   'device',
   'system',
+  'grant',
 ];
 
 /** Who made a change: never a secret, at most a key's display prefix (lck_4tj2…). */
@@ -31,6 +33,13 @@ export interface Actor {
   readonly accountId?: string;
   /** For api_key and partner: the key's display prefix. */
   readonly keyPrefix?: string;
+  /** For grant: the grant a guest acted through (accountId is the guest's). */
+  readonly grantId?: string;
+}
+
+/** A guest acting on a lock through a grant (issue 23): every use names the grant and the guest. */
+export function grantActor(grantId: string, guestId: string): Actor {
+  return { kind: 'grant', grantId, accountId: guestId };
 }
 
 /** How a lock moved or a command came. */
@@ -70,6 +79,12 @@ export const EVENT_TYPES = [
   'access_point.offline',
   'share.created',
   'share.removed',
+  'grant.invited',
+  'grant.accepted',
+  'grant.declined',
+  'grant.revoked',
+  'grant.changed',
+  'grant.used',
   'api_key.created',
   'api_key.deleted',
   'webhook.updated',
@@ -335,6 +350,7 @@ export function eventJson(e: LockEvent) {
       kind: e.actor.kind,
       ...(e.actor.accountId === undefined ? {} : { account_id: e.actor.accountId }),
       ...(e.actor.keyPrefix === undefined ? {} : { key_prefix: e.actor.keyPrefix }),
+      ...(e.actor.grantId === undefined ? {} : { grant_id: e.actor.grantId }),
     },
     method: e.method,
     task_id: e.taskId,

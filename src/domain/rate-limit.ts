@@ -74,6 +74,14 @@ export const EXT_LIMITED_ENDPOINTS = [
   'GET /ext/keys',
   'POST /ext/keys',
   'DELETE /ext/keys/{id}',
+  'GET /ext/locks/{device_id}/grants',
+  'POST /ext/locks/{device_id}/grants',
+  'PATCH /ext/locks/{device_id}/grants/{grant_id}',
+  'DELETE /ext/locks/{device_id}/grants/{grant_id}',
+  'GET /ext/invitations',
+  'POST /ext/invitations/{grant_id}/accept',
+  'POST /ext/invitations/{grant_id}/decline',
+  'GET /ext/grants',
 ] as const;
 
 export const LIMITED_ENDPOINTS = [...V3_LIMITED_ENDPOINTS, ...EXT_LIMITED_ENDPOINTS] as const;
@@ -157,6 +165,15 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
     'GET /ext/keys': { account: perSecond(10, 2), ip: perSecond(20, 4) },
     'POST /ext/keys': { account: perSecond(10, 1), ip: perSecond(20, 2) },
     'DELETE /ext/keys/{id}': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    // Grants and invitations (issue 23): read and changed like settings.
+    'GET /ext/locks/{device_id}/grants': { account: perSecond(10, 2), ip: perSecond(20, 4) },
+    'POST /ext/locks/{device_id}/grants': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    'PATCH /ext/locks/{device_id}/grants/{grant_id}': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    'DELETE /ext/locks/{device_id}/grants/{grant_id}': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    'GET /ext/invitations': { account: perSecond(10, 2), ip: perSecond(20, 4) },
+    'POST /ext/invitations/{grant_id}/accept': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    'POST /ext/invitations/{grant_id}/decline': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    'GET /ext/grants': { account: perSecond(10, 2), ip: perSecond(20, 4) },
   },
   commands: perSecond(10, 1),
   block: { excess: 100, windowMs: 60_000, blockMs: 30 * 60_000 },

@@ -175,14 +175,17 @@ function allowedFor(w: World, viewer: Actor | undefined): Set<string> {
   if (viewer === undefined) return ok;
   const rows = w.db
     .prepare(
-      `SELECT l.device_id, l.nickname, l.owner_id, a.id, a.email FROM grants s
-         JOIN locks l USING (device_id) JOIN accounts a ON a.id = s.account_id WHERE s.state = 'accepted'`,
+      `SELECT l.device_id, l.nickname, l.owner_id, a.id, a.email, o.email FROM grants s
+         JOIN locks l USING (device_id) JOIN accounts a ON a.id = s.account_id
+         JOIN accounts o ON o.id = l.owner_id WHERE s.state = 'accepted'`,
     )
     .raw()
     .all() as string[][];
   const me = w.of[viewer].accountId;
-  for (const [deviceId, nickname, ownerId, guestId, guestEmail] of rows) {
-    if (guestId === me) ok.add(String(deviceId)).add(String(nickname).toLowerCase());
+  // A guest's grant names who granted it (GET /ext/grants, docs/locks.md "Grants"): the owner's e-mail.
+  for (const [deviceId, nickname, ownerId, guestId, guestEmail, ownerEmail] of rows) {
+    if (guestId === me)
+      ok.add(String(deviceId)).add(String(nickname).toLowerCase()).add(String(ownerEmail).toLowerCase());
     if (ownerId === me) ok.add(String(guestId)).add(String(guestEmail));
   }
   return ok;

@@ -9,6 +9,7 @@ import type { Endpoint } from './route-kit.ts';
 import { API_ROUTES } from './routes-api.ts';
 import { DASHBOARD_ROUTES } from './routes-dashboard.ts';
 import { EXT_ROUTES } from './routes-ext.ts';
+import { GRANT_ROUTES } from './routes-grants.ts';
 import { OPEN_ROUTES } from './routes-open.ts';
 
 export type { Ctx, Endpoint, Target } from './route-kit.ts';
@@ -17,6 +18,7 @@ export type { Ctx, Endpoint, Target } from './route-kit.ts';
 export const ENDPOINTS: readonly Endpoint[] = [
   ...API_ROUTES,
   ...EXT_ROUTES,
+  ...GRANT_ROUTES,
   ...DASHBOARD_ROUTES,
   ...OPEN_ROUTES,
 ];

@@ -178,6 +178,8 @@ export class FuzzTarget {
   private readonly deliveries: string[] = [];
   /** Webhook endpoint ids the server answered (POST /ext/webhook-endpoints). */
   private readonly webhookEndpoints: string[] = [];
+  /** Grant ids the server answered (an invitation, a grant list): the seed's share is one. */
+  private readonly grants: string[] = [];
   private sinceProbe = 0;
   private picks = 0;
   private upkeep: Promise<void> = Promise.resolve();
@@ -278,6 +280,7 @@ export class FuzzTarget {
     this.tasks.length = 0;
     this.deliveries.length = 0;
     this.webhookEndpoints.length = 0;
+    this.grants.length = 0;
     this.restores++;
     await this.logIn();
   }
@@ -305,7 +308,8 @@ export class FuzzTarget {
       .replaceAll('{{HOOK}}', this.receiver.url)
       .replaceAll('{{TASK}}', pick(this.tasks, '00000000-0000-4000-8000-000000000123'))
       .replaceAll('{{DELIVERY}}', pick(this.deliveries, '1'))
-      .replaceAll('{{ENDPOINT}}', pick(this.webhookEndpoints, 'we_00000000000000000000000000000000'));
+      .replaceAll('{{ENDPOINT}}', pick(this.webhookEndpoints, 'we_00000000000000000000000000000000'))
+      .replaceAll('{{GRANT}}', pick(this.grants, 'grt_00000000000000000000000000000000'));
   }
 
   /** The generated request with its placeholders filled in. */
@@ -354,6 +358,9 @@ export class FuzzTarget {
     const endpoint = /"id":"(we_[0-9a-f]{32})"/.exec(text)?.[1];
     if (endpoint !== undefined)
       this.webhookEndpoints.splice(0, this.webhookEndpoints.length >= 10 ? 1 : 0, endpoint);
+    for (const [, grant] of text.matchAll(/"id":"(grt_[0-9a-f]{32})"/g))
+      if (grant !== undefined && !this.grants.includes(grant))
+        this.grants.splice(0, this.grants.length >= 10 ? 1 : 0, grant);
   }
 
   private async keepUsable(req: FuzzRequest, answer: Answer): Promise<void> {

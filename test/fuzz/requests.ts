@@ -61,6 +61,7 @@ function paramValue(endpoint: Endpoint, name: string): fc.Arbitrary<string> {
   else if (name === 'delivery_id') valid = fc.constant('{{DELIVERY}}');
   // A key id of the right shape that names no key: deleting the fuzzer's own keys would end the run.
   else if (name === 'id' && endpoint.path.startsWith('/ext/keys/')) valid = fc.uuid();
+  else if (name === 'grant_id') valid = fc.constant('{{GRANT}}');
   else if (name === 'id' && endpoint.surface === 'ext') valid = fc.constant('{{DELIVERY}}');
   else if (name === 'id' && endpoint.path.includes('/tasks/')) valid = fc.constant('{{TASK}}');
   // A one-time handle's shape (22 base64url characters) that no browser was given.

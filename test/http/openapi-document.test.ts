@@ -59,6 +59,12 @@ const EXT_OPERATIONS: Record<string, string[]> = {
   '/ext/locks/{device_id}': ['get', 'patch'],
   '/ext/keys': ['get', 'post'],
   '/ext/keys/{id}': ['delete'],
+  '/ext/locks/{device_id}/grants': ['get', 'post'],
+  '/ext/locks/{device_id}/grants/{grant_id}': ['delete', 'patch'],
+  '/ext/invitations': ['get'],
+  '/ext/invitations/{grant_id}/accept': ['post'],
+  '/ext/invitations/{grant_id}/decline': ['post'],
+  '/ext/grants': ['get'],
 };
 
 describe('the OpenAPI document, in sandbox mode', () => {

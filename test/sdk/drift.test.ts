@@ -27,7 +27,17 @@ import {
   type WebhookMethod,
 } from '../../sdk/src/index.ts';
 import { eventually } from '../support/eventually.ts';
-import { LOCK_A, OTHER, OWNER, OWNER_KEY, startServer, type TestServer } from '../support/server.ts';
+import {
+  LOCK_A,
+  LOCK_B,
+  OTHER,
+  OTHER_KEY,
+  OTHER_LOCK,
+  OWNER,
+  OWNER_KEY,
+  startServer,
+  type TestServer,
+} from '../support/server.ts';
 import { ACCESS_POINT_FIELDS, REQUEST_FIELDS, RESPONSE_FIELDS, valuesOf } from './fields.ts';
 import { type Receiver, startReceiver } from './helpers.ts';
 
@@ -53,6 +63,7 @@ const NO_BODY = [
   'DELETE /ext/webhook',
   'DELETE /ext/webhook-endpoints/{id}',
   'DELETE /ext/keys/{id}',
+  'DELETE /ext/locks/{device_id}/grants/{grant_id}',
   'POST /_sim/reset',
 ];
 /** Answers a text/event-stream, not JSON (docs/events.md, "The live stream"). */
@@ -199,6 +210,9 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
     let endpointId = '';
     let endpointDeliveryId = '';
     let madeKeyId = '';
+    let grantId = '';
+    let invitationId = '';
+    const other = new LockcloudClient({ baseUrl: t.url, apiKey: OTHER_KEY, fetch: recording });
     // In this order: each call must succeed.
     const calls: Record<string, () => Promise<unknown>> = {
       'LockcloudClient.listLocks': () => c.listLocks(),
@@ -251,6 +265,21 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
       },
       'KeysApi.list': () => c.keys.list(),
       'KeysApi.delete': () => c.keys.delete(madeKeyId),
+      // The owner invites the other account to LOCK_B; the other account invites the owner to its
+      // lock, which the owner accepts and gives back: every grant call succeeds with one key or the other.
+      'GrantsApi.invite': async () => {
+        grantId = (await c.grants.invite(LOCK_B, { email: OTHER, role: 'view' })).id;
+      },
+      'GrantsApi.list': () => c.grants.list(LOCK_B),
+      'GrantsApi.update': () => c.grants.update(LOCK_B, grantId, { role: 'operate' }),
+      'GrantsApi.revoke': () => c.grants.revoke(LOCK_B, grantId),
+      'GrantsApi.invitations': async () => {
+        invitationId = (await other.grants.invite(OTHER_LOCK, { email: OWNER, role: 'view' })).id;
+        assert.equal((await c.grants.invitations()).invitations[0]?.id, invitationId);
+      },
+      'GrantsApi.accept': () => c.grants.accept(invitationId),
+      'GrantsApi.mine': () => c.grants.mine(),
+      'GrantsApi.decline': () => c.grants.decline(invitationId),
       'EventsApi.page': () => c.events.page({ type: 'lock.', limit: 2 }),
       'EventsApi.list': async () => {
         const seen: string[] = [];
@@ -320,6 +349,7 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
       ...methods('WebhookEndpointsApi', Object.getPrototypeOf(c.webhookEndpoints) as object),
       ...methods('LocksApi', Object.getPrototypeOf(c.locks) as object),
       ...methods('KeysApi', Object.getPrototypeOf(c.keys) as object),
+      ...methods('GrantsApi', Object.getPrototypeOf(c.grants) as object),
       ...methods('LockcloudV1Client', LockcloudV1Client.prototype),
       ...methods('LockcloudV1Client', LockcloudV1Client),
       ...methods('LockcloudSandboxClient', LockcloudSandboxClient.prototype),

@@ -33,6 +33,15 @@ import type {
   WebhookSecret,
   WebhookSettings,
 } from '../../sdk/src/types-ext.ts';
+import type {
+  GrantInvitation,
+  GrantTerms,
+  GuestGrant,
+  GuestGrantList,
+  InvitationList,
+  OwnerGrant,
+  OwnerGrantList,
+} from '../../sdk/src/types-grants.ts';
 import type { ApiKey, ApiKeyInput, ApiKeyList, CreatedApiKey } from '../../sdk/src/types-keys.ts';
 import type { LockAccessPoint, LockHealth, LockHealthList, LockSettings } from '../../sdk/src/types-locks.ts';
 import type {
@@ -85,6 +94,23 @@ const KEY_FIELDS = [
   'last_used_ip',
 ] as const;
 const KEY_REQUIRED = KEY_FIELDS;
+/** A grant (docs/locks.md "Grants"): every field, always; the owner's and the guest's add theirs. */
+const GRANT_FIELDS = [
+  'id',
+  'device_id',
+  'role',
+  'state',
+  'starts_at',
+  'ends_at',
+  'schedule',
+  'one_time',
+  'created_at',
+  'responded_at',
+  'used_at',
+] as const;
+const OWNER_GRANT_FIELDS = [...GRANT_FIELDS, 'guest_email'] as const;
+const GUEST_GRANT_FIELDS = [...GRANT_FIELDS, 'lock_nickname', 'owner_email'] as const;
+const GRANT_TERMS = ['role', 'starts_at', 'ends_at', 'schedule', 'one_time'] as const;
 
 const ENDPOINT_FIELDS = [
   'id',
@@ -265,6 +291,19 @@ export const RESPONSE_FIELDS = {
     [...LOCK_HEALTH_FIELDS, ...LOCK_OWNER_FIELDS],
     LOCK_HEALTH_FIELDS,
   ),
+  'GET /ext/locks/{device_id}/grants': fieldsOf<OwnerGrantList>()(['grants'], ['grants']),
+  'GET /ext/locks/{device_id}/grants[]': fieldsOf<OwnerGrant>()(OWNER_GRANT_FIELDS, OWNER_GRANT_FIELDS),
+  'POST /ext/locks/{device_id}/grants': fieldsOf<OwnerGrant>()(OWNER_GRANT_FIELDS, OWNER_GRANT_FIELDS),
+  'PATCH /ext/locks/{device_id}/grants/{grant_id}': fieldsOf<OwnerGrant>()(
+    OWNER_GRANT_FIELDS,
+    OWNER_GRANT_FIELDS,
+  ),
+  'GET /ext/invitations': fieldsOf<InvitationList>()(['invitations'], ['invitations']),
+  'GET /ext/invitations[]': fieldsOf<GuestGrant>()(GUEST_GRANT_FIELDS, GUEST_GRANT_FIELDS),
+  'POST /ext/invitations/{grant_id}/accept': fieldsOf<GuestGrant>()(GUEST_GRANT_FIELDS, GUEST_GRANT_FIELDS),
+  'POST /ext/invitations/{grant_id}/decline': fieldsOf<GuestGrant>()(GUEST_GRANT_FIELDS, GUEST_GRANT_FIELDS),
+  'GET /ext/grants': fieldsOf<GuestGrantList>()(['grants'], ['grants']),
+  'GET /ext/grants[]': fieldsOf<GuestGrant>()(GUEST_GRANT_FIELDS, GUEST_GRANT_FIELDS),
   'POST /_sim/locks/{device_id}': fieldsOf<SandboxLockState>()(
     ['device_id', ...SIM_LOCK_CHANGE, ...SIM_LOCK_HEALTH],
     ['device_id', ...SIM_LOCK_CHANGE, ...SIM_LOCK_HEALTH],
@@ -313,6 +352,11 @@ export const REQUEST_FIELDS = {
   // Any of them, at least one (minProperties: 1).
   'PATCH /ext/locks/{device_id}': fieldsOf<LockSettings>()(LOCK_SETTINGS, []),
   'POST /ext/keys': fieldsOf<ApiKeyInput>()(['name', 'scopes', 'lock_ids', 'expires_at'], []),
+  'POST /ext/locks/{device_id}/grants': fieldsOf<GrantInvitation>()(
+    ['email', ...GRANT_TERMS],
+    ['email', 'role'],
+  ),
+  'PATCH /ext/locks/{device_id}/grants/{grant_id}': fieldsOf<GrantTerms>()(GRANT_TERMS, []),
   'POST /_sim/locks/{device_id}': fieldsOf<SandboxLockChange>()(
     [...SIM_LOCK_CHANGE, ...SIM_LOCK_HEALTH_CHANGE],
     [],

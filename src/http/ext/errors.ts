@@ -8,7 +8,7 @@ export const EXT_ERRORS = [
     status: 400,
     error: 'BAD_PARAMS',
     cause:
-      'a field is missing, unknown, of the wrong type or value (the message names it); the body is not valid JSON, not an object, or of another content type; no webhook is set for an operation that needs one (test, rotate-secret, resend); `PATCH /ext/locks/{device_id}` by a guest of the lock (only its owner changes its settings), with `battery_critical` not under `battery_low`, or with auto-lock for a lock whose access point cannot carry it out (device protocol 1, or none: docs/locks.md); a filter of `GET /ext/events` or `GET /ext/events/stream` is bad, unknown or given twice (the message names it; docs/events.md); the stream resume id (`Last-Event-ID`, `last_event_id`) is malformed or names an event the log holds that the account cannot see, or none it ever held (`last_event_id: unknown event`); the path cannot be decoded or the request is not valid HTTP',
+      'a field is missing, unknown, of the wrong type or value (the message names it); the body is not valid JSON, not an object, or of another content type; no webhook is set for an operation that needs one (test, rotate-secret, resend); `PATCH /ext/locks/{device_id}` by a guest of the lock (only its owner changes its settings), with `battery_critical` not under `battery_low`, or with auto-lock for a lock whose access point cannot carry it out (device protocol 1, or none: docs/locks.md); `POST /ext/locks/{device_id}/grants` with an e-mail address that has no verified account (one answer for unknown, unverified and deleted ones), the address of the owner, or an account that has a pending or accepted grant of the lock already; a grant edited or revoked once it is declined, revoked or used; a filter of `GET /ext/events` or `GET /ext/events/stream` is bad, unknown or given twice (the message names it; docs/events.md); the stream resume id (`Last-Event-ID`, `last_event_id`) is malformed or names an event the log holds that the account cannot see, or none it ever held (`last_event_id: unknown event`); the path cannot be decoded or the request is not valid HTTP',
   },
   { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
   {
@@ -26,7 +26,7 @@ export const EXT_ERRORS = [
     status: 404,
     error: 'NOT_FOUND',
     cause:
-      "no such route, no webhook set (GET, DELETE), no such delivery or webhook endpoint, no such API key (`DELETE /ext/keys/{id}`), or no such lock for the account (`/ext/locks/{device_id}`: a lock of another account not shared with it, or one outside the API key's locks, is one that does not exist)",
+      "no such route, no webhook set (GET, DELETE), no such delivery or webhook endpoint, no such API key (`DELETE /ext/keys/{id}`), or no such lock for the account (`/ext/locks/{device_id}`: a lock of another account not shared with it, or one outside the API key's locks, is one that does not exist; its `/grants` are for the owner alone, so for a guest of the lock too); no such grant of the lock (`/ext/locks/{device_id}/grants/{grant_id}`), or no such invitation or grant of the account to answer (`/ext/invitations/{grant_id}/accept`, `/decline`: one withdrawn, declined or answered already is gone)",
   },
   {
     status: 403,
@@ -74,6 +74,8 @@ const BY_CODE: Record<DomainErrorCode, ExtAnswer> = {
   INVALID_INPUT: 'BAD_PARAMS',
   NOT_CONFIGURED: 'BAD_PARAMS',
   DELIVERY_NOT_FOUND: 'NOT_FOUND',
+  GRANT_NOT_FOUND: 'NOT_FOUND',
+  GRANT_DENIED: 'ACCESS_DENY',
   TASK_NOT_FOUND: 'NOT_FOUND',
   LOCK_NOT_FOUND: 'BAD_PARAMS',
   NOT_OWNER: 'BAD_PARAMS',

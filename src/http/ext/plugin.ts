@@ -17,6 +17,7 @@ import { deliveryProgress } from './delivery-view.ts';
 import { endpointRoutes } from './endpoint-routes.ts';
 import { extErrors } from './errors.ts';
 import { eventStreamRoute } from './event-stream-route.ts';
+import { grantRoutes } from './grant-routes.ts';
 import { keyRoutes } from './key-routes.ts';
 import { lockRoutes, NO_SUCH_LOCK } from './lock-routes.ts';
 import {
@@ -82,6 +83,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
   endpointRoutes(app, lockcloud);
   lockRoutes(app, lockcloud);
   keyRoutes(app, lockcloud);
+  grantRoutes(app, lockcloud);
 
   app.get(
     '/webhook',

@@ -201,6 +201,9 @@ const BY_CODE: Record<DomainErrorCode, V1Message> = {
   ACCOUNT_NOT_FOUND: 'WrongAuthToken',
   TASK_NOT_FOUND: 'LockNotFound',
   DELIVERY_NOT_FOUND: 'NotFound',
+  GRANT_NOT_FOUND: 'NotFound',
+  // v1's rule stands: only owners control (docs/errors.md).
+  GRANT_DENIED: 'OwnerPermissionRequired',
   CONFIRMATION_REQUIRED: 'OwnerPermissionRequired',
   CONFLICT: 'RequiredFieldEmpty',
   IDEMPOTENCY_KEY_REUSED: 'RequiredFieldEmpty',

@@ -119,6 +119,9 @@ const BY_CODE: Record<DomainErrorCode, V3Entry> = {
   ACCOUNT_NOT_FOUND: UNAUTHORIZED,
   NOT_CONFIGURED: BAD_PARAMS,
   DELIVERY_NOT_FOUND: BAD_PARAMS,
+  // v3 answers only owners' locks: a grant is never its business (its nearest row).
+  GRANT_NOT_FOUND: BAD_PARAMS,
+  GRANT_DENIED: BAD_PARAMS,
   CONFIRMATION_REQUIRED: BAD_PARAMS,
   // As decided for v3 (docs/decisions.md): its one 400 for a request it will not carry out.
   IDEMPOTENCY_KEY_REUSED: BAD_PARAMS,

@@ -108,6 +108,34 @@ function everyExtEndpoint(key: string | undefined): { name: string; path: string
     },
     // A key id no account has: answers 404 behind its limits.
     { name: 'DELETE /ext/keys/{id}', path: `/ext/keys/${DELIVERY}`, options: { key, method: 'DELETE' } },
+    { name: 'GET /ext/locks/{device_id}/grants', path: `/ext/locks/${DELIVERY}/grants`, options: { key } },
+    {
+      name: 'POST /ext/locks/{device_id}/grants',
+      path: `/ext/locks/${DELIVERY}/grants`,
+      options: { key, method: 'POST', json: { email: 'nobody@example.com', role: 'view' } },
+    },
+    {
+      name: 'PATCH /ext/locks/{device_id}/grants/{grant_id}',
+      path: `/ext/locks/${DELIVERY}/grants/${DELIVERY}`,
+      options: { key, method: 'PATCH', json: { role: 'view' } },
+    },
+    {
+      name: 'DELETE /ext/locks/{device_id}/grants/{grant_id}',
+      path: `/ext/locks/${DELIVERY}/grants/${DELIVERY}`,
+      options: { key, method: 'DELETE' },
+    },
+    { name: 'GET /ext/invitations', path: '/ext/invitations', options: { key } },
+    {
+      name: 'POST /ext/invitations/{grant_id}/accept',
+      path: `/ext/invitations/${DELIVERY}/accept`,
+      options: { key, method: 'POST' },
+    },
+    {
+      name: 'POST /ext/invitations/{grant_id}/decline',
+      path: `/ext/invitations/${DELIVERY}/decline`,
+      options: { key, method: 'POST' },
+    },
+    { name: 'GET /ext/grants', path: '/ext/grants', options: { key } },
   ];
 }
 

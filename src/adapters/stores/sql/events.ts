@@ -33,6 +33,7 @@ export function actorFromJson(text: string | null): Actor | undefined {
       kind: value.kind,
       ...(typeof value.accountId === 'string' ? { accountId: value.accountId } : {}),
       ...(typeof value.keyPrefix === 'string' ? { keyPrefix: value.keyPrefix } : {}),
+      ...(typeof value.grantId === 'string' ? { grantId: value.grantId } : {}),
     };
   } catch {
     return undefined;
@@ -60,6 +61,9 @@ function toEvent(row: Selectable<EventsTable>): LockEvent {
       kind,
       ...(row.actor_account_id === null ? {} : { accountId: row.actor_account_id }),
       ...(row.actor_key_prefix === null ? {} : { keyPrefix: row.actor_key_prefix }),
+      ...(row.actor_grant_id === null || row.actor_grant_id === undefined
+        ? {}
+        : { grantId: row.actor_grant_id }),
     },
     method: isMethod(row.method) ? row.method : null,
     taskId: row.task_id,
@@ -95,6 +99,7 @@ export async function insertEvents(db: Kysely<Database>, events: readonly LockEv
         actor_kind: e.actor.kind,
         actor_account_id: e.actor.accountId ?? null,
         actor_key_prefix: e.actor.keyPrefix ?? null,
+        actor_grant_id: e.actor.grantId ?? null,
         method: e.method,
         task_id: e.taskId,
         data: JSON.stringify(e.data),

@@ -131,6 +131,8 @@ export interface EventsTable {
   actor_kind: string;
   actor_account_id: string | null;
   actor_key_prefix: string | null;
+  /** For a guest's use through a grant (migration 018); absent in rows older than it. */
+  actor_grant_id: Generated<string | null>;
   method: string | null;
   task_id: string | null;
   /** JSON. */

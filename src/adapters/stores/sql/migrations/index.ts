@@ -16,6 +16,7 @@ import * as webhookReadsLog from './014-webhook-reads-log.ts';
 import * as deviceHealth from './015-device-health.ts';
 import * as simDeviceHealth from './016-sim-device-health.ts';
 import * as accessGrants from './017-access-grants.ts';
+import * as grantActor from './018-grant-actor.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '015-device-health': deviceHealth,
   '016-sim-device-health': simDeviceHealth,
   '017-access-grants': accessGrants,
+  '018-grant-actor': grantActor,
 };
 
 export const migrationProvider: MigrationProvider = {
