@@ -128,6 +128,7 @@ export type {
 export type {
   BatteryState,
   DoorState,
+  ExtTask,
   LockAccessPoint,
   LockHealth,
   LockHealthList,

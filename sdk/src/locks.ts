@@ -11,7 +11,7 @@
  * const { locks } = await client.locks.list();
  */
 import { type CallOptions, type Http, type KeyedSend, keyedSend, segment } from './http.js';
-import type { LockHealth, LockHealthList, LockSettings } from './types-locks.js';
+import type { ExtTask, LockHealth, LockHealthList, LockSettings } from './types-locks.js';
 
 /**
  * The account's locks and their health, as {@link LockcloudClient.locks}.
@@ -21,10 +21,33 @@ import type { LockHealth, LockHealthList, LockSettings } from './types-locks.js'
  */
 export class LocksApi {
   readonly #send: KeyedSend;
+  readonly #tasks: KeyedSend;
 
   /** Made by {@link LockcloudClient}; not exported as a value. */
   constructor(http: Http, apiKey: string) {
     this.#send = keyedSend(http, apiKey, '/ext/locks');
+    this.#tasks = keyedSend(http, apiKey, '/ext/tasks');
+  }
+
+  /**
+   * `POST /ext/locks/{device_id}/commands`: the owner, or a guest with an operate grant within its
+   * window and schedule (`AccessDeniedError` outside them, saying why); resolves to the task at once.
+   *
+   * @example
+   * const { task_id } = await client.locks.command(deviceId, 'unlock');
+   */
+  command(deviceId: string, command: 'lock' | 'unlock' | 'sync', options?: CallOptions): Promise<ExtTask> {
+    return this.#send('POST', `/${segment(deviceId)}/commands`, options, { command });
+  }
+
+  /**
+   * `GET /ext/tasks/{task_id}`: a task, for the account that sent it and the lock's owner.
+   *
+   * @example
+   * const { status, successful } = await client.locks.task(taskId);
+   */
+  task(taskId: string, options?: CallOptions): Promise<ExtTask> {
+    return this.#tasks('GET', `/${segment(taskId)}`, options);
   }
 
   /**

@@ -122,6 +122,8 @@ export interface EventActor {
   kind: string;
   account_id?: string;
   key_prefix?: string;
+  /** For `grant`: the grant a guest acted through (`account_id` is the guest's). */
+  grant_id?: string;
 }
 
 /**

@@ -81,6 +81,8 @@ export interface LockHealth {
   /** RFC 3339: the last report of the lock; null when none came yet. */
   last_seen_at: string | null;
   firmware: string | null;
+  /** The lock's IANA time zone ('UTC' until its owner sets one): grants' schedules are read on it. */
+  time_zone: string;
   /** Owner only: the lock's serial, as v3 lists it. */
   serial?: string;
   /** Owner only: the lock relocks itself this long after an unlock; 0 is off. */
@@ -118,4 +120,27 @@ export interface LockSettings {
   battery_low?: number | undefined;
   /** 1 to 99, and under `battery_low`. */
   battery_critical?: number | undefined;
+  /** An IANA time zone name (`Europe/Berlin`); grants' schedules are read on its wall clock. */
+  time_zone?: string | undefined;
+}
+
+/**
+ * A command's task on `/ext` (`POST /ext/locks/{device_id}/commands`, `GET /ext/tasks/{task_id}`).
+ *
+ * @example
+ * const done = (task: ExtTask) => task.status === 'terminated';
+ */
+export interface ExtTask {
+  task_id: string;
+  device_id: string;
+  command: 'lock' | 'unlock' | 'sync';
+  status: 'processing' | 'terminated';
+  /** Once terminated. */
+  successful?: boolean;
+  /** v3's failure reason, when terminated without success. */
+  error?: string;
+  /** RFC 3339. */
+  created_at: string;
+  /** RFC 3339; null while processing. */
+  ended_at: string | null;
 }

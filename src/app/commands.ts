@@ -53,6 +53,11 @@ export interface CommandDeps {
   readonly sharedStore?: boolean;
   /** Where a task's request and end are recorded, in the transaction that makes them; none: not recorded (unit tests). */
   readonly eventLog?: EventLog;
+  /**
+   * Told of an unlock the device carried out, before the task's end is written (a one-time grant is
+   * used up by it: OneTimeGrants). Awaited, so whoever sees the task ended sees what this wrote.
+   */
+  readonly onUnlocked?: (task: Task) => Promise<void>;
 }
 
 // How often tasks whose deadline passed with no timer to end them (a killed process's) are looked for.
@@ -93,16 +98,36 @@ export class Commands {
     origin: Origin,
     key?: IdempotencyClaim,
   ): Promise<Task> {
-    const { clock, policy, tasks } = this.deps;
     const lock = await this.deps.locks.getOwned(accountId, deviceId);
+    return this.launch(lock, accountId, command, origin, key);
+  }
+
+  /**
+   * A guest's command on another account's lock, through a grant the caller checked (GuestCommands).
+   * The task is the owner's, as every task of the lock is (its events are in the owner's log, and the
+   * owner reads it); the command budget spent is the guest's, per lock, as any account's.
+   */
+  sendForGuest(lock: Lock, guestId: string, command: LockCommand, origin: Origin): Promise<Task> {
+    return this.launch(lock, guestId, command, origin);
+  }
+
+  private async launch(
+    lock: Lock,
+    spender: string,
+    command: LockCommand,
+    origin: Origin,
+    key?: IdempotencyClaim,
+  ): Promise<Task> {
+    const { clock, policy, tasks } = this.deps;
+    const { deviceId } = lock;
     checkCommandAllowed(lock, command, policy);
     // After the refusals that leave the lock alone, before the busy check: a command that would
     // reach the lock or meet a running one spends the budget (docs/rate-limits.md).
-    await this.deps.budget?.spend(accountId, lock.deviceId);
+    await this.deps.budget?.spend(spender, lock.deviceId);
     const now = clock.now();
     const task: Task & { status: 'processing' } = {
       id: this.deps.random.uuid(),
-      accountId,
+      accountId: lock.ownerId,
       deviceId,
       command,
       status: 'processing',
@@ -155,11 +180,27 @@ export class Commands {
   }
 
   /** The task as its account may see it; a task past its deadline is ended here even if no timer fired. */
-  async result(accountId: string, taskId: string): Promise<Task> {
+  result(accountId: string, taskId: string): Promise<Task> {
+    return this.readable(taskId, (task) => task.accountId === accountId);
+  }
+
+  /**
+   * The task for its owner, or for the guest who sent it through a grant (/ext); a task of anyone
+   * else is one that does not exist.
+   */
+  resultForSender(accountId: string, taskId: string): Promise<Task> {
+    return this.readable(
+      taskId,
+      (task) =>
+        task.accountId === accountId ||
+        (task.origin?.actor.kind === 'grant' && task.origin.actor.accountId === accountId),
+    );
+  }
+
+  private async readable(taskId: string, mayRead: (task: Task) => boolean): Promise<Task> {
     const task = await this.deps.tasks.get(taskId);
     const now = this.deps.clock.now();
-    if (!task || task.accountId !== accountId || isExpired(task, now))
-      throw new DomainError('TASK_NOT_FOUND');
+    if (!task || !mayRead(task) || isExpired(task, now)) throw new DomainError('TASK_NOT_FOUND');
     if (task.status === 'processing' && now >= task.deadline) {
       return (await this.finish(task.id, { successful: false, error: 'TIMEOUT' })) ?? this.reread(taskId);
     }
@@ -275,6 +316,16 @@ export class Commands {
     const outcome: TaskOutcome = result.ok
       ? { successful: true }
       : { successful: false, error: result.error };
+    if (result.ok && task.command === 'unlock' && this.deps.onUnlocked) {
+      // Before the end is written: a one-time grant is used up by the time anyone sees the unlock
+      // succeed, and while the task runs the lock refuses a second command (BUSY). A failure here
+      // must not keep the task from ending: it is logged, and the grant stays accepted.
+      await this.deps
+        .onUnlocked(task)
+        .catch((error: unknown) =>
+          this.deps.logger.error({ err: error, taskId: task.id }, 'ending a one-time grant failed'),
+        );
+    }
     if (result.report) {
       // The device is the truth about the lock even when its answer comes after the deadline. The
       // report and the task's end are written in one transaction; when the report is not written

@@ -11,6 +11,7 @@ import { EventFollower } from './event-follower.ts';
 import { DEFAULT_EVENT_RETENTION_DAYS, EventLog } from './event-log.ts';
 import { DEFAULT_STREAM_LIMITS, EventStreams, type StreamLimits } from './event-stream.ts';
 import { Grants } from './grants.ts';
+import { GuestCommands, OneTimeGrants } from './guest-commands.ts';
 import { HourlyPurges } from './hourly-purges.ts';
 import { IdempotentCommands } from './idempotent-commands.ts';
 import { LockDetails } from './lock-details.ts';
@@ -138,6 +139,8 @@ export class Lockcloud {
   readonly lockDetails: LockDetails;
   /** Owners' grants of their locks to guest accounts, and the guests' answers (issue 23). */
   readonly grants: Grants;
+  /** /ext commands: the owner's, and a guest's through an operate grant. */
+  readonly guestCommands: GuestCommands;
   /** Everything that happened to a lock or an account, with who and how (docs/events.md). */
   readonly eventLog: EventLog;
   /** The log as it grows, for GET /ext/events/stream: one follower for every stream of the process. */
@@ -300,7 +303,9 @@ export class Lockcloud {
       metrics: deps.metrics,
       sharedStore: deps.sharedStore,
       eventLog: this.eventLog,
+      onUnlocked: new OneTimeGrants(deps.store, deps.clock, this.eventLog).unlocked,
     });
+    this.guestCommands = new GuestCommands({ store: deps.store, commands: this.commands, clock: deps.clock });
     this.idempotentCommands = new IdempotentCommands({
       keys: deps.store.idempotencyKeys,
       commands: this.commands,

@@ -39,6 +39,7 @@ const keyWords = (prefix: string | undefined): string =>
 const METHOD_SHORT: Readonly<Record<string, string>> = {
   api_v3: 'v3',
   api_v1: 'v1',
+  api_ext: 'ext',
   partner: 'partner',
   dashboard: 'dashboard',
   manual: 'by hand',
@@ -76,6 +77,10 @@ function movedHow(event: EventForWords): string {
       return `by ${keyWords(event.actor.keyPrefix)} (v3)`;
     case 'api_v1':
       return 'by v1 app';
+    case 'api_ext':
+      return event.actor.kind === 'grant'
+        ? 'by a guest (grant)'
+        : `by ${keyWords(event.actor.keyPrefix)} (ext)`;
     case 'partner':
       return `by partner automation${event.actor.keyPrefix === undefined ? '' : ` (${keyWords(event.actor.keyPrefix)})`}`;
     case 'dashboard':

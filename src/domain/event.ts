@@ -43,10 +43,11 @@ export function grantActor(grantId: string, guestId: string): Actor {
 }
 
 /** How a lock moved or a command came. */
-export type LockMethod = 'api_v3' | 'api_v1' | 'partner' | 'dashboard' | 'manual' | 'auto';
+export type LockMethod = 'api_v3' | 'api_v1' | 'api_ext' | 'partner' | 'dashboard' | 'manual' | 'auto';
 export const LOCK_METHODS: readonly LockMethod[] = [
   'api_v3',
   'api_v1',
+  'api_ext',
   'partner',
   'dashboard',
   'manual',

@@ -5,6 +5,7 @@
  */
 import { checkFields, DomainError } from './errors.ts';
 import type { BatteryState, DoorState } from './lock.ts';
+import { canonicalTimeZone } from './schedule.ts';
 
 export type { BatteryState, DoorState } from './lock.ts';
 
@@ -176,6 +177,8 @@ export interface LockSettingsInput {
   readonly autoLockSeconds?: unknown;
   readonly batteryLow?: unknown;
   readonly batteryCritical?: unknown;
+  /** The lock's IANA time zone, which grants' schedules are read in (issue 23). */
+  readonly timeZone?: unknown;
 }
 
 export interface LockSettingsChange {
@@ -184,6 +187,8 @@ export interface LockSettingsChange {
   readonly autoLockSeconds?: number;
   readonly batteryLow?: number;
   readonly batteryCritical?: number;
+  /** As Intl spells it (canonicalTimeZone). */
+  readonly timeZone?: string;
 }
 
 export const MAX_AUTO_LOCK_SECONDS = 3600;
@@ -211,6 +216,12 @@ const nicknameOf = (value: unknown): string => {
   return value;
 };
 
+const timeZoneOf = (value: unknown): string => {
+  const zone = typeof value === 'string' ? canonicalTimeZone(value) : null;
+  if (zone === null) throw invalid('time_zone', 'must be an IANA time zone name (Europe/Berlin, UTC)');
+  return zone;
+};
+
 /**
  * Checks the owner's settings (the names are the /ext body's: nickname, auto_lock_seconds,
  * battery_low, battery_critical). `current` holds the thresholds stored now, so that changing one
@@ -223,11 +234,12 @@ export function checkLockSettings(input: LockSettingsInput, current: BatteryThre
     (): T | undefined =>
       value === undefined ? undefined : check(value);
   // Every field is checked, so a form shows each wrong one at once (checkFields).
-  const [nickname, autoLockSeconds, batteryLow, batteryCritical] = checkFields(
+  const [nickname, autoLockSeconds, batteryLow, batteryCritical, timeZone] = checkFields(
     optional(input.nickname, nicknameOf),
     optional(input.autoLockSeconds, (v) => integerIn('auto_lock_seconds', v, 0, MAX_AUTO_LOCK_SECONDS)),
     optional(input.batteryLow, (v) => integerIn('battery_low', v, 2, 100)),
     optional(input.batteryCritical, (v) => integerIn('battery_critical', v, 1, 99)),
+    optional(input.timeZone, timeZoneOf),
   );
   const low = batteryLow ?? current.low;
   const critical = batteryCritical ?? current.critical;
@@ -241,5 +253,6 @@ export function checkLockSettings(input: LockSettingsInput, current: BatteryThre
     ...(autoLockSeconds === undefined ? {} : { autoLockSeconds }),
     ...(batteryLow === undefined ? {} : { batteryLow }),
     ...(batteryCritical === undefined ? {} : { batteryCritical }),
+    ...(timeZone === undefined ? {} : { timeZone }),
   };
 }

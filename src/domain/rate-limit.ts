@@ -82,6 +82,8 @@ export const EXT_LIMITED_ENDPOINTS = [
   'POST /ext/invitations/{grant_id}/accept',
   'POST /ext/invitations/{grant_id}/decline',
   'GET /ext/grants',
+  'POST /ext/locks/{device_id}/commands',
+  'GET /ext/tasks/{task_id}',
 ] as const;
 
 export const LIMITED_ENDPOINTS = [...V3_LIMITED_ENDPOINTS, ...EXT_LIMITED_ENDPOINTS] as const;
@@ -174,6 +176,9 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
     'POST /ext/invitations/{grant_id}/accept': { account: perSecond(10, 1), ip: perSecond(20, 2) },
     'POST /ext/invitations/{grant_id}/decline': { account: perSecond(10, 1), ip: perSecond(20, 2) },
     'GET /ext/grants': { account: perSecond(10, 2), ip: perSecond(20, 4) },
+    // Commands and their tasks as v3's: the command budget holds each lock, whoever sends.
+    'POST /ext/locks/{device_id}/commands': { account: perSecond(10, 1), ip: perSecond(20, 2) },
+    'GET /ext/tasks/{task_id}': { account: perSecond(30, 5), ip: perSecond(60, 10) },
   },
   commands: perSecond(10, 1),
   block: { excess: 100, windowMs: 60_000, blockMs: 30 * 60_000 },

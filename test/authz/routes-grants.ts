@@ -120,6 +120,26 @@ export const GRANT_ROUTES: readonly Endpoint[] = [
     }),
     own: { status: 404, error: 'NOT_FOUND' },
   },
+  // ---- commands on /ext: the owner's, and a guest's through an operate grant (the porch's is view).
+  {
+    method: 'POST',
+    route: '/ext/locks/:device_id/commands',
+    surface: 'ext',
+    target: 'lock',
+    request: () => ({ json: { command: 'unlock' } }),
+    own: { status: 202 },
+    shared: { status: 403, error: 'ACCESS_DENY' },
+    foreign: { status: 404, error: 'NOT_FOUND' },
+    moves: true,
+  },
+  {
+    method: 'GET',
+    route: '/ext/tasks/:task_id',
+    surface: 'ext',
+    target: 'task',
+    own: { status: 200 },
+    foreign: { status: 404, error: 'NOT_FOUND' },
+  },
   {
     method: 'GET',
     route: '/ext/grants',

@@ -65,6 +65,8 @@ const EXT_OPERATIONS: Record<string, string[]> = {
   '/ext/invitations/{grant_id}/accept': ['post'],
   '/ext/invitations/{grant_id}/decline': ['post'],
   '/ext/grants': ['get'],
+  '/ext/locks/{device_id}/commands': ['post'],
+  '/ext/tasks/{task_id}': ['get'],
 };
 
 describe('the OpenAPI document, in sandbox mode', () => {

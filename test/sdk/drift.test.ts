@@ -211,6 +211,7 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
     let endpointDeliveryId = '';
     let madeKeyId = '';
     let grantId = '';
+    let extTaskId = '';
     let invitationId = '';
     const other = new LockcloudClient({ baseUrl: t.url, apiKey: OTHER_KEY, fetch: recording });
     // In this order: each call must succeed.
@@ -265,6 +266,10 @@ describe('sdk: drift against /openapi.json and docs/errors.md', () => {
       },
       'KeysApi.list': () => c.keys.list(),
       'KeysApi.delete': () => c.keys.delete(madeKeyId),
+      'LocksApi.command': async () => {
+        extTaskId = (await c.locks.command(LOCK_A, 'sync')).task_id;
+      },
+      'LocksApi.task': () => c.locks.task(extTaskId),
       // The owner invites the other account to LOCK_B; the other account invites the owner to its
       // lock, which the owner accepts and gives back: every grant call succeeds with one key or the other.
       'GrantsApi.invite': async () => {

@@ -43,7 +43,13 @@ import type {
   OwnerGrantList,
 } from '../../sdk/src/types-grants.ts';
 import type { ApiKey, ApiKeyInput, ApiKeyList, CreatedApiKey } from '../../sdk/src/types-keys.ts';
-import type { LockAccessPoint, LockHealth, LockHealthList, LockSettings } from '../../sdk/src/types-locks.ts';
+import type {
+  ExtTask,
+  LockAccessPoint,
+  LockHealth,
+  LockHealthList,
+  LockSettings,
+} from '../../sdk/src/types-locks.ts';
 import type {
   SandboxAccountChange,
   SandboxAccountChanged,
@@ -179,6 +185,7 @@ const LOCK_HEALTH_FIELDS = [
   'door',
   'last_seen_at',
   'firmware',
+  'time_zone',
 ] as const;
 const LOCK_OWNER_FIELDS = [
   'serial',
@@ -187,7 +194,24 @@ const LOCK_OWNER_FIELDS = [
   'battery_critical',
   'access_point',
 ] as const;
-const LOCK_SETTINGS = ['nickname', 'auto_lock_seconds', 'battery_low', 'battery_critical'] as const;
+const LOCK_SETTINGS = [
+  'nickname',
+  'auto_lock_seconds',
+  'battery_low',
+  'battery_critical',
+  'time_zone',
+] as const;
+const EXT_TASK_FIELDS = [
+  'task_id',
+  'device_id',
+  'command',
+  'status',
+  'successful',
+  'error',
+  'created_at',
+  'ended_at',
+] as const;
+const EXT_TASK_REQUIRED = ['task_id', 'device_id', 'command', 'status', 'created_at', 'ended_at'] as const;
 
 const SIM_LOCK_CHANGE = [
   'locked',
@@ -291,6 +315,8 @@ export const RESPONSE_FIELDS = {
     [...LOCK_HEALTH_FIELDS, ...LOCK_OWNER_FIELDS],
     LOCK_HEALTH_FIELDS,
   ),
+  'POST /ext/locks/{device_id}/commands': fieldsOf<ExtTask>()(EXT_TASK_FIELDS, EXT_TASK_REQUIRED),
+  'GET /ext/tasks/{task_id}': fieldsOf<ExtTask>()(EXT_TASK_FIELDS, EXT_TASK_REQUIRED),
   'GET /ext/locks/{device_id}/grants': fieldsOf<OwnerGrantList>()(['grants'], ['grants']),
   'GET /ext/locks/{device_id}/grants[]': fieldsOf<OwnerGrant>()(OWNER_GRANT_FIELDS, OWNER_GRANT_FIELDS),
   'POST /ext/locks/{device_id}/grants': fieldsOf<OwnerGrant>()(OWNER_GRANT_FIELDS, OWNER_GRANT_FIELDS),
@@ -352,6 +378,7 @@ export const REQUEST_FIELDS = {
   // Any of them, at least one (minProperties: 1).
   'PATCH /ext/locks/{device_id}': fieldsOf<LockSettings>()(LOCK_SETTINGS, []),
   'POST /ext/keys': fieldsOf<ApiKeyInput>()(['name', 'scopes', 'lock_ids', 'expires_at'], []),
+  'POST /ext/locks/{device_id}/commands': fieldsOf<{ command: Command }>()(['command'], ['command']),
   'POST /ext/locks/{device_id}/grants': fieldsOf<GrantInvitation>()(
     ['email', ...GRANT_TERMS],
     ['email', 'role'],

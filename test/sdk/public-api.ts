@@ -83,6 +83,7 @@ export const PUBLIC_TYPES = [
   'EventStreamOptions',
   'EventsApi',
   'EventsOptions',
+  'ExtTask',
   'FailedResult',
   'Grant',
   'GrantInvitation',

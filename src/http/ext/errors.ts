@@ -26,13 +26,13 @@ export const EXT_ERRORS = [
     status: 404,
     error: 'NOT_FOUND',
     cause:
-      "no such route, no webhook set (GET, DELETE), no such delivery or webhook endpoint, no such API key (`DELETE /ext/keys/{id}`), or no such lock for the account (`/ext/locks/{device_id}`: a lock of another account not shared with it, or one outside the API key's locks, is one that does not exist; its `/grants` are for the owner alone, so for a guest of the lock too); no such grant of the lock (`/ext/locks/{device_id}/grants/{grant_id}`), or no such invitation or grant of the account to answer (`/ext/invitations/{grant_id}/accept`, `/decline`: one withdrawn, declined or answered already is gone)",
+      "no such route, no webhook set (GET, DELETE), no such delivery or webhook endpoint, no such API key (`DELETE /ext/keys/{id}`), or no such lock for the account (`/ext/locks/{device_id}`: a lock of another account not shared with it, or one outside the API key's locks, is one that does not exist; its `/grants` are for the owner alone, so for a guest of the lock too); no such grant of the lock (`/ext/locks/{device_id}/grants/{grant_id}`), or no such invitation or grant of the account to answer (`/ext/invitations/{grant_id}/accept`, `/decline`: one withdrawn, declined or answered already is gone); no such task for the account (`GET /ext/tasks/{task_id}`: its sender and the owner of the lock read it); a command on a lock the account neither owns nor holds an accepted grant of",
   },
   {
     status: 403,
     error: 'ACCESS_DENY',
     cause:
-      'the client address is blocked for 30 minutes after repeatedly and significantly exceeding the rate limits (of v3 or of this API); on every endpoint, before the key is checked; Retry-After counts down',
+      'the client address is blocked for 30 minutes after repeatedly and significantly exceeding the rate limits (of v3 or of this API); on every endpoint, before the key is checked; Retry-After counts down. Also, without Retry-After, `POST /ext/locks/{device_id}/commands` by a guest whose grant does not allow it now, the message saying why: outside the grant window (not started, or ended), outside the grant schedule, view only, or a one-time grant used',
   },
   {
     status: 403,

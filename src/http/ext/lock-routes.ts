@@ -35,6 +35,8 @@ export function lockView({ lock, role, accessPoint }: LockDetail) {
     door: lock.door,
     last_seen_at: iso(lock.lastSeenAt),
     firmware: lock.firmware,
+    // A guest's schedule is read on this clock: the guest sees it too.
+    time_zone: lock.timeZone,
   };
   // The serial names the owner's hardware: a guest knows the lock by its nickname, as on the dashboard.
   if (role === 'guest') return { device_id: lock.deviceId, nickname: lock.nickname, role, ...state };
@@ -142,6 +144,7 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
             autoLockSeconds: body.auto_lock_seconds,
             batteryLow: body.battery_low,
             batteryCritical: body.battery_critical,
+            timeZone: body.time_zone,
           },
           actor,
         ),

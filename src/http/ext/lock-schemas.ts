@@ -39,6 +39,10 @@ export const ExtLockView = Type.Object({
   }),
   last_seen_at: Iso,
   firmware: Type.Union([Type.String(), Type.Null()]),
+  time_zone: Type.String({
+    description:
+      "the lock's IANA time zone ('UTC' until its owner sets one): grants' schedules are read on it",
+  }),
   serial: Type.Optional(Type.String({ description: "owner only: the lock's serial" })),
   auto_lock_seconds: Type.Optional(
     Type.Integer({ description: 'owner only: relock this long after an unlock; 0: off' }),
@@ -67,6 +71,13 @@ export const LockSettingsBody = Type.Object(
     battery_low: Type.Optional(Type.Integer({ minimum: 2, maximum: 100 })),
     battery_critical: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 99, description: 'lower than battery_low' }),
+    ),
+    time_zone: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: "an IANA time zone (Europe/Berlin): grants' schedules are read on its wall clock",
+      }),
     ),
   },
   { additionalProperties: false, minProperties: 1 },

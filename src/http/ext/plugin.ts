@@ -13,6 +13,7 @@ import {
   refuseBlocked,
 } from '../rate-limits-hook.ts';
 import { requireRouteScopes } from '../route-scope.ts';
+import { commandRoutes } from './command-routes.ts';
 import { deliveryProgress } from './delivery-view.ts';
 import { endpointRoutes } from './endpoint-routes.ts';
 import { extErrors } from './errors.ts';
@@ -84,6 +85,7 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
   lockRoutes(app, lockcloud);
   keyRoutes(app, lockcloud);
   grantRoutes(app, lockcloud);
+  commandRoutes(app, lockcloud);
 
   app.get(
     '/webhook',

@@ -102,13 +102,15 @@ export const EventView = Type.Object({
   device_id: Type.Union([Type.String(), Type.Null()]),
   actor: Type.Object({
     kind: Type.String({
-      description: 'account, api_key, v1_token, partner, dashboard_session, device or system',
+      description: 'account, api_key, v1_token, partner, dashboard_session, device, system or grant',
     }),
     account_id: Type.Optional(Type.String()),
     key_prefix: Type.Optional(Type.String({ description: "the key's display prefix, never the key" })),
+    grant_id: Type.Optional(Type.String({ description: 'for grant: the grant a guest acted through' })),
   }),
   method: Type.Union([Type.String(), Type.Null()], {
-    description: 'how a lock moved or a command came: api_v3, api_v1, partner, dashboard, manual, auto',
+    description:
+      'how a lock moved or a command came: api_v3, api_v1, api_ext, partner, dashboard, manual, auto',
   }),
   task_id: Type.Union([Type.String(), Type.Null()]),
   data: Type.Record(Type.String(), Type.Unknown()),

@@ -100,6 +100,7 @@ describe('/ext/locks', () => {
       'door',
       'last_seen_at',
       'firmware',
+      'time_zone',
       'serial',
       'auto_lock_seconds',
       'battery_low',

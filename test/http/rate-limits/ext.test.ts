@@ -136,6 +136,12 @@ function everyExtEndpoint(key: string | undefined): { name: string; path: string
       options: { key, method: 'POST' },
     },
     { name: 'GET /ext/grants', path: '/ext/grants', options: { key } },
+    {
+      name: 'POST /ext/locks/{device_id}/commands',
+      path: `/ext/locks/${DELIVERY}/commands`,
+      options: { key, method: 'POST', json: { command: 'sync' } },
+    },
+    { name: 'GET /ext/tasks/{task_id}', path: `/ext/tasks/${DELIVERY}`, options: { key } },
   ];
 }
 

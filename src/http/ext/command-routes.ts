@@ -1,0 +1,108 @@
+/**
+ * /ext commands (issue 23): `POST /ext/locks/{device_id}/commands` for the lock's owner and for a
+ * guest through an accepted operate grant, within its window and schedule; `GET /ext/tasks/{task_id}`
+ * for whoever sent the task and the lock's owner. The same commands, tasks, busy, low-battery,
+ * integration rules and command budget as v3; v3 and v1 keep their own (only owners control).
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Lockcloud } from '../../app/lockcloud.ts';
+import { DomainError } from '../../domain/errors.ts';
+import type { Task } from '../../domain/task.ts';
+import { requirePrincipal } from '../principal.ts';
+import '../route-scope.ts';
+import { ExtCommandBody, ExtTaskView, TaskIdParams } from './command-schemas.ts';
+import { iso } from './delivery-view.ts';
+import { LockIdParams } from './lock-schemas.ts';
+import { ExtError } from './schemas.ts';
+
+/** A task as /ext shows it: v3's outcome, with the lock, the command and the times. */
+export function taskView(task: Task) {
+  const ended = task.status === 'terminated';
+  return {
+    task_id: task.id,
+    device_id: task.deviceId,
+    command: task.command,
+    status: task.status,
+    ...(ended && task.outcome.successful ? { successful: true } : {}),
+    ...(ended && !task.outcome.successful ? { successful: false, error: task.outcome.error } : {}),
+    created_at: new Date(task.createdAt).toISOString(),
+    ended_at: iso(ended ? task.endedAt : null),
+  };
+}
+
+const tags = ['extensions'];
+const security = [{ apiKey: [] }];
+
+/** Missing things on this resource are 404s, as on GET /ext/locks/{device_id}. */
+async function or404<T>(reply: FastifyReply, run: Promise<T>): Promise<T | FastifyReply> {
+  try {
+    return await run;
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'LOCK_NOT_FOUND')
+      return reply.code(404).send({ error: 'NOT_FOUND', message: 'no such lock' });
+    if (error instanceof DomainError && error.code === 'TASK_NOT_FOUND')
+      return reply.code(404).send({ error: 'NOT_FOUND', message: 'no such task' });
+    throw error;
+  }
+}
+
+/** Registered inside the extension plugin, under its key check and limits. */
+export function commandRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  const principal = (request: FastifyRequest) => requirePrincipal(request.principal);
+
+  api.post(
+    '/locks/:device_id/commands',
+    {
+      config: { scope: 'locks:operate' },
+      schema: {
+        summary: "Lock, unlock or sync: the lock's owner, or a guest with an operate grant within its terms",
+        description:
+          'Answers 202 with the task at once, as v3 does; read its end with GET /ext/tasks/{task_id}. A guest outside its window or schedule, with a view grant or a used one-time grant: 403 ACCESS_DENY saying why; without an accepted grant: 404. See docs/locks.md "Grants".',
+        tags,
+        security,
+        params: LockIdParams,
+        body: ExtCommandBody,
+        response: {
+          202: ExtTaskView,
+          400: ExtError,
+          401: ExtError,
+          403: ExtError,
+          404: ExtError,
+          429: ExtError,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { accountId, actor } = principal(request);
+      const deviceId = request.params.device_id.toLowerCase();
+      return or404(
+        reply,
+        lockcloud.guestCommands
+          .send(accountId, deviceId, request.body.command, actor)
+          .then((task) => reply.code(202).send(taskView(task))),
+      );
+    },
+  );
+
+  api.get(
+    '/tasks/:task_id',
+    {
+      config: { scope: 'locks:read' },
+      schema: {
+        summary: "A command's task: for the account that sent it and the lock's owner",
+        description: 'Kept at least 24 h after it ends, as v3 keeps them.',
+        tags,
+        security,
+        params: TaskIdParams,
+        response: { 200: ExtTaskView, 401: ExtError, 404: ExtError },
+      },
+    },
+    async (request, reply) =>
+      or404(
+        reply,
+        lockcloud.guestCommands.result(principal(request).accountId, request.params.task_id).then(taskView),
+      ),
+  );
+}
