@@ -72,9 +72,10 @@ export class Grants {
   /**
    * The owner invites the account at `email` to the lock. An address with no live, verified
    * account answers exactly as an unknown one (INVALID_INPUT on `email`), and every invitation
-   * spends the owner's invitation budget first, answered or not: telling whether an address has an
-   * account is what inviting must do, and the budget keeps it from sorting a list of addresses
-   * (docs/security.md). A guest who has a pending or accepted grant already is refused (CONFLICT):
+   * spends the budgets of the dashboard's share form first (the client address's and the owner
+   * account's), answered or not: telling whether an address has an account is what inviting must
+   * do, the budgets keep it from sorting a list of addresses, and sharing them means the form and
+   * the API together get no more tries than either (docs/security.md). A guest who has a pending or accepted grant already is refused (CONFLICT):
    * the owner edits that one; a declined, revoked or used one is replaced by the new invitation.
    */
   async invite(
@@ -83,6 +84,7 @@ export class Grants {
     email: unknown,
     body: GrantInput,
     actor: Actor,
+    clientIp: string,
   ): Promise<OwnerGrant> {
     const { store, budgets, clock } = this.deps;
     const lock = await this.deps.queries.getOwned(ownerId, deviceId);
@@ -90,7 +92,8 @@ export class Grants {
     const terms = checkGrantInput(body, now);
     if (typeof email !== 'string' || email.trim() === '')
       throw new DomainError('INVALID_INPUT', 'email: enter the e-mail address to invite', { field: 'email' });
-    await budgets.spend(`invite-account:${ownerId}`, budgets.limits.requestsPerIp, 'invitations');
+    await budgets.spend(`share-ip:${clientIp}`, budgets.limits.requestsPerIp, 'shares from this address');
+    await budgets.spend(`share-account:${ownerId}`, budgets.limits.requestsPerIp, 'shares');
     const guest = await store.accounts.findByEmail(normalizeEmail(email));
     if (!guest || guest.deletedAt !== null || !guest.verified)
       throw new DomainError('INVALID_INPUT', 'email: no lockcloud account can be invited at that address', {

@@ -99,7 +99,7 @@ export function grantRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
       schema: {
         summary: 'Invite an account, by e-mail, to the lock (owner only); the guest accepts or declines',
         description:
-          'An address with no verified account is refused like an unknown one, and every invitation spends the owner\'s invitation budget. See docs/locks.md "Grants".',
+          'An address with no verified account is refused like an unknown one, and every invitation spends the budgets of the dashboard share form (the client address and the owner account: 10, then 1 a minute). See docs/locks.md "Grants".',
         tags,
         security,
         params: LockIdParams,
@@ -114,7 +114,7 @@ export function grantRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
       return onLock(
         reply,
         grants
-          .invite(accountId, deviceId, email, terms, actor)
+          .invite(accountId, deviceId, email, terms, actor, request.ip)
           .then((grant) => reply.code(201).send(ownerGrantView(grant))),
       );
     },

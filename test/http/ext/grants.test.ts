@@ -359,3 +359,26 @@ describe('/ext grants: invitations and answers', () => {
     assert.deepEqual(others, []);
   });
 });
+
+describe('/ext grants: the invitation budget (rate limits on)', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startServer({ seed: grantSeed() });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it("spends the share form's budget: past 10 tries, 429 whether the address has an account or not", async () => {
+    const post = (email: string) =>
+      t.request(`/ext/locks/${LOCK_A}/grants`, {
+        method: 'POST',
+        key: OWNER_KEY,
+        json: { email, role: 'view' },
+      });
+    for (let i = 0; i < 10; i++) assert.equal((await post(`nobody${i}@example.com`)).status, 400, `try ${i}`);
+    // The endpoint's own limit (10, then 1/s) refills first: the refusal is the budget's.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await expectExtError(await post(GUEST), 429, 'THROTTLED', /too many shares/, 'an 11th try');
+  });
+});
