@@ -111,7 +111,6 @@ export type {
   WebhookSecret,
   WebhookSettings,
 } from './types-ext.js';
-export type { ApiKey, ApiKeyInput, ApiKeyList, ApiKeyScope, CreatedApiKey } from './types-keys.js';
 export type {
   Grant,
   GrantInvitation,
@@ -125,6 +124,7 @@ export type {
   OwnerGrant,
   OwnerGrantList,
 } from './types-grants.js';
+export type { ApiKey, ApiKeyInput, ApiKeyList, ApiKeyScope, CreatedApiKey } from './types-keys.js';
 export type {
   BatteryState,
   DoorState,

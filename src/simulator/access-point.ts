@@ -80,7 +80,7 @@ export class SimulatedAccessPoint {
 
   constructor(
     readonly id: string,
-    private readonly secret: string,
+    secret: string,
     locks: readonly SimDeviceState[],
     private readonly options: AccessPointOptions,
   ) {
