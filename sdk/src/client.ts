@@ -7,7 +7,7 @@ import { TaskFailedError, TaskTimeoutError, ThrottledError, v3ErrorFrom } from '
 import { EventsApi } from './events.js';
 import { WebhookApi } from './ext.js';
 import { GrantsApi } from './grants.js';
-import { type CallOptions, type ClientOptions, Http, segment } from './http.js';
+import { type CallOptions, type ClientOptions, type CommandOptions, Http, segment } from './http.js';
 import { KeysApi } from './keys.js';
 import { LocksApi } from './locks.js';
 import { sleep } from './retry.js';
@@ -31,22 +31,6 @@ import { WebhookEndpointsApi } from './webhook-endpoints.js';
 export interface LockcloudClientOptions extends ClientOptions {
   /** The API key, sent as `Authorization: <key>`. */
   readonly apiKey: string;
-}
-
-/**
- * The options of a command.
- *
- * @example
- * await client.unlock(deviceId, { idempotencyKey: crypto.randomUUID() });
- */
-export interface CommandOptions extends CallOptions {
-  /**
-   * Sent as `Idempotency-Key` (1 to 255 visible ASCII characters): the same key with the same
-   * command to the same lock within 24 h answers the first command's `task_id` instead of sending
-   * it again. With the client's `retry` on, a command whose answer was lost is then sent again with
-   * the same key (and only then: without a key a lost answer is never resent).
-   */
-  readonly idempotencyKey?: string | undefined;
 }
 
 /**

@@ -40,6 +40,22 @@ export interface CallOptions {
 }
 
 /**
+ * The options of a command.
+ *
+ * @example
+ * await client.unlock(deviceId, { idempotencyKey: crypto.randomUUID() });
+ */
+export interface CommandOptions extends CallOptions {
+  /**
+   * Sent as `Idempotency-Key` (1 to 255 visible ASCII characters): the same key with the same
+   * command to the same lock within 24 h (on the same endpoint: v3, the partner's or /ext) answers the first command's `task_id` instead of sending
+   * it again. With the client's `retry` on, a command whose answer was lost is then sent again with
+   * the same key (and only then: without a key a lost answer is never resent).
+   */
+  readonly idempotencyKey?: string | undefined;
+}
+
+/**
  * One request of {@link Http}.
  *
  * @example
@@ -263,7 +279,7 @@ export function segment(value: string): string {
 export type KeyedSend = <T>(
   method: HttpRequest['method'],
   path: string,
-  options: CallOptions | undefined,
+  options: CommandOptions | undefined,
   json?: unknown,
 ) => Promise<T>;
 
@@ -278,7 +294,7 @@ export function keyedSend(http: Http, apiKey: string, prefix: string): KeyedSend
   return <T>(
     method: HttpRequest['method'],
     path: string,
-    options: CallOptions | undefined,
+    options: CommandOptions | undefined,
     json?: unknown,
   ): Promise<T> =>
     http.request<T>({
@@ -287,5 +303,6 @@ export function keyedSend(http: Http, apiKey: string, prefix: string): KeyedSend
       headers: { authorization: apiKey },
       json,
       signal: options?.signal,
+      idempotencyKey: options?.idempotencyKey,
     });
 }

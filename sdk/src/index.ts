@@ -12,7 +12,6 @@
  * await client.run(deviceId, 'unlock');
  */
 export {
-  type CommandOptions,
   LockcloudClient,
   type LockcloudClientOptions,
   type WaitOptions,
@@ -65,7 +64,7 @@ export type { EventStreamOptions } from './event-stream.js';
 export type { EventsApi, EventsOptions } from './events.js';
 export type { DeliveriesOptions, WebhookApi } from './ext.js';
 export type { GrantsApi } from './grants.js';
-export type { CallOptions, ClientOptions } from './http.js';
+export type { CallOptions, ClientOptions, CommandOptions } from './http.js';
 export type { KeysApi } from './keys.js';
 export type { LocksApi } from './locks.js';
 export type { RetryInfo, RetryOptions } from './retry.js';

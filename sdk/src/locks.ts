@@ -10,7 +10,14 @@
  * @example
  * const { locks } = await client.locks.list();
  */
-import { type CallOptions, type Http, type KeyedSend, keyedSend, segment } from './http.js';
+import {
+  type CallOptions,
+  type CommandOptions,
+  type Http,
+  type KeyedSend,
+  keyedSend,
+  segment,
+} from './http.js';
 import type { ExtTask, LockHealth, LockHealthList, LockSettings } from './types-locks.js';
 
 /**
@@ -32,11 +39,12 @@ export class LocksApi {
   /**
    * `POST /ext/locks/{device_id}/commands`: the owner, or a guest with an operate grant within its
    * window and schedule (`AccessDeniedError` outside them, saying why); resolves to the task at once.
+   * With `idempotencyKey`, the same key and command within 24 h resolve to the first one's task.
    *
    * @example
    * const { task_id } = await client.locks.command(deviceId, 'unlock');
    */
-  command(deviceId: string, command: 'lock' | 'unlock' | 'sync', options?: CallOptions): Promise<ExtTask> {
+  command(deviceId: string, command: 'lock' | 'unlock' | 'sync', options?: CommandOptions): Promise<ExtTask> {
     return this.#send('POST', `/${segment(deviceId)}/commands`, options, { command });
   }
 

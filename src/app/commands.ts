@@ -107,8 +107,14 @@ export class Commands {
    * The task is the owner's, as every task of the lock is (its events are in the owner's log, and the
    * owner reads it); the command budget spent is the guest's, per lock, as any account's.
    */
-  sendForGuest(lock: Lock, guestId: string, command: LockCommand, origin: Origin): Promise<Task> {
-    return this.launch(lock, guestId, command, origin);
+  sendForGuest(
+    lock: Lock,
+    guestId: string,
+    command: LockCommand,
+    origin: Origin,
+    key?: IdempotencyClaim,
+  ): Promise<Task> {
+    return this.launch(lock, guestId, command, origin, key);
   }
 
   private async launch(

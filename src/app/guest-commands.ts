@@ -11,7 +11,7 @@ import type { Task } from '../domain/task.ts';
 import type { Commands } from './commands.ts';
 import type { EventLog } from './event-log.ts';
 import { grantEvents } from './grants.ts';
-import type { Clock, Store } from './ports.ts';
+import type { Clock, IdempotencyClaim, Store } from './ports.ts';
 
 const WHY: Record<Exclude<GrantDenial, 'not_accepted' | 'revoked'>, string> = {
   used: 'the one-time grant was used: its unlock is done',
@@ -37,12 +37,18 @@ export class GuestCommands {
    * why, when the grant does not allow it now. The grant is read at each command, so a revocation
    * or an edit holds from the next one on.
    */
-  async send(accountId: string, deviceId: string, command: LockCommand, keyActor: Actor): Promise<Task> {
+  async send(
+    accountId: string,
+    deviceId: string,
+    command: LockCommand,
+    keyActor: Actor,
+    key?: IdempotencyClaim,
+  ): Promise<Task> {
     const { store, commands, clock } = this.deps;
     const lock = await store.locks.get(deviceId);
     if (!lock) throw new DomainError('LOCK_NOT_FOUND');
     if (lock.ownerId === accountId)
-      return commands.send(accountId, lock.deviceId, command, { actor: keyActor, method: 'api_ext' });
+      return commands.send(accountId, lock.deviceId, command, { actor: keyActor, method: 'api_ext' }, key);
     const grant = await store.grants.getFor(lock.deviceId, accountId);
     if (!grant) throw new DomainError('LOCK_NOT_FOUND');
     const decision = grantAllows(grant, 'operate', clock.now(), lock.timeZone);
@@ -51,10 +57,13 @@ export class GuestCommands {
         throw new DomainError('LOCK_NOT_FOUND');
       throw new DomainError('GRANT_DENIED', WHY[decision.reason]);
     }
-    return commands.sendForGuest(lock, accountId, command, {
-      actor: grantActor(grant.id, accountId),
-      method: 'api_ext',
-    });
+    return commands.sendForGuest(
+      lock,
+      accountId,
+      command,
+      { actor: grantActor(grant.id, accountId), method: 'api_ext' },
+      key,
+    );
   }
 
   /** A task for its owner or the guest who sent it. */

@@ -2,8 +2,9 @@ import { DomainError } from '../domain/errors.ts';
 import type { Origin } from '../domain/event.ts';
 import { IDEMPOTENCY_KEY_TTL_MS, idempotencyFingerprint } from '../domain/idempotency.ts';
 import type { LockCommand } from '../domain/lock.ts';
+import type { Task } from '../domain/task.ts';
 import { type Commands, IdempotencyKeyTaken } from './commands.ts';
-import type { Clock, IdempotencyKeyStore, SecretHasher } from './ports.ts';
+import type { Clock, IdempotencyClaim, IdempotencyKeyStore, SecretHasher } from './ports.ts';
 
 export interface IdempotentCommandDeps {
   readonly keys: IdempotencyKeyStore;
@@ -38,16 +39,32 @@ export class IdempotentCommands {
   constructor(private readonly deps: IdempotentCommandDeps) {}
 
   /** The task id the command has under this key: made now, or by the key's first request. */
-  async send(
+  send(
     accountId: string,
     deviceId: string,
     command: LockCommand,
     origin: Origin,
     { key, endpoint }: IdempotencyOptions,
   ): Promise<string> {
-    const { keys, commands, clock } = this.deps;
+    return this.once(accountId, key, idempotencyFingerprint(endpoint, deviceId, command), (claim) =>
+      this.deps.commands.send(accountId, deviceId, command, origin, claim),
+    );
+  }
+
+  /**
+   * The same for a command another use case makes (the /ext command of an owner or a guest,
+   * GuestCommands): `make` sends it with the key's record, made in the task's transaction, and
+   * throws IdempotencyKeyTaken when the account has the key already. `fingerprint` tells the
+   * request (idempotencyFingerprint of its endpoint, lock and command).
+   */
+  async once(
+    accountId: string,
+    key: string,
+    fingerprint: string,
+    make: (claim: IdempotencyClaim) => Promise<Task>,
+  ): Promise<string> {
+    const { keys, clock } = this.deps;
     const keyHash = this.deps.hasher.hash(key);
-    const fingerprint = idempotencyFingerprint(endpoint, deviceId, command);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const now = clock.now();
       const record = await keys.get(accountId, keyHash);
@@ -67,7 +84,7 @@ export class IdempotentCommands {
           createdAt: now,
           expiresAt: now + IDEMPOTENCY_KEY_TTL_MS,
         };
-        return (await commands.send(accountId, deviceId, command, origin, claim)).id;
+        return (await make(claim)).id;
       } catch (error) {
         // Another request with the key made its task between our read and our insert: read it.
         if (error instanceof IdempotencyKeyTaken) continue;

@@ -77,7 +77,11 @@ describe('fuzzing every endpoint', () => {
         .filter(takesIdempotencyKey)
         .map((e) => e.name)
         .sort(),
-      ['POST /public/lock/:device_id', 'POST /public/partners/automation'],
+      [
+        'POST /ext/locks/:device_id/commands',
+        'POST /public/lock/:device_id',
+        'POST /public/partners/automation',
+      ],
     );
   });
 

@@ -7,8 +7,15 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
+import type { IdempotencyClaim } from '../../app/ports.ts';
 import { DomainError } from '../../domain/errors.ts';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  idempotencyFingerprint,
+  parseIdempotencyKey,
+} from '../../domain/idempotency.ts';
 import type { Task } from '../../domain/task.ts';
+import { IdempotencyHeaders } from '../idempotency-headers.ts';
 import { requirePrincipal } from '../principal.ts';
 import '../route-scope.ts';
 import { ExtCommandBody, ExtTaskView, TaskIdParams } from './command-schemas.ts';
@@ -32,6 +39,8 @@ export function taskView(task: Task) {
 }
 
 const tags = ['extensions'];
+/** What tells this endpoint's Idempotency-Keys from v3's: a key names one request of one endpoint. */
+const COMMAND_ENDPOINT = 'POST /ext/locks/{device_id}/commands';
 const security = [{ apiKey: [] }];
 
 /** Missing things on this resource are 404s, as on GET /ext/locks/{device_id}. */
@@ -59,10 +68,11 @@ export function commandRoutes(app: FastifyInstance, lockcloud: Lockcloud): void 
       schema: {
         summary: "Lock, unlock or sync: the lock's owner, or a guest with an operate grant within its terms",
         description:
-          'Answers 202 with the task at once, as v3 does; read its end with GET /ext/tasks/{task_id}. A guest outside its window or schedule, with a view grant or a used one-time grant: 403 ACCESS_DENY saying why; without an accepted grant: 404. See docs/locks.md "Grants".',
+          'Answers 202 with the task at once, as v3 does; read its end with GET /ext/tasks/{task_id}. With an Idempotency-Key, the same key and request within 24 h answer the same task (as it is then), from any process; the key with another lock or command is 400 BAD_PARAMS. A guest outside its window or schedule, with a view grant or a used one-time grant: 403 ACCESS_DENY saying why; without an accepted grant: 404. See docs/locks.md "Grants".',
         tags,
         security,
         params: LockIdParams,
+        headers: IdempotencyHeaders,
         body: ExtCommandBody,
         response: {
           202: ExtTaskView,
@@ -77,11 +87,21 @@ export function commandRoutes(app: FastifyInstance, lockcloud: Lockcloud): void 
     async (request, reply) => {
       const { accountId, actor } = principal(request);
       const deviceId = request.params.device_id.toLowerCase();
+      const { command } = request.body;
+      // Checked after the body, before the lock, as on v3 (docs/errors.md, Idempotency-Key).
+      const key = parseIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER]);
+      const send = (claim?: IdempotencyClaim) =>
+        lockcloud.guestCommands.send(accountId, deviceId, command, actor, claim);
+      const sent =
+        key === undefined
+          ? send()
+          : lockcloud.idempotentCommands
+              .once(accountId, key, idempotencyFingerprint(COMMAND_ENDPOINT, deviceId, command), send)
+              // The key's task as it is now: a repeat answers the same task, maybe ended since.
+              .then((taskId) => lockcloud.guestCommands.result(accountId, taskId));
       return or404(
         reply,
-        lockcloud.guestCommands
-          .send(accountId, deviceId, request.body.command, actor)
-          .then((task) => reply.code(202).send(taskView(task))),
+        sent.then((task) => reply.code(202).send(taskView(task))),
       );
     },
   );

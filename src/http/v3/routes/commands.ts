@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { IdempotencyHeaders } from '../../idempotency-headers.ts';
 import { requirePrincipal } from '../../principal.ts';
 import type { V3Options } from '../plugin.ts';
-import { CommandBody, DeviceIdParams, IdempotencyHeaders, TaskCreated, V3Error } from '../schemas.ts';
+import { CommandBody, DeviceIdParams, TaskCreated, V3Error } from '../schemas.ts';
 import { sendCommand } from '../send-command.ts';
 
 export const commandRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, { lockcloud }) => {

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { DomainError } from '../../../domain/errors.ts';
+import { IdempotencyHeaders } from '../../idempotency-headers.ts';
 import { keyRefusal } from '../../key-check.ts';
 import { requirePrincipal } from '../../principal.ts';
 import { authenticateAndLimit } from '../../rate-limits-hook.ts';
 import { v3KeyRefusal } from '../key-refusal.ts';
 import type { V3Options } from '../plugin.ts';
-import { IdempotencyHeaders, PartnerBody, TaskCreated, V3Error } from '../schemas.ts';
+import { PartnerBody, TaskCreated, V3Error } from '../schemas.ts';
 import { sendCommand } from '../send-command.ts';
 
 function isObject(value: unknown): value is Record<string, unknown> {
