@@ -5,7 +5,8 @@
  * standard test seed, request logs off), with a rate-limits file whose budgets nothing here can
  * spend: the limiter runs on every request and refuses none. The same server with --no-rate-limit
  * gives the limiter's cost over HTTP, and one logging every request at info (to a file) the cost of
- * the default log level. Cases are interleaved round by round; each figure is the median of the
+ * the default log level; a key limited to reading that one lock (issue 23) the cost of checking
+ * a key's scope and locks against a full-access key's. Cases are interleaved round by round; each figure is the median of the
  * rounds, each ratio the median of the per-round ratios to the bare server's run next to it.
  * `--profile`: afterwards, a CPU profile of the server under GET /public/lock/{id} alone.
  */
@@ -73,7 +74,21 @@ async function v1Token(server: Lockcloud): Promise<string> {
   return authorization;
 }
 
+/** A key limited to reading one lock (issue 23), made by the owner's full-access key over /ext. */
+async function scopedKey(server: Lockcloud): Promise<string> {
+  const client = new HttpClient(server.url, 1);
+  const made = await client.json<{ key: string }>(
+    'POST',
+    '/ext/keys',
+    { authorization: OWNER_KEY },
+    { name: 'read-path bench', scopes: ['locks:read'], lock_ids: [LOCK_A] },
+  );
+  client.close();
+  return made.key;
+}
+
 const key = { authorization: OWNER_KEY };
+const scoped = { authorization: await scopedKey(on) };
 const token = { 'x-authorization': await v1Token(on) };
 const paths = {
   lock: `/public/lock/${LOCK_A}`,
@@ -112,6 +127,13 @@ const cases: Case[] = [
     server: on,
     path: paths.lock,
     headers: key,
+    baseline: 'lock',
+  },
+  {
+    label: 'GET /public/lock/{id}, a scoped key (locks:read, this lock only)',
+    server: on,
+    path: paths.lock,
+    headers: scoped,
     baseline: 'lock',
   },
   {
@@ -191,7 +213,10 @@ const rows = cases.map((c) => {
 });
 
 const lockCase = cases[1] as Case;
-const offCase = cases[2] as Case;
+const scopedCase = cases[2] as Case;
+const offCase = cases[3] as Case;
+const scopedRatio = ratio(scopedCase, lockCase);
+const scopedCpuRatio = ratio(scopedCase, lockCase, perCpu);
 const lockRatio = ratio(lockCase, bareOf(lockCase));
 const limiterRatio = ratio(lockCase, offCase);
 const lockCpuRatio = ratio(lockCase, bareOf(lockCase), perCpu);
@@ -247,6 +272,16 @@ report({
       fmtRatio(limiterCpuRatio),
       'median of per-round ratios of the first two lockcloud rows',
     ],
+    [
+      'scoped key / full-access key (GET /public/lock/{id})',
+      '',
+      '',
+      '',
+      fmtRatio(scopedRatio),
+      '',
+      fmtRatio(scopedCpuRatio),
+      'median of per-round ratios, the same server',
+    ],
   ],
   targets: [
     {
@@ -255,6 +290,13 @@ report({
       target: '≥ 0.75',
       measured: `${fmtRatio(lockRatio)} (per server CPU-second: ${fmtRatio(lockCpuRatio)})`,
       met: lockRatio >= 0.75,
+    },
+    {
+      point: 'issue 23',
+      what: 'GET /public/lock/{id} with a scoped key vs a full-access key (at most 5 % slower)',
+      target: '≥ 0.95',
+      measured: `${fmtRatio(scopedRatio)} (per server CPU-second: ${fmtRatio(scopedCpuRatio)})`,
+      met: scopedRatio >= 0.95,
     },
     {
       point: '6',
