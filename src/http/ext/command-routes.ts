@@ -5,10 +5,9 @@
  * integration rules and command budget as v3; v3 and v1 keep their own (only owners control).
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
 import type { IdempotencyClaim } from '../../app/ports.ts';
-import { DomainError } from '../../domain/errors.ts';
 import {
   IDEMPOTENCY_KEY_HEADER,
   idempotencyFingerprint,
@@ -21,6 +20,7 @@ import '../route-scope.ts';
 import { ExtCommandBody, ExtTaskView, TaskIdParams } from './command-schemas.ts';
 import { iso } from './delivery-view.ts';
 import { LockIdParams } from './lock-schemas.ts';
+import { orNotFound } from './not-found.ts';
 import { ExtError } from './schemas.ts';
 
 /** A task as /ext shows it: v3's outcome, with the lock, the command and the times. */
@@ -42,19 +42,6 @@ const tags = ['extensions'];
 /** What tells this endpoint's Idempotency-Keys from v3's: a key names one request of one endpoint. */
 const COMMAND_ENDPOINT = 'POST /ext/locks/{device_id}/commands';
 const security = [{ apiKey: [] }];
-
-/** Missing things on this resource are 404s, as on GET /ext/locks/{device_id}. */
-async function or404<T>(reply: FastifyReply, run: Promise<T>): Promise<T | FastifyReply> {
-  try {
-    return await run;
-  } catch (error) {
-    if (error instanceof DomainError && error.code === 'LOCK_NOT_FOUND')
-      return reply.code(404).send({ error: 'NOT_FOUND', message: 'no such lock' });
-    if (error instanceof DomainError && error.code === 'TASK_NOT_FOUND')
-      return reply.code(404).send({ error: 'NOT_FOUND', message: 'no such task' });
-    throw error;
-  }
-}
 
 /** Registered inside the extension plugin, under its key check and limits. */
 export function commandRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
@@ -99,7 +86,7 @@ export function commandRoutes(app: FastifyInstance, lockcloud: Lockcloud): void 
               .once(accountId, key, idempotencyFingerprint(COMMAND_ENDPOINT, deviceId, command), send)
               // The key's task as it is now: a repeat answers the same task, maybe ended since.
               .then((taskId) => lockcloud.guestCommands.result(accountId, taskId));
-      return or404(
+      return orNotFound(
         reply,
         sent.then((task) => reply.code(202).send(taskView(task))),
       );
@@ -120,7 +107,7 @@ export function commandRoutes(app: FastifyInstance, lockcloud: Lockcloud): void 
       },
     },
     async (request, reply) =>
-      or404(
+      orNotFound(
         reply,
         lockcloud.guestCommands.result(principal(request).accountId, request.params.task_id).then(taskView),
       ),

@@ -3,9 +3,8 @@
  * invitations and grants. Thin: the rules are the Grants use case's.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
-import { DomainError } from '../../domain/errors.ts';
 import type { Grant, GuestGrant, OwnerGrant } from '../../domain/grant.ts';
 import { requirePrincipal } from '../principal.ts';
 import '../route-scope.ts';
@@ -22,6 +21,7 @@ import {
   OwnerGrantView,
 } from './grant-schemas.ts';
 import { LockIdParams } from './lock-schemas.ts';
+import { orNotFound } from './not-found.ts';
 import { ExtError } from './schemas.ts';
 
 const grantFields = (g: Grant) => ({
@@ -45,20 +45,6 @@ export const guestGrantView = (g: GuestGrant) => ({
   lock_nickname: g.lockNickname,
   owner_email: g.ownerEmail,
 });
-
-/**
- * Under /ext/locks/{device_id}, a lock the account does not own is one that does not exist: 404, as
- * GET /ext/locks/{device_id} answers (a guest of the lock included: its grants are the owner's).
- */
-async function onLock<T>(reply: FastifyReply, run: Promise<T>): Promise<T | FastifyReply> {
-  try {
-    return await run;
-  } catch (error) {
-    if (error instanceof DomainError && error.code === 'LOCK_NOT_FOUND')
-      return reply.code(404).send({ error: 'NOT_FOUND', message: 'no such lock' });
-    throw error;
-  }
-}
 
 const tags = ['extensions'];
 const security = [{ apiKey: [] }];
@@ -84,7 +70,7 @@ export function grantRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
       },
     },
     async (request, reply) =>
-      onLock(
+      orNotFound(
         reply,
         grants
           .listForLock(principal(request).accountId, request.params.device_id.toLowerCase())
@@ -111,7 +97,7 @@ export function grantRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
       const { accountId, actor } = principal(request);
       const { email, ...terms } = request.body;
       const deviceId = request.params.device_id.toLowerCase();
-      return onLock(
+      return orNotFound(
         reply,
         grants
           .invite(accountId, deviceId, email, terms, actor, request.ip)
@@ -136,7 +122,7 @@ export function grantRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
     async (request, reply) => {
       const { accountId, actor } = principal(request);
       const { device_id, grant_id } = request.params;
-      return onLock(
+      return orNotFound(
         reply,
         grants.edit(accountId, device_id.toLowerCase(), grant_id, request.body, actor).then(ownerGrantView),
       );
@@ -158,7 +144,7 @@ export function grantRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
     async (request, reply) => {
       const { accountId, actor } = principal(request);
       const { device_id, grant_id } = request.params;
-      return onLock(
+      return orNotFound(
         reply,
         grants
           .revoke(accountId, device_id.toLowerCase(), grant_id, actor)

@@ -1,13 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { LockDetail } from '../../app/lock-details.ts';
 import type { Lockcloud } from '../../app/lockcloud.ts';
 import type { AccessPoint } from '../../domain/access-point.ts';
-import { DomainError } from '../../domain/errors.ts';
 import { keyCoversLock } from '../../domain/scope.ts';
 import { requirePrincipal } from '../principal.ts';
 import { iso } from './delivery-view.ts';
 import { ExtLockList, ExtLockView, LockIdParams, LockSettingsBody } from './lock-schemas.ts';
+import { orNotFound } from './not-found.ts';
 import { ExtError } from './schemas.ts';
 
 const accessPointView = (ap: AccessPoint) => ({
@@ -56,22 +56,6 @@ export function lockView({ lock, role, accessPoint }: LockDetail) {
 const tags = ['extensions'];
 const security = [{ apiKey: [] }];
 
-export const NO_SUCH_LOCK = { error: 'NOT_FOUND', message: 'no such lock' };
-
-/**
- * A lock the account cannot see is one that does not exist for it: on this resource a 404 (v3's
- * command routes answer the same thing as BAD_PARAMS, as published).
- */
-async function viewOr404(reply: FastifyReply, read: Promise<LockDetail>) {
-  try {
-    return lockView(await read);
-  } catch (error) {
-    if (error instanceof DomainError && error.code === 'LOCK_NOT_FOUND')
-      return reply.code(404).send(NO_SUCH_LOCK);
-    throw error;
-  }
-}
-
 /** /ext/locks: registered inside the extension plugin, under its key check and limits. */
 export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -113,7 +97,10 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
       },
     },
     async (request, reply) =>
-      viewOr404(reply, details.get(principal(request).accountId, request.params.device_id.toLowerCase())),
+      orNotFound(
+        reply,
+        details.get(principal(request).accountId, request.params.device_id.toLowerCase()).then(lockView),
+      ),
   );
 
   api.patch(
@@ -134,20 +121,22 @@ export function lockRoutes(app: FastifyInstance, lockcloud: Lockcloud): void {
     async (request, reply) => {
       const { accountId, actor } = principal(request);
       const body = request.body;
-      return viewOr404(
+      return orNotFound(
         reply,
-        details.change(
-          accountId,
-          request.params.device_id.toLowerCase(),
-          {
-            nickname: body.nickname,
-            autoLockSeconds: body.auto_lock_seconds,
-            batteryLow: body.battery_low,
-            batteryCritical: body.battery_critical,
-            timeZone: body.time_zone,
-          },
-          actor,
-        ),
+        details
+          .change(
+            accountId,
+            request.params.device_id.toLowerCase(),
+            {
+              nickname: body.nickname,
+              autoLockSeconds: body.auto_lock_seconds,
+              batteryLow: body.battery_low,
+              batteryCritical: body.battery_critical,
+              timeZone: body.time_zone,
+            },
+            actor,
+          )
+          .then(lockView),
       );
     },
   );

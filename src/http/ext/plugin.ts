@@ -20,7 +20,8 @@ import { extErrors } from './errors.ts';
 import { eventStreamRoute } from './event-stream-route.ts';
 import { grantRoutes } from './grant-routes.ts';
 import { keyRoutes } from './key-routes.ts';
-import { lockRoutes, NO_SUCH_LOCK } from './lock-routes.ts';
+import { lockRoutes } from './lock-routes.ts';
+import { NO_SUCH_LOCK } from './not-found.ts';
 import {
   DeliveriesQuery,
   DeliveryAccepted,
