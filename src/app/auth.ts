@@ -6,6 +6,11 @@ import type { ApiKeyStore, Clock, SecretHasher } from './ports.ts';
 
 /** Writing last-used on every request would turn every read into a write; once a minute is enough to show it. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+/**
+ * A new client address is shown at once, but written at most once a second: a key used from two
+ * addresses in turn would otherwise write on every request.
+ */
+const NEW_ADDRESS_RESOLUTION_MS = 1_000;
 
 export interface Principal {
   readonly accountId: string;
@@ -58,14 +63,15 @@ export class ApiKeyAuth {
     if (limits.expiresAt !== null && now >= limits.expiresAt) throw new DomainError('UNAUTHENTICATED');
     // A key without limits (every key made before them) skips the check: the hot path stays as it was.
     const allowed = check === undefined || isUnlimited(limits) || check(limits);
-    // Once a minute, or at once from a new address: the dashboard's "last client address" is then
-    // never older than the last minute's use, and a key seen from a new place shows it at once.
+    // Once a minute, or from a new address within a second: the dashboard's "last client address"
+    // is then never older than the last minute's use, and a key seen from a new place shows it at
+    // once.
     const last = found.key.lastUsedAt;
     if (
       allowed &&
       (last === null ||
         now - last >= LAST_USED_RESOLUTION_MS ||
-        (ip !== undefined && ip !== found.key.lastUsedIp))
+        (ip !== undefined && ip !== found.key.lastUsedIp && now - last >= NEW_ADDRESS_RESOLUTION_MS))
     ) {
       await this.keys.touch(found.key.id, now, ip);
     }

@@ -78,7 +78,7 @@ describe('ApiKeyAuth', () => {
     assert.equal(touches.length, 1);
   });
 
-  it('touches once a minute, and at once when the address changes', async () => {
+  it('touches once a minute, and at once when the address changes, at most once a second', async () => {
     const { auth, advance, touches } = setup();
     await auth.fromHeader('secret', '192.0.2.1');
     advance(1_000);
@@ -87,8 +87,16 @@ describe('ApiKeyAuth', () => {
     advance(1_000);
     await auth.fromHeader('secret', '2001:db8::1');
     assert.deepEqual(touches.at(-1), { at: 1_002_000, ip: '2001:db8::1' });
-    advance(60_000);
+    // Two addresses in turn within a second: no write per request.
+    advance(10);
+    await auth.fromHeader('secret', '192.0.2.1');
     await auth.fromHeader('secret', '2001:db8::1');
-    assert.equal(touches.length, 3);
+    assert.equal(touches.length, 2);
+    advance(1_000);
+    await auth.fromHeader('secret', '192.0.2.1');
+    assert.deepEqual(touches.at(-1), { at: 1_003_010, ip: '192.0.2.1' });
+    advance(60_000);
+    await auth.fromHeader('secret', '192.0.2.1');
+    assert.equal(touches.length, 4);
   });
 });
