@@ -159,10 +159,11 @@ const fill = (route: string, id: string) => route.replace(/:[a-zA-Z_]+/, id);
 /** Runs one case and checks everything it promises; answers the status (for the HEAD twin). */
 export async function runCase(w: World, c: Case, noneStatus?: number): Promise<number> {
   const ctx: Ctx = { w, actor: c.actor, target: c.target, own: c.allowed };
-  const out = { method: c.e.method, path: fill(c.e.route, c.target), ...c.e.request?.(ctx) };
+  // What `prepare` makes (an invitation, say) is what the request then names: prepare first.
   const before = partitions(w.db);
   const deliveriesBefore = c.e.moves && c.allowed ? countDeliveries(w, c.actor) : 0;
   if (c.allowed) await c.e.prepare?.(ctx);
+  const out = { method: c.e.method, path: fill(c.e.route, c.target), ...c.e.request?.(ctx) };
   const res = await send(w, c.actor, c.p, c.csrf, out);
   const text = await res.text();
   const viewer =
@@ -208,7 +209,9 @@ export async function runCase(w: World, c: Case, noneStatus?: number): Promise<n
     assert.equal(await head.text(), '', `HEAD twin of ${c.what}: no body`);
   }
   const changed = changedAccounts(before, partitions(w.db));
-  const mayChange = c.allowed ? [w.of[c.actor].accountId] : [];
+  const mayChange = c.allowed
+    ? [c.actor, ...(c.e.alsoChanges?.(ctx) ?? [])].map((a) => w.of[a].accountId)
+    : [];
   assert.deepEqual(
     changed.filter((a) => !mayChange.includes(a)),
     [],

@@ -169,22 +169,26 @@ export function follow(w: World, actor: Actor, location: string): Promise<Respon
   return fetch(w.t.url + location, { headers: { cookie: `lc_session=${session}` }, redirect: 'manual' });
 }
 
-/** What the actor may see of other accounts (as stored now): the locks shared with it, and whom its locks are shared with. */
+/**
+ * What the actor may see of other accounts (as stored now). An owner sees the guest of every grant
+ * of its locks, in every state (its grant list). A guest sees the lock and the owner's e-mail of a
+ * grant it holds or was offered: pending (its invitations), accepted or used (its grants), and
+ * declined, whose answer named them once. A revoked grant shows the guest nothing more.
+ */
 function allowedFor(w: World, viewer: Actor | undefined): Set<string> {
   const ok = new Set<string>();
   if (viewer === undefined) return ok;
   const rows = w.db
     .prepare(
-      `SELECT l.device_id, l.nickname, l.owner_id, a.id, a.email, o.email FROM grants s
+      `SELECT l.device_id, l.nickname, l.owner_id, a.id, a.email, o.email, s.state FROM grants s
          JOIN locks l USING (device_id) JOIN accounts a ON a.id = s.account_id
-         JOIN accounts o ON o.id = l.owner_id WHERE s.state = 'accepted'`,
+         JOIN accounts o ON o.id = l.owner_id`,
     )
     .raw()
     .all() as string[][];
   const me = w.of[viewer].accountId;
-  // A guest's grant names who granted it (GET /ext/grants, docs/locks.md "Grants"): the owner's e-mail.
-  for (const [deviceId, nickname, ownerId, guestId, guestEmail, ownerEmail] of rows) {
-    if (guestId === me)
+  for (const [deviceId, nickname, ownerId, guestId, guestEmail, ownerEmail, state] of rows) {
+    if (guestId === me && state !== 'revoked')
       ok.add(String(deviceId)).add(String(nickname).toLowerCase()).add(String(ownerEmail).toLowerCase());
     if (ownerId === me) ok.add(String(guestId)).add(String(guestEmail));
   }

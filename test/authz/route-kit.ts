@@ -41,9 +41,14 @@ export interface Endpoint {
   readonly check?: (ctx: Ctx, body: unknown) => void;
   /** An allowed request moved the lock: the runner checks it did and locks it again. */
   readonly moves?: true;
-  /** Runs before the allowed request; `restore` after it, to leave the world as it was. */
+  /** Runs before the allowed request (and before `request` builds it); `restore` after it, to leave the world as it was. */
   readonly prepare?: (ctx: Ctx) => Promise<void>;
   readonly restore?: (ctx: Ctx) => Promise<void>;
+  /**
+   * The other accounts an allowed request writes to, besides the actor's: a grant joins two
+   * accounts, and its changes are written in the owner's log and the guest's (docs/events.md).
+   */
+  readonly alsoChanges?: (ctx: Ctx) => readonly Actor[];
   /** Why the allowed request is not sent (the refusals still are). */
   readonly skipAllowed?: string;
   /** For routes outside the matrix: why. */
