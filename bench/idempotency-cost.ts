@@ -9,15 +9,13 @@
  * shared machine). The POST's own round trip is reported beside the whole command's rate.
  */
 import { execFileSync } from 'node:child_process';
-import { realpathSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
 import { openPostgresStore } from '../src/adapters/stores/postgres/open.ts';
 import { openSqliteStore } from '../src/adapters/stores/sqlite/open.ts';
 import type { Store } from '../src/app/ports.ts';
 import { createTestDatabase } from '../test/support/postgres.ts';
 import { cpuText, type FlowResult, failureText, runCommands } from './lib/commands.ts';
 import { HttpClient } from './lib/load.ts';
-import { tempDir } from './lib/processes.ts';
+import { archiveCheckout, tempDir } from './lib/processes.ts';
 import {
   durations,
   fmtMs,
@@ -44,13 +42,6 @@ function git(args: readonly string[]): string {
 }
 
 /** The baseline's source tree: `rev` extracted into a temporary directory, with this node_modules. */
-function checkout(rev: string): string {
-  const dir = tempDir();
-  execFileSync('sh', ['-c', `git archive --format=tar "${rev}" | tar -x -C "${dir}"`]);
-  symlinkSync(realpathSync('node_modules'), join(dir, 'node_modules'));
-  return dir;
-}
-
 const baselineRev = git([
   'rev-parse',
   '--short',
@@ -68,7 +59,7 @@ const shape = {
   locksPerAccessPoint: 10,
 } as const;
 const rigs: Record<'baseline' | 'current', Rig> = {
-  baseline: await startRig({ ...shape, serverRoot: { dir: checkout(baselineRev) } }),
+  baseline: await startRig({ ...shape, serverRoot: { dir: archiveCheckout(baselineRev) } }),
   current: await startRig(shape),
 };
 

@@ -9,13 +9,17 @@
  * a key's scope and locks against a full-access key's. Cases are interleaved round by round; each figure is the median of the
  * rounds, each ratio the median of the per-round ratios to the bare server's run next to it.
  * `--profile`: afterwards, a CPU profile of the server under GET /public/lock/{id} alone.
+ * BENCH_BASELINE=<commit>: also a server from that commit's tree, started the same way, for what a
+ * change cost the read path measured in the same run (issue 23: the tree before scoped keys).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { LOCK_A, OWNER, OWNER_KEY, standardSeed } from '../test/support/server.ts';
 import { autocannon, cpuNote, HttpClient, type LoadResult } from './lib/load.ts';
 import {
+  archiveCheckout,
   hugeRateLimits,
   type Lockcloud,
   type Proc,
@@ -49,14 +53,32 @@ const serverArgs = (name: string, ...flags: string[]): string[] => [
   ...flags,
 ];
 
+// The baseline's rate-limits file names only what every tree has had: v3's endpoints.
+const V3_LIMITED = [
+  'GET /public/locks',
+  'GET /public/lock/{device_id}',
+  'POST /public/lock/{device_id}',
+  'GET /public/action-result',
+  'POST /public/partners/automation',
+];
+const baseRev =
+  process.env.BENCH_BASELINE === undefined
+    ? undefined
+    : execFileSync('git', ['rev-parse', '--short', process.env.BENCH_BASELINE], { encoding: 'utf8' }).trim();
+
 progress('starting lockcloud (limiter on, off, on with info logs) and the bare server');
-const [on, off, logged] = await Promise.all([
+const [on, off, logged, before] = await Promise.all([
   startLockcloud(serverArgs('on', '--rate-limits', limits)),
   startLockcloud(serverArgs('off', '--no-rate-limit')),
   startLockcloud(serverArgs('logged', '--rate-limits', limits), {
     logLevel: 'info',
     logFile: join(dir, 'logged.log'),
   }),
+  baseRev === undefined
+    ? undefined
+    : startLockcloud(serverArgs('before', '--rate-limits', hugeRateLimits(tempDir(), V3_LIMITED)), {
+        root: archiveCheckout(baseRev),
+      }),
 ]);
 
 async function v1Token(server: Lockcloud): Promise<string> {
@@ -120,29 +142,43 @@ interface Case {
 }
 
 const size = (path: string): number => JSON.stringify(bodies[path]).length;
+const lockCase: Case = {
+  label: 'GET /public/lock/{id} (auth, rate limiter, status read)',
+  server: on,
+  path: paths.lock,
+  headers: key,
+  baseline: 'lock',
+};
+const scopedCase: Case = {
+  label: 'GET /public/lock/{id}, a scoped key (locks:read, this lock only)',
+  server: on,
+  path: paths.lock,
+  headers: scoped,
+  baseline: 'lock',
+};
+const beforeCase: Case | undefined =
+  before === undefined
+    ? undefined
+    : {
+        label: `GET /public/lock/{id} at ${baseRev} (the baseline tree, the same seed and key)`,
+        server: before,
+        path: paths.lock,
+        headers: key,
+        baseline: 'lock',
+      };
+const offCase: Case = {
+  label: 'GET /public/lock/{id}, --no-rate-limit',
+  server: off,
+  path: paths.lock,
+  headers: key,
+  baseline: 'lock',
+};
 const cases: Case[] = [
   { label: `bare node:http, ${size(paths.lock)}-byte body`, server: bare, path: paths.lock, headers: {} },
-  {
-    label: 'GET /public/lock/{id} (auth, rate limiter, status read)',
-    server: on,
-    path: paths.lock,
-    headers: key,
-    baseline: 'lock',
-  },
-  {
-    label: 'GET /public/lock/{id}, a scoped key (locks:read, this lock only)',
-    server: on,
-    path: paths.lock,
-    headers: scoped,
-    baseline: 'lock',
-  },
-  {
-    label: 'GET /public/lock/{id}, --no-rate-limit',
-    server: off,
-    path: paths.lock,
-    headers: key,
-    baseline: 'lock',
-  },
+  lockCase,
+  scopedCase,
+  ...(beforeCase === undefined ? [] : [beforeCase]),
+  offCase,
   {
     label: 'GET /public/lock/{id}, --log-level info (a line per request, to a file)',
     server: logged,
@@ -212,9 +248,6 @@ const rows = cases.map((c) => {
   ];
 });
 
-const lockCase = cases[1] as Case;
-const scopedCase = cases[2] as Case;
-const offCase = cases[3] as Case;
 const scopedRatio = ratio(scopedCase, lockCase);
 const scopedCpuRatio = ratio(scopedCase, lockCase, perCpu);
 const lockRatio = ratio(lockCase, bareOf(lockCase));
@@ -245,7 +278,22 @@ const notes = [
 const sections: { title: string; body: string }[] = [];
 if (PROFILE_DIR !== undefined) sections.push(await profile(PROFILE_DIR));
 
-await Promise.all([on.stop(), off.stop(), logged.stop(), (bare as Proc).stop()]);
+await Promise.all([on.stop(), off.stop(), logged.stop(), before?.stop(), (bare as Proc).stop()]);
+
+/** This tree against the baseline tree's run in the same round, for a key of each kind. */
+const againstBefore =
+  beforeCase === undefined
+    ? []
+    : (
+        [
+          ['full-access key', lockCase],
+          ['scoped key', scopedCase],
+        ] as const
+      ).map(([what, c]) => ({
+        what,
+        ratio: ratio(c, beforeCase),
+        cpu: ratio(c, beforeCase, perCpu),
+      }));
 
 report({
   name: 'read-path',
@@ -282,6 +330,16 @@ report({
       fmtRatio(scopedCpuRatio),
       'median of per-round ratios, the same server',
     ],
+    ...againstBefore.map((b) => [
+      `this tree, ${b.what} / ${baseRev} (GET /public/lock/{id})`,
+      '',
+      '',
+      '',
+      fmtRatio(b.ratio),
+      '',
+      fmtRatio(b.cpu),
+      'median of per-round ratios, two servers side by side',
+    ]),
   ],
   targets: [
     {
@@ -298,6 +356,13 @@ report({
       measured: `${fmtRatio(scopedRatio)} (per server CPU-second: ${fmtRatio(scopedCpuRatio)})`,
       met: scopedRatio >= 0.95,
     },
+    ...againstBefore.map((b) => ({
+      point: 'issue 23',
+      what: `GET /public/lock/{id}, this tree with a ${b.what} vs ${baseRev} (at most 5 % slower)`,
+      target: '≥ 0.95',
+      measured: `${fmtRatio(b.ratio)} (per server CPU-second: ${fmtRatio(b.cpu)})`,
+      met: b.ratio >= 0.95,
+    })),
     {
       point: '6',
       what: 'rate limiter on vs off, GET /public/lock/{id} over HTTP',

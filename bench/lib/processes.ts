@@ -3,8 +3,17 @@
  * the load generator) goes through here: it is killed when the bench exits, however it exits, and
  * its temporary directories are removed. Also what /proc says about a process (CPU time, RSS).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,6 +36,17 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 export function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'lockcloud-bench-'));
   dirs.add(dir);
+  return dir;
+}
+
+/**
+ * The tree of another commit, unpacked into a temporary directory with this checkout's
+ * node_modules: a side-by-side baseline's server runs from it (startLockcloud's `root`).
+ */
+export function archiveCheckout(rev: string): string {
+  const dir = tempDir();
+  execFileSync('sh', ['-c', `git archive --format=tar "${rev}" | tar -x -C "${dir}"`]);
+  symlinkSync(realpathSync('node_modules'), join(dir, 'node_modules'));
   return dir;
 }
 
