@@ -45,10 +45,10 @@ export class FormClient {
     return { status: res.status, text, res };
   }
 
-  /** Posts a form with this browser's CSRF token unless `_csrf` is given. */
+  /** Posts a form with this browser's CSRF token unless `_csrf` is given; a list is a field sent repeatedly (checkboxes). */
   async post(
     path: string,
-    fields: Record<string, string>,
+    fields: Record<string, string | readonly string[]>,
     headers: Record<string, string> = {},
   ): Promise<{ status: number; text: string; res: Response }> {
     const res = await fetch(this.t.url + path, {
@@ -59,7 +59,7 @@ export class FormClient {
         'content-type': 'application/x-www-form-urlencoded',
         ...headers,
       },
-      body: new URLSearchParams({ _csrf: this.csrf, ...fields }),
+      body: formBody({ _csrf: this.csrf, ...fields }),
     });
     this.remember(res);
     const text = await res.text();
@@ -74,7 +74,7 @@ export class FormClient {
    */
   async send(
     path: string,
-    fields: Record<string, string>,
+    fields: Record<string, string | readonly string[]>,
     headers: Record<string, string> = {},
   ): Promise<{ posted: number; location: string; status: number; text: string; res: Response }> {
     const posted = await this.post(path, fields, headers);
@@ -87,7 +87,7 @@ export class FormClient {
   /** Posts a form that must be carried out: a 303 (Post/Redirect/Get), then the page it leads to. */
   async submit(
     path: string,
-    fields: Record<string, string>,
+    fields: Record<string, string | readonly string[]>,
   ): Promise<{ location: string; status: number; text: string }> {
     const posted = await this.post(path, fields);
     const location = posted.res.headers.get('location');
@@ -105,6 +105,14 @@ export class FormClient {
       throw new Error(`login of ${email} refused: ${status} ${res.headers.get('location')}`);
     await this.get(res.headers.get('location') ?? '/dashboard/locks');
   }
+}
+
+/** A form body as a browser sends it: a field of several values (ticked checkboxes) once per value. */
+function formBody(fields: Record<string, string | readonly string[]>): URLSearchParams {
+  const body = new URLSearchParams();
+  for (const [name, value] of Object.entries(fields))
+    for (const one of typeof value === 'string' ? [value] : value) body.append(name, one);
+  return body;
 }
 
 /**

@@ -115,6 +115,7 @@ export class Accounts {
       keys: this.apiKeys,
       codes,
       sessions: this.sessions,
+      clock,
     });
   }
 

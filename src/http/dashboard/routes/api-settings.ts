@@ -15,7 +15,37 @@ import {
 import { form, HIDDEN, sendPage } from '../reply.ts';
 import { type ApiSettingsView, apiSettingsPage, deliveryView } from '../views/api-settings-page.ts';
 
-type Extra = Partial<Pick<ApiSettingsView, 'notice' | 'revealed' | 'errors' | 'webhookValues'>>;
+type Extra = Partial<Pick<ApiSettingsView, 'notice' | 'revealed' | 'errors' | 'webhookValues' | 'keyValues'>>;
+
+/** The "Add a key" form's fields: those its refusal names next to them, and those it refills. */
+const KEY_FIELDS = ['access', 'scopes', 'locks', 'expires', 'name'];
+
+/** Every value of a repeated form field (checkboxes): the body parser gives one as a string, more as a list. */
+function many(request: FastifyRequest, name: string): string[] {
+  const value = (request.body as Record<string, unknown> | null | undefined)?.[name];
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** The key form as sent, for the use case and (space-separated lists) for refilling it after a refusal. */
+function keyForm(request: FastifyRequest) {
+  const f = form(request);
+  const sent = {
+    access: f.access,
+    scopes: many(request, 'scope'),
+    locks: many(request, 'lock'),
+    expires: f.expires,
+    name: f.name,
+  };
+  const values = {
+    access: f.access ?? 'all',
+    scopes: sent.scopes.join(' '),
+    locks: sent.locks.join(' '),
+    expires: f.expires ?? '',
+    name: f.name ?? '',
+  };
+  return { sent, values };
+}
 
 const DELIVERIES_SHOWN = 20;
 const PAGE = '/dashboard/api-settings';
@@ -48,10 +78,13 @@ export function apiSettingsRoutes(app: FastifyInstance, lockcloud: Lockcloud, fl
     // Re-read: a confirm or a change in this request may have moved what the session allows.
     const fresh = (await sessions.resolve(request.cookies[SESSION_COOKIE])) ?? me(request);
     const accountId = fresh.account.id;
+    const { owned } = await lockSettings.overview(accountId);
     const view: ApiSettingsView = {
       unlocked: fresh.apiUnlocked,
       unlockedUntil: fresh.session.apiUnlockedUntil,
       keys: await apiSettings.listKeys(fresh),
+      locks: owned.map((l) => ({ deviceId: l.deviceId, nickname: l.nickname })),
+      now: lockcloud.now(),
       webhook: await webhooks.get(accountId),
       deliveries: fresh.apiUnlocked ? await deliveryViews(accountId) : [],
       ...extra,
@@ -78,13 +111,15 @@ export function apiSettingsRoutes(app: FastifyInstance, lockcloud: Lockcloud, fl
         return redirectWithNotice(flashes, request, reply, PAGE, flash.notice);
       } catch (error) {
         const f = form(request);
-        // The code field is on the page only while locked; the webhook fields only once unlocked.
-        const shown = me(request).apiUnlocked ? ['url', 'method'] : ['code'];
+        // The code field is on the page only while locked; the webhook and key fields only once unlocked.
+        const shown = me(request).apiUnlocked ? ['url', 'method', ...KEY_FIELDS] : ['code'];
         const refused = refusedForm(error, shown);
-        // The webhook form is refilled as sent; the code never is.
+        // The webhook and key forms are refilled as sent; the code never is.
         const values = path.endsWith('/webhook')
           ? { url: f.url ?? '', method: f.method ?? 'POST' }
-          : undefined;
+          : path.endsWith('/keys')
+            ? keyForm(request).values
+            : undefined;
         return redirectRefused(flashes, request, reply, PAGE, { ...refused, ...(values ? { values } : {}) });
       }
     });
@@ -94,11 +129,12 @@ export function apiSettingsRoutes(app: FastifyInstance, lockcloud: Lockcloud, fl
     const flash = flashes.take(state(request).csrf, handleOf(request));
     const { refused } = flash ?? {};
     if (refused === undefined) return render(request, reply, flash?.notice ? { notice: flash.notice } : {});
-    const { url, method } = refused.values ?? {};
+    const { url, method, access } = refused.values ?? {};
     const extra: Extra = {
       notice: refused.notice,
       ...(refused.errors ? { errors: refused.errors } : {}),
       ...(url === undefined ? {} : { webhookValues: { url, method: method ?? 'POST' } }),
+      ...(access === undefined || refused.values === undefined ? {} : { keyValues: refused.values }),
     };
     return render(request, reply, extra, refusedStatus(reply, refused));
   });
@@ -137,8 +173,8 @@ export function apiSettingsRoutes(app: FastifyInstance, lockcloud: Lockcloud, fl
     return { notice: { kind: 'info', text: 'API Settings are locked again.' } };
   });
 
-  post('/api-settings/keys', async (_request, who) => {
-    const { key } = await apiSettings.createKey(who);
+  post('/api-settings/keys', async (request, who) => {
+    const { key } = await apiSettings.createKey(who, keyForm(request).sent);
     return {
       revealed: { kind: 'key', value: key },
       notice: { kind: 'success', text: 'A new key is ready.' },

@@ -1,14 +1,12 @@
-import type { ApiKey } from '../../../domain/api-key.ts';
 import type { Delivery } from '../../../domain/delivery.ts';
 import type { WebhookConfig } from '../../../domain/webhook.ts';
 import type { Revealed } from '../flash.ts';
 import { type Html, html, when } from '../html.ts';
+import { type KeysCardView, keysCard } from './keys-card.ts';
 import { appLayout, csrfField, field, type Notice, notice, type PageContext } from './layout.ts';
 
-export interface ApiSettingsView {
-  readonly unlocked: boolean;
+export interface ApiSettingsView extends KeysCardView {
   readonly unlockedUntil: number | null;
-  readonly keys: readonly ApiKey[];
   readonly webhook: WebhookConfig | undefined;
   readonly deliveries: readonly DeliveryView[];
   readonly notice?: Notice;
@@ -18,43 +16,15 @@ export interface ApiSettingsView {
   readonly webhookValues?: { readonly url: string; readonly method: string };
 }
 
-function reveal(v: ApiSettingsView, kind: 'key' | 'webhook-secret'): Html {
+/** A new webhook signing secret, shown once (a new key is the keys card's: keys-card.ts). */
+function reveal(v: ApiSettingsView, kind: 'webhook-secret'): Html {
   if (v.revealed?.kind !== kind) return html``;
-  const what = kind === 'key' ? 'API key' : 'webhook signing secret';
+  const what = 'webhook signing secret';
   return html`<div class="reveal" role="status">
 <p><strong>Copy your new ${what} now.</strong> It is shown only once: after you leave or refresh this page, only its beginning is kept.</p>
 <div class="row"><code class="secret" id="revealed-${kind}" data-testid="revealed-${kind}">${v.revealed.value}</code>
 <button type="button" class="secondary copy" data-copy="revealed-${kind}">Copy</button></div>
 </div>`;
-}
-
-function keysCard(ctx: PageContext, v: ApiSettingsView): Html {
-  return html`<section class="card" aria-labelledby="keys-title">
-<h2 id="keys-title">API keys</h2>
-<p class="muted">Send a key as <code>Authorization: &lt;key&gt;</code> to the v3 API under <code>/public</code>.</p>
-${reveal(v, 'key')}
-${
-  v.keys.length === 0
-    ? html`<p class="muted" data-testid="no-keys">No keys yet.</p>`
-    : html`<div class="table-wrap"><table class="table" data-testid="keys">
-<thead><tr><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-<tbody>${v.keys.map(
-        (
-          k,
-        ) => html`<tr data-key-id="${k.id}"><td><code>${k.prefix}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
-<td>${
-          v.unlocked
-            ? html`<form method="post" action="/dashboard/api-settings/keys/delete">${csrfField(ctx.csrf)}<input type="hidden" name="key" value="${k.id}"><button type="submit" class="danger-link" aria-label="Delete key ${k.prefix}">Delete</button></form>`
-            : ''
-        }</td></tr>`,
-      )}</tbody></table></div>`
-}
-${
-  v.unlocked
-    ? html`<form method="post" action="/dashboard/api-settings/keys">${csrfField(ctx.csrf)}<button type="submit" class="primary">Add a key</button></form>`
-    : ''
-}
-</section>`;
 }
 
 function unlockCard(ctx: PageContext, v: ApiSettingsView): Html {
