@@ -37,7 +37,22 @@ const COMMANDS: Readonly<Record<string, Entry>> = {
     summary: "read a server's event log, or follow it live (`lockcloud locks events`)",
     load: () => import('./locks.ts'),
   },
+  grants: {
+    summary: "a lock's grants to other accounts: list, invite, edit, revoke (`lockcloud locks grants`)",
+    load: () => import('./locks.ts'),
+  },
+  invitations: {
+    summary: "invitations to other accounts' locks: list, accept, decline (`lockcloud locks invitations`)",
+    load: () => import('./locks.ts'),
+  },
+  keys: {
+    summary: "the account's API keys: list, create, delete (`lockcloud locks keys`)",
+    load: () => import('./locks.ts'),
+  },
 };
+
+/** The commands that are `lockcloud locks COMMAND`: one program, its options and exit codes. */
+const LOCKS_COMMANDS = new Set(['events', 'grants', 'invitations', 'keys']);
 
 function help(): string {
   const width = '-V, --version'.length + 2;
@@ -60,9 +75,9 @@ function help(): string {
     '  1  failed: the reason on stderr (a refused change, a failed migration, a server that could',
     '     not start, a command whose task ended unsuccessful)',
     '  2  usage error: an unknown command or option, a bad setting or seed file',
-    '  3  lockcloud locks: authentication refused (401)',
-    '  4  lockcloud locks: refused by the API before running (the code on stderr)',
-    '  5  lockcloud locks: the server is unreachable, did not answer in time, or answered 5xx',
+    '  3  lockcloud locks (events, grants, invitations, keys): authentication refused (401)',
+    '  4  lockcloud locks (...): refused by the API before running (the code on stderr)',
+    '  5  lockcloud locks (...): the server is unreachable, did not answer in time, or answered 5xx',
     '',
     'Each command has its own --help (`lockcloud help serve` lists every setting).',
     '',
@@ -90,8 +105,8 @@ async function cli(argv: readonly string[]): Promise<number | undefined> {
   }
   // The command modules read their own arguments from process.argv, as when run on their own.
   process.argv = [process.argv[0] ?? process.execPath, process.argv[1] ?? 'lockcloud', ...args];
-  // `lockcloud events ...` is `lockcloud locks events ...`: one program, its options and exit codes.
-  if (name === 'events') process.argv.splice(2, 0, 'events');
+  // `lockcloud events ...` is `lockcloud locks events ...` (and grants, invitations, keys alike).
+  if (LOCKS_COMMANDS.has(name)) process.argv.splice(2, 0, name);
   await entry.load();
   return undefined;
 }

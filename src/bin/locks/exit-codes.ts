@@ -12,7 +12,7 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, auth: 3, refused: 4, unreachab
 /** The exit codes as `lockcloud locks --help` (and each of its commands' --help) lists them. */
 export const EXIT_CODES_HELP = `
 Exit codes:
-  0  done (the lock confirmed the command)
+  0  done (lock, unlock and sync: the lock confirmed the command)
   1  the command ran but failed: the task ended unsuccessful (the reason on stderr, e.g. JAMMED),
      or was still running after --timeout
   2  usage error: an unknown command or option, a missing argument, no API key, a bad URL

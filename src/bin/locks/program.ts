@@ -4,7 +4,9 @@ import { command, list } from './commands.ts';
 import { DEFAULT_URL } from './context.ts';
 import type { EventsOptions } from './events.ts';
 import { EXIT, EXIT_CODES_HELP, exitCodeOf } from './exit-codes.ts';
+import { addGrantCommands } from './grants.ts';
 import { autoLockSeconds, type SetOptions, set, status, wholeNumber } from './health.ts';
+import { addKeyCommands } from './keys.ts';
 import { NAME } from './output.ts';
 import { watch } from './watch.ts';
 
@@ -26,7 +28,7 @@ function positiveInteger(value: string): number {
 function program(): Program {
   const root = new Program(NAME)
     .description(
-      'Talk to a lockcloud server: list locks, read their status and health, change their settings, lock, unlock, sync, watch, read the event log.',
+      "Talk to a lockcloud server: list locks, read their status and health, change their settings, lock, unlock, sync, watch, read the event log, manage a lock's grants, answer invitations, manage API keys.",
     )
     .option('--url <url>', `the server's base URL (env LOCKCLOUD_URL; default ${DEFAULT_URL})`)
     .option('--key <key>', 'the API key (env LOCKCLOUD_API_KEY)')
@@ -131,6 +133,9 @@ function program(): Program {
     // Loaded when asked for: the other commands start without it (and the event words).
     .action(async (opts: EventsOptions, cmd: Program) => (await import('./events.ts')).events(opts, cmd));
 
+  // Also `lockcloud grants ...`, `lockcloud invitations ...`, `lockcloud keys ...` (cli.ts).
+  addGrantCommands(root);
+  addKeyCommands(root);
   return root;
 }
 
