@@ -100,7 +100,7 @@ export function termsOf(opts: TermsOptions): GrantTerms {
   return terms;
 }
 
-const window = (g: Grant): string =>
+const windowText = (g: Grant): string =>
   g.starts_at === null && g.ends_at === null ? 'always' : `${g.starts_at ?? '…'} to ${g.ends_at ?? '…'}`;
 
 const schedule = (g: Grant): string =>
@@ -116,7 +116,7 @@ function ownerTable(grants: readonly OwnerGrant[]): string {
       g.guest_email,
       g.role,
       g.state,
-      window(g),
+      windowText(g),
       schedule(g),
       g.one_time ? 'yes' : 'no',
     ]),
@@ -133,7 +133,7 @@ function guestTable(grants: readonly GuestGrant[]): string {
       g.owner_email,
       g.role,
       g.state,
-      window(g),
+      windowText(g),
       schedule(g),
     ]),
   ]);
