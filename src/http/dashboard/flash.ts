@@ -14,8 +14,8 @@ export interface Revealed {
 /**
  * A refused form, for its page to show once after the redirect exactly as it would have in place:
  * the status (and wait) of the refusal, every error by field, and the values it refills. Values are
- * only those the page refilled before (an address, a webhook URL, a nickname, `next`): never a
- * password, a code, a secret or a CSRF token.
+ * only those the page refilled before (an address, a webhook URL, a nickname, `next`, the key form's
+ * choices): never a password, a code, a secret or a CSRF token.
  */
 export interface Refused {
   readonly status: number;
@@ -50,7 +50,9 @@ const MAX_HELD = 10_000;
 const MAX_REFUSALS = 10_000;
 /**
  * A refilled value is kept up to this length: longer than any value a form takes (an address is at
- * most 254, a webhook URL 256, a nickname 128), so only junk is cut, and a refusal stays small.
+ * most 254, a webhook URL 256, a nickname 128), so only junk is cut, and a refusal stays small. The
+ * key form's ticked locks, space-separated, pass it only past about 25 locks: the rest come back
+ * unticked, and the owner ticks them again.
  */
 export const MAX_REFILL = 1024;
 const HANDLE = /^[A-Za-z0-9_-]{22}$/;
