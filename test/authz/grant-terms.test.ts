@@ -21,6 +21,7 @@ import {
   revoke,
 } from '../http/ext/grant-support.ts';
 import { login, v1 } from '../http/v1/helpers.ts';
+import { seededDevicesReported } from '../support/seeded-devices.ts';
 import { advanceClock, LOCK_B, OWNER_KEY, startServer, type TestServer } from '../support/server.ts';
 import { changedAccounts, partitions } from './world.ts';
 
@@ -32,6 +33,7 @@ describe('authorization matrix: grant terms', () => {
   before(async () => {
     t = await startServer({ seed: grantSeed(), flags: ['--no-rate-limit'] });
     db = new BetterSqlite3(join(t.dataDir, 'lockcloud.sqlite'), { readonly: true });
+    await seededDevicesReported(db);
   });
   after(async () => {
     db.close();

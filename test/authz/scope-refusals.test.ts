@@ -11,9 +11,9 @@ import { after, before, describe, it } from 'node:test';
 import { BetterSqlite3, type SqliteConnection } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import { hasScope, SCOPES, type Scope } from '../../src/domain/scope.ts';
 import { DECLARED_SCOPES } from '../../src/http/route-scope.ts';
-import { eventually } from '../support/eventually.ts';
 import { parseRouteTree } from '../support/route-tree.ts';
 import { makeKey, simNow } from '../support/scoped-keys.ts';
+import { seededDevicesReported } from '../support/seeded-devices.ts';
 import { advanceClock, answer, LOCK_A, LOCK_B, startServer, type TestServer } from '../support/server.ts';
 
 const PARTNER = 'POST /public/partners/automation';
@@ -66,17 +66,7 @@ describe('every key route refuses keys beyond their limits, and changes nothing'
     routes = parseRouteTree(t.server.http.printRoutes({ commonPrefix: false })).filter(
       (r) => / \/(public|ext)\//.test(r) && !r.startsWith('HEAD '),
     );
-    // The seed's simulated access points connect after the server listens, and their first
-    // reports write rows: let them land before the first snapshot, or a refusal seems to change them.
-    await eventually('every simulated access point and its locks to report', () => {
-      const { n } = db
-        .prepare(
-          `SELECT (SELECT count(*) FROM access_points WHERE online = 0 OR firmware IS NULL)
-                + (SELECT count(*) FROM locks WHERE ap_id IS NOT NULL AND firmware IS NULL) AS n`,
-        )
-        .get() as { n: number };
-      return n === 0;
-    });
+    await seededDevicesReported(db);
   });
   after(async () => {
     db.close();
