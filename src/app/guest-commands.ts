@@ -4,7 +4,7 @@
  * (only owners control); they do not come here.
  */
 import { DomainError } from '../domain/errors.ts';
-import { type Actor, grantActor } from '../domain/event.ts';
+import { type Actor, grantActor, type LockMethod } from '../domain/event.ts';
 import { type Grant, type GrantDenial, grantAllows } from '../domain/grant.ts';
 import type { LockCommand } from '../domain/lock.ts';
 import type { Task } from '../domain/task.ts';
@@ -35,7 +35,8 @@ export class GuestCommands {
    * through the grant (the grant as actor). LOCK_NOT_FOUND when the account has no accepted grant of
    * it at all (pending, declined, revoked: the lock does not exist for it); GRANT_DENIED, saying
    * why, when the grant does not allow it now. The grant is read at each command, so a revocation
-   * or an edit holds from the next one on.
+   * or an edit holds from the next one on. `method`: the surface it came through (the dashboard
+   * passes its own), written on the task and the events it leads to.
    */
   async send(
     accountId: string,
@@ -43,12 +44,13 @@ export class GuestCommands {
     command: LockCommand,
     keyActor: Actor,
     key?: IdempotencyClaim,
+    method: LockMethod = 'api_ext',
   ): Promise<Task> {
     const { store, commands, clock } = this.deps;
     const lock = await store.locks.get(deviceId);
     if (!lock) throw new DomainError('LOCK_NOT_FOUND');
     if (lock.ownerId === accountId)
-      return commands.send(accountId, lock.deviceId, command, { actor: keyActor, method: 'api_ext' }, key);
+      return commands.send(accountId, lock.deviceId, command, { actor: keyActor, method }, key);
     const grant = await store.grants.getFor(lock.deviceId, accountId);
     if (!grant) throw new DomainError('LOCK_NOT_FOUND');
     const decision = grantAllows(grant, 'operate', clock.now(), lock.timeZone);
@@ -61,7 +63,7 @@ export class GuestCommands {
       lock,
       accountId,
       command,
-      { actor: grantActor(grant.id, accountId), method: 'api_ext' },
+      { actor: grantActor(grant.id, accountId), method },
       key,
     );
   }

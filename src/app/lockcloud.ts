@@ -259,7 +259,7 @@ export class Lockcloud {
       limits: deps.accountLimits,
       eventLog: this.eventLog,
     });
-    this.lockSettings = new LockSettings(deps.store, this.locks, this.accounts.budgets, this.eventLog);
+    this.lockSettings = new LockSettings(deps.store, this.locks);
     this.grants = new Grants({
       store: deps.store,
       queries: this.locks,

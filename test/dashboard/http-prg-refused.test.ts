@@ -167,7 +167,7 @@ describe('every refused dashboard form redirects; its page shows the refusal onc
     });
   });
 
-  it('the signed-in forms: password, delete, API Settings, webhook, share, lock settings and commands, a simulated lock', async () => {
+  it('the signed-in forms: password, delete, API Settings, webhook, invitation, lock settings and commands, a simulated lock', async () => {
     const c = new FormClient(t);
     await c.logIn(OTHER, 'other-password');
     const settings = '/dashboard/api-settings';
@@ -249,17 +249,27 @@ describe('every refused dashboard form redirects; its page shows the refusal onc
       },
     ];
     for (const r of refusals) await refusedOnce(c, r);
-    // The owner's share form: its error next to the lock's field, in the fold left open.
+    // The owner's invitation form: its errors next to the lock's fields, in the fold left open, the
+    // address refilled.
     const owner = new FormClient(t);
     await owner.logIn(OWNER, 'owner-password');
     await refusedOnce(owner, {
-      path: `/dashboard/locks/${LOCK_B}/share`,
-      fields: { email: 'share-nowhere' },
+      path: `/dashboard/locks/${LOCK_B}/grants`,
+      fields: { email: 'share-nowhere', role: 'visit' },
       page: '/dashboard/locks',
       status: 400,
       notice: /^Check the form\.$/,
-      errors: [`share-${LOCK_B}`],
-      refilled: /<details class="lock-more" open>/,
+      errors: [`inv-${LOCK_B}-role`],
+      refilled: /<details class="lock-grants" open>[\s\S]*name="email" type="email" value="share-nowhere"/,
+    });
+    await refusedOnce(owner, {
+      path: `/dashboard/locks/${LOCK_B}/grants`,
+      fields: { email: 'share-nowhere', role: 'view' },
+      page: '/dashboard/locks',
+      status: 400,
+      notice: /^Check the form\.$/,
+      errors: [`inv-${LOCK_B}-email`],
+      refilled: /<details class="lock-grants" open>/,
     });
 
     // Unlocked: the webhook form is refilled as sent, its URL's error next to it.

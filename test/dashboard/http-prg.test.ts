@@ -205,10 +205,10 @@ describe('dashboard forms redirect after a POST; new secrets through a one-time 
         'The mobile app is closed: it released Back door.',
       ],
       [
-        `/dashboard/locks/${LOCK_B}/share`,
-        { email: OTHER },
+        `/dashboard/locks/${LOCK_B}/grants`,
+        { email: OTHER, role: 'view' },
         /^\/dashboard\/locks\?note=/,
-        `Shared with ${OTHER}.`,
+        `${OTHER} is invited to Back door: the lock is theirs to use once they accept.`,
       ],
       [
         `/dashboard/locks/${LOCK_B}/command`,
@@ -239,12 +239,15 @@ describe('dashboard forms redirect after a POST; new secrets through a one-time 
   it('a refused change redirects too; its page shows it with its status, and nothing was done', async () => {
     const c = new FormClient(t);
     await c.logIn(OWNER, 'owner-password-2');
-    const refused = await c.send(`/dashboard/locks/${LOCK_B}/share`, { email: 'not-an-address' });
+    const refused = await c.send(`/dashboard/locks/${LOCK_B}/grants`, {
+      email: 'not-an-address',
+      role: 'view',
+    });
     assert.equal(refused.posted, 303);
     assert.match(refused.location, /^\/dashboard\/locks\?refused=[A-Za-z0-9_-]{22}$/);
     assert.equal(refused.status, 400);
-    assert.match(refused.text, /<details class="lock-more" open>/, 'the fold with the error is open');
-    assert.match(refused.text, /class="field-error" id="share-[^"]+-error">/);
+    assert.match(refused.text, /<details class="lock-grants" open>/, 'the fold with the error is open');
+    assert.match(refused.text, /class="field-error" id="inv-[^"]+-email-error">/);
   });
 });
 

@@ -6,7 +6,7 @@
  * address's budget alike. Work is counted, not timed: each case must hash or verify as many passwords
  * and compare as many code HMACs (bench/login-timing.ts measures the times themselves). v1 login
  * must keep telling a password-less account apart (31001, the published contract), with the same
- * work. The share form, signed in, must tell whether an address can take a share, so it is budgeted.
+ * work. The invitation form, signed in, must tell whether an address can take a grant, so it is budgeted.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -351,7 +351,7 @@ describe('every kind of e-mail address gets the same answers, the same work and 
   });
 });
 
-describe('the share form: it must tell whether an address can take a share, so it is budgeted', () => {
+describe('the invitation form: it must tell whether an address can take a grant, so it is budgeted', () => {
   let t: TestServer;
   before(async () => {
     const seed = standardSeed();
@@ -365,25 +365,25 @@ describe('the share form: it must tell whether an address can take a share, so i
   });
   after(() => t.close());
 
-  it('answers alike for unknown, unverified and deleted addresses; shares with a live one; then 429 for the address', async () => {
+  it('answers alike for unknown, unverified and deleted addresses; invites a live one; then 429 for the address', async () => {
     const c = new FormClient(t);
     await c.logIn(OWNER, 'owner-password');
     const address = { 'x-forwarded-for': '10.9.0.1' };
     const share = async (email: string) =>
-      answerOf(await c.send(`/dashboard/locks/${LOCK_B}/share`, { email }, address), email);
+      answerOf(await c.send(`/dashboard/locks/${LOCK_B}/grants`, { email, role: 'view' }, address), email);
     const refusals = [await share(UNKNOWN), await share(UNVERIFIED), await share(DELETED)];
     for (const r of refusals) {
       assert.deepEqual([r.posted, r.location], [303, '/dashboard/locks?refused=HANDLE']);
       assert.equal(r.status, 400);
-      assert.match(r.body, /No lockcloud account can be shared with at EMAIL/);
+      assert.match(r.body, /No lockcloud account can be invited at that address\./);
       assert.deepEqual(r, refusals[0]);
     }
     assert.match(
       (await share(SOCIAL)).body,
-      /Shared with EMAIL\./,
-      'a password-less account can take a share',
+      /EMAIL is invited to Back door/,
+      'a password-less account can take a grant',
     );
-    assert.match((await share(OTHER)).body, /Shared with EMAIL\./);
+    assert.match((await share(OTHER)).body, /EMAIL is invited to Back door/);
     const statuses: number[] = [];
     for (let i = 0; i < DEFAULT_ACCOUNT_LIMITS.requestsPerIp.burst; i++)
       statuses.push((await share(`someone-${i}@example.com`)).status);

@@ -202,7 +202,8 @@ const BY_CODE: Record<DomainErrorCode, Refuse> = {
   TASK_NOT_FOUND: saying(404, 'NOT_FOUND', 'No such lock or task in this account.'),
   DELIVERY_NOT_FOUND: saying(404, 'NOT_FOUND', 'No such webhook delivery in this account.'),
   GRANT_NOT_FOUND: saying(404, 'NOT_FOUND', 'No such grant of this lock.'),
-  GRANT_DENIED: saying(403, 'FORBIDDEN', 'Your access to this lock does not allow that now.'),
+  // Why, in the use case's words: outside the window or the schedule, view only, used up.
+  GRANT_DENIED: forbidden,
   UNAUTHENTICATED: logInAgain,
   TOKEN_MISSING: logInAgain,
   TOKEN_UNKNOWN: logInAgain,

@@ -15,6 +15,7 @@ import { activityRoutes } from './routes/activity.ts';
 import { apiSettingsRoutes } from './routes/api-settings.ts';
 import { authRoutes } from './routes/auth.ts';
 import { eventStreamRoutes } from './routes/event-stream.ts';
+import { grantRoutes } from './routes/grants.ts';
 import { lockRoutes } from './routes/locks.ts';
 
 export interface DashboardOptions {
@@ -98,6 +99,7 @@ export async function dashboardPlugin(app: FastifyInstance, { lockcloud, sandbox
   const flashes = new Flashes(() => lockcloud.now());
   authRoutes(app, lockcloud, sandbox, flashes);
   lockRoutes(app, lockcloud, sandbox, flashes);
+  grantRoutes(app, lockcloud, flashes);
   apiSettingsRoutes(app, lockcloud, flashes);
   accountRoutes(app, lockcloud, flashes);
   activityRoutes(app, lockcloud);

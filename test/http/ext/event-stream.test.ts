@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { sessionActor, shareEvent } from '../../../src/domain/event.ts';
 import { eventually } from '../../support/eventually.ts';
 import {
   LOCK_A,
@@ -109,17 +110,20 @@ describe('GET /ext/events/stream', () => {
       guestListed.find((e) => e.id === seen.id),
       'as GET /ext/events lists it to the guest',
     );
-    // The owner ends the share (the dashboard's use case), then moves the lock twice.
+    // The share ends (the store's share.removed, as a share from before grants ended), then the lock
+    // moves twice.
     const { store, lockcloud } = t.server;
     const ownerId = (await store.accounts.findByEmail(OWNER))?.id;
     const guestId = (await store.accounts.findByEmail(OTHER))?.id;
     assert.ok(ownerId && guestId);
-    await lockcloud.lockSettings.unshare(ownerId, LOCK_A, guestId);
+    const shareEvents = (type: 'share.created' | 'share.removed') =>
+      lockcloud.eventLog.stampAll([shareEvent(type, ownerId, LOCK_A, guestId, sessionActor(ownerId))]);
+    await store.locks.unshare(LOCK_A, guestId, shareEvents('share.removed'));
     await turn();
     await turn();
     await owner.waitForEvents(4, 'share.removed and two movements');
     // Reshared so that the tests after this one find the standard seed.
-    await lockcloud.lockSettings.share(ownerId, LOCK_A, OTHER, '127.0.0.1');
+    await store.locks.share(LOCK_A, guestId, shareEvents('share.created'));
     await turn();
     await owner.waitForEvents(6, 'share.created and a movement');
     await guest.waitForEvents(2, 'the movement after the share came back');

@@ -1,25 +1,20 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { SignedIn } from '../../../app/accounts/index.ts';
 import type { LockDetail } from '../../../app/lock-details.ts';
 import type { Lockcloud } from '../../../app/lockcloud.ts';
 import { DomainError, isDomainError } from '../../../domain/errors.ts';
-import { type Origin, sessionActor } from '../../../domain/event.ts';
+import { sessionActor } from '../../../domain/event.ts';
 import { isLockCommand, type Lock } from '../../../domain/lock.ts';
 import type { Task } from '../../../domain/task.ts';
 import { state } from '../context.ts';
 import { refusalOf, refusedForm, taskFailureMessage } from '../errors.ts';
-import {
-  type Flashes,
-  handleOf,
-  type Refused,
-  redirectRefused,
-  redirectWithNotice,
-  refusedStatus,
-} from '../flash.ts';
+import { type Flashes, handleOf, refusedStatus } from '../flash.ts';
+import { grantFormsOf } from '../grant-form.ts';
 import { form, HIDDEN, query, sendPage } from '../reply.ts';
 import type { Notice } from '../views/layout.ts';
 import { autoLockWords } from '../views/lock-health.ts';
 import { type LocksView, locksPage, SETTINGS_FIELDS, type SettingsField } from '../views/locks-page.ts';
+import { grantsOfPage } from './grants.ts';
+import { deviceId, me, onTop, pageKit } from './page-kit.ts';
 
 const DONE: Record<string, string> = { lock: 'Locked', unlock: 'Unlocked', sync: 'Synced' };
 /** Shown after a simulated lock was added (the redirect's `?ok=lock-added`). */
@@ -27,19 +22,11 @@ const LOCK_ADDED: Notice = {
   kind: 'success',
   text: 'A simulated lock is added: it is paired with your simulated access point and takes commands now.',
 };
-/** A share form's error is kept under this prefix and the lock's device id (one form per lock). */
-const SHARE = 'share:';
 /** The settings form's errors and values: under this prefix, the device id, ':' and the field. */
 const SETTINGS = 'settings:';
 const RUNNING: Record<string, string> = { lock: 'Locking…', unlock: 'Unlocking…', sync: 'Syncing…' };
 
 /** A task as the page shows it: its state and one readable sentence. */
-/** A command from the dashboard: the signed-in account, through its session. */
-const dashboardOrigin = (who: SignedIn): Origin => ({
-  actor: sessionActor(who.account.id),
-  method: 'dashboard',
-});
-
 export function taskView(task: Task) {
   if (task.status === 'processing')
     return { task_id: task.id, status: 'processing', message: RUNNING[task.command] ?? 'Working…' };
@@ -132,21 +119,23 @@ export function lockRoutes(
   sandbox: boolean,
   flashes: Flashes,
 ): void {
-  const { lockSettings, lockDetails, commands } = lockcloud;
-  const me = (request: FastifyRequest): SignedIn => {
-    const signedIn = state(request).me;
-    // The plugin's preHandler sends anonymous requests to the login page before any of these run.
-    if (!signedIn) throw new Error('lock route ran without a session');
-    return signedIn;
+  const { lockSettings, lockDetails, commands, guestCommands } = lockcloud;
+  const { done, refuse } = pageKit(flashes);
+  /**
+   * A command from the dashboard, through the session: the owner's own lock, or a guest's through
+   * its grant (the grant as actor; refused outside its window or schedule, or for a view grant).
+   */
+  const send = (request: FastifyRequest, command: Parameters<typeof commands.send>[2]) => {
+    const { id } = me(request).account;
+    return guestCommands.send(id, deviceId(request), command, sessionActor(id), undefined, 'dashboard');
   };
-  const deviceId = (request: FastifyRequest) => String((request.params as { id: string }).id).toLowerCase();
 
   async function renderPage(
     request: FastifyRequest,
     reply: FastifyReply,
     status = 200,
     notice?: Notice,
-    shareErrors?: Record<string, string>,
+    grantForms?: LocksView['grantForms'],
     added?: LocksView['added'],
     settingsRefused?: LocksView['settingsRefused'],
   ) {
@@ -155,6 +144,7 @@ export function lockRoutes(
       lockSettings.overview(account.id),
       lockDetails.list(account.id),
     ]);
+    const grants = await grantsOfPage(lockcloud, account.id, overview.owned);
     const ctx = { csrf: state(request).csrf, email: account.email };
     const view: LocksView = {
       ...overview,
@@ -163,57 +153,20 @@ export function lockRoutes(
       canDriveApp: sandbox,
       canAddSimulated: sandbox,
       notice,
-      shareErrors,
+      grants,
+      grantForms,
       added,
       settingsRefused,
     };
     return sendPage(reply, locksPage(ctx, view), status);
   }
 
-  /** The page again after a change (303): a reload shows it, never sends the form again. */
-  const done = (request: FastifyRequest, reply: FastifyReply, notice: Notice) =>
-    redirectWithNotice(flashes, request, reply, '/dashboard/locks', notice);
-
-  /**
-   * A refusal changed nothing: 303 to the page, which shows it once under a one-time handle with the
-   * refusal's status, so a reload sends no second command or share.
-   */
-  const refuse = (request: FastifyRequest, reply: FastifyReply, refused: Refused) =>
-    redirectRefused(flashes, request, reply, '/dashboard/locks', refused);
-
-  /** The page's answer to a domain refusal: its status and wait, its message on top. */
-  const onTop = (error: unknown): Refused => {
-    if (!isDomainError(error)) throw error;
-    const r = refusalOf(error);
-    return {
-      status: r.status,
-      notice: { kind: 'error', text: r.message },
-      ...(r.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: r.retryAfterSeconds }),
-    };
-  };
-
-  /**
-   * Runs a settings change, then redirects to the page with the outcome; a refusal redirects too,
-   * shown next to the share field when it is that form's.
-   */
-  async function change(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    run: () => Promise<string>,
-    shareField = false,
-  ) {
+  /** Runs a settings change, then redirects to the page with the outcome or the refusal. */
+  async function change(request: FastifyRequest, reply: FastifyReply, run: () => Promise<string>) {
     try {
-      const text = await run();
-      return done(request, reply, { kind: 'success', text });
+      return done(request, reply, { kind: 'success', text: await run() });
     } catch (error) {
-      const refused = onTop(error);
-      if (shareField && refused.status === 400)
-        return refuse(request, reply, {
-          status: 400,
-          notice: { kind: 'error', text: 'Check the form.' },
-          errors: { [`${SHARE}${deviceId(request)}`]: refused.notice.text },
-        });
-      return refuse(request, reply, refused);
+      return refuse(request, reply, onTop(error));
     }
   }
 
@@ -229,11 +182,6 @@ export function lockRoutes(
         flash?.notice ?? (q.ok === 'lock-added' ? LOCK_ADDED : undefined),
       );
     const errors = refused.errors ?? {};
-    const shareErrors = Object.fromEntries(
-      Object.entries(errors)
-        .filter(([name]) => name.startsWith(SHARE))
-        .map(([name, text]) => [name.slice(SHARE.length), text]),
-    );
     const nickname = refused.values?.nickname;
     const added =
       nickname === undefined && errors.nickname === undefined
@@ -245,7 +193,7 @@ export function lockRoutes(
       reply,
       status,
       refused.notice,
-      shareErrors,
+      grantFormsOf(errors, refused.values ?? {}),
       added,
       settingsRefusedOf(errors, refused.values ?? {}),
     );
@@ -259,12 +207,7 @@ export function lockRoutes(
     try {
       if (!isLockCommand(command))
         throw new DomainError('INVALID_INPUT', 'command: must be lock, unlock or sync');
-      const task = await commands.send(
-        me(request).account.id,
-        deviceId(request),
-        command,
-        dashboardOrigin(me(request)),
-      );
+      const task = await send(request, command);
       const ended = taskView(await commands.waitForEnd(task));
       const kind = ended.successful === true ? ('success' as const) : ('error' as const);
       return done(request, reply, { kind, text: ended.message });
@@ -314,30 +257,6 @@ export function lockRoutes(
       }),
     );
   }
-
-  app.post('/locks/:id/share', HIDDEN, (request, reply) =>
-    change(
-      request,
-      reply,
-      async () => {
-        const email = await lockSettings.share(
-          me(request).account.id,
-          deviceId(request),
-          form(request).email,
-          request.ip,
-        );
-        return `Shared with ${email}.`;
-      },
-      true,
-    ),
-  );
-
-  app.post('/locks/:id/unshare', HIDDEN, (request, reply) =>
-    change(request, reply, async () => {
-      await lockSettings.unshare(me(request).account.id, deviceId(request), form(request).account);
-      return 'The share is removed.';
-    }),
-  );
 
   // The owner's auto-lock and battery thresholds (docs/locks.md, PATCH /ext/locks/{device_id} does
   // the same): a refused value is shown next to its field; a guest's or another account's lock is
@@ -400,18 +319,13 @@ export function lockRoutes(
     const command = (request.body as { command?: unknown } | null)?.command;
     if (!isLockCommand(command))
       return reply.code(400).send({ error: 'BAD_PARAMS', message: 'command: must be lock, unlock or sync' });
-    const task = await commands.send(
-      me(request).account.id,
-      deviceId(request),
-      command,
-      dashboardOrigin(me(request)),
-    );
-    return reply.code(202).send(taskView(task));
+    return reply.code(202).send(taskView(await send(request, command)));
   });
 
   app.get('/api/tasks/:id', HIDDEN, async (request) => {
     const id = String((request.params as { id: string }).id);
-    return taskView(await commands.result(me(request).account.id, id));
+    // The owner's tasks, and a guest's own through its grant.
+    return taskView(await guestCommands.result(me(request).account.id, id));
   });
 }
 

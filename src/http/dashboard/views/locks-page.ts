@@ -1,8 +1,10 @@
-import type { LockWithShares } from '../../../app/lock-settings.ts';
 import type { AccessPoint } from '../../../domain/access-point.ts';
 import { MAX_AUTO_LOCK_SECONDS } from '../../../domain/health.ts';
 import type { Lock } from '../../../domain/lock.ts';
+import type { GrantFormRefusal } from '../grant-form.ts';
 import { type Html, html } from '../html.ts';
+import type { GrantsOfPage } from '../routes/grants.ts';
+import { guestGrantLine, invitationsSection, ownerGrants } from './grants-card.ts';
 import { appLayout, csrfField, field, type Notice, notice, type PageContext } from './layout.ts';
 import {
   accessPointLine,
@@ -18,7 +20,7 @@ export const SETTINGS_FIELDS = ['auto_lock_seconds', 'battery_low', 'battery_cri
 export type SettingsField = (typeof SETTINGS_FIELDS)[number];
 
 export interface LocksView {
-  readonly owned: readonly LockWithShares[];
+  readonly owned: readonly Lock[];
   readonly shared: readonly Lock[];
   /** The sandbox lets the page play the mobile app; in production the app's state is only shown. */
   readonly canDriveApp: boolean;
@@ -27,8 +29,10 @@ export interface LocksView {
   /** The access point each owned lock is paired with (or was last), by device id. */
   readonly accessPoints: ReadonlyMap<string, AccessPoint | null>;
   readonly notice?: Notice;
-  /** Field errors of the share form, by device id. */
-  readonly shareErrors?: Readonly<Record<string, string>>;
+  /** The owner's grants by lock, the guest's invitations and accepted grants. */
+  readonly grants: GrantsOfPage;
+  /** A refused grant form's errors and values: by device id (an invitation) or grant id (an edit). */
+  readonly grantForms?: Readonly<Record<string, GrantFormRefusal>>;
   /** The settings form as sent and its field errors, by device id, when it was refused. */
   readonly settingsRefused?: Readonly<
     Record<
@@ -74,7 +78,7 @@ export function sortedByName<T extends Pick<Lock, 'nickname'>>(locks: readonly T
   return [...locks].sort((a, b) => byName.compare(a.nickname, b.nickname));
 }
 
-function commandForms(ctx: PageContext, lock: Lock, now: number): Html {
+export function commandForms(ctx: PageContext, lock: Lock, now: number): Html {
   const action = `/dashboard/locks/${lock.deviceId}/command`;
   // The command that would change the lock is the emphasised one (locks.js moves it with the state).
   const emphasis = (command: 'lock' | 'unlock') =>
@@ -88,17 +92,12 @@ ${healthLine(lock, now)}
 </div>`;
 }
 
-function settings(ctx: PageContext, lock: LockWithShares, view: LocksView): Html {
+function settings(ctx: PageContext, lock: Lock, view: LocksView): Html {
   const base = `/dashboard/locks/${lock.deviceId}`;
-  const shareError = view.shareErrors?.[lock.deviceId];
-  const shareInputId = `share-${lock.deviceId}`;
-  const shares = lock.sharedWith.length;
   const refused = view.settingsRefused?.[lock.deviceId];
   // Rarely changed: folded away so several locks fit on a screen; open when its form has an error.
-  return html`<details class="lock-more"${shareError || refused ? html` open` : ''}>
-<summary><span class="summary-title">Settings</span> <span class="muted">Integration ${lock.integration ? 'on' : 'off'} · <span data-field="summary-app">app ${lock.appOpen ? 'open' : 'closed'}</span> · <span data-field="summary-auto-lock">auto-lock ${autoLockWords(lock.autoLockSeconds)}</span> · ${
-    shares === 0 ? 'not shared' : `shared with ${shares}`
-  }</span></summary>
+  return html`<details class="lock-more"${refused ? html` open` : ''}>
+<summary><span class="summary-title">Settings</span> <span class="muted">Integration ${lock.integration ? 'on' : 'off'} · <span data-field="summary-app">app ${lock.appOpen ? 'open' : 'closed'}</span> · <span data-field="summary-auto-lock">auto-lock ${autoLockWords(lock.autoLockSeconds)}</span></span></summary>
 <div class="lock-settings">
 <div class="setting">
 <div><h3>Cloud integration</h3><p class="muted" data-field="integration">${lock.integration ? 'On' : 'Off'}${lock.accessPoint ? '' : ' · not paired with an access point'}</p></div>
@@ -113,23 +112,6 @@ ${
 }
 </div>
 ${healthSettings(ctx, lock, view.accessPoints.get(lock.deviceId) ?? null, refused)}
-<div class="setting setting-share">
-<div><h3>Shared with</h3>
-${
-  lock.sharedWith.length === 0
-    ? html`<p class="muted">Nobody.</p>`
-    : html`<ul class="shares">${lock.sharedWith.map(
-        (s) =>
-          html`<li><span>${s.email}</span><form method="post" action="${base}/unshare">${csrfField(ctx.csrf)}<input type="hidden" name="account" value="${s.accountId}"><button type="submit" class="link-button" aria-label="Stop sharing with ${s.email}">Remove</button></form></li>`,
-      )}</ul>`
-}
-</div>
-<form method="post" action="${base}/share" class="share-form">${csrfField(ctx.csrf)}
-<label for="${shareInputId}">Share with (e-mail)</label>
-<div class="row"><input id="${shareInputId}" name="email" type="email" autocomplete="off" required${shareError ? html` aria-invalid="true" aria-describedby="${shareInputId}-error"` : ''}><button type="submit" class="secondary">Share</button></div>
-${shareError ? html`<p class="field-error" id="${shareInputId}-error">${shareError}</p>` : ''}
-</form>
-</div>
 </div>
 </details>`;
 }
@@ -205,7 +187,7 @@ ${numberField(lock, 'battery_critical', 'Battery critical under (%)', {
 const activityLink = (lock: Lock): Html =>
   html`<a href="/dashboard/locks/${lock.deviceId}/activity">Activity</a>`;
 
-function lockCard(ctx: PageContext, lock: LockWithShares, view: LocksView): Html {
+function lockCard(ctx: PageContext, lock: Lock, view: LocksView): Html {
   return html`<section class="card lock" data-device-id="${lock.deviceId}" aria-labelledby="lock-${lock.deviceId}">
 <header class="lock-head">
 <div><h2 id="lock-${lock.deviceId}">${lock.nickname}</h2><p class="muted mono">${lock.serial} · ${lock.deviceId} · ${activityLink(lock)}</p></div>
@@ -213,11 +195,28 @@ ${statusPills(lock)}
 </header>
 ${commandForms(ctx, lock, view.now)}
 ${settings(ctx, lock, view)}
+${ownerGrants(ctx, lock, view.grants.byLock.get(lock.deviceId) ?? [], view.now, view.grantForms)}
+</section>`;
+}
+
+/**
+ * A lock another account shares with this one, through its accepted grant: an operate grant has the
+ * command buttons (refused outside its window or schedule, saying why); a view grant none.
+ */
+function guestCard(ctx: PageContext, lock: Lock, view: LocksView): Html {
+  const grant = view.grants.mine.get(lock.deviceId);
+  const operate = grant?.role === 'operate';
+  return html`<section class="card lock lock-shared" data-device-id="${lock.deviceId}" aria-labelledby="lock-${lock.deviceId}"><header class="lock-head"><div><h2 id="lock-${lock.deviceId}">${lock.nickname}</h2><p class="muted">${
+    operate ? 'Shared with you to operate.' : 'Shared with you to view: only its owner controls it.'
+  } ${activityLink(lock)}</p></div>${statusPills(lock)}</header>
+${operate ? commandForms(ctx, lock, view.now) : healthLine(lock, view.now)}
+${guestGrantLine(ctx, lock, grant, view.now)}
 </section>`;
 }
 
 export function locksPage(ctx: PageContext, view: LocksView): Html {
   const body = html`${notice(view.notice)}
+${invitationsSection(ctx, view.grants.invitations)}
 ${
   view.owned.length === 0
     ? html`<div class="card empty"><p>No locks yet. Locks appear here once they are paired with this account${view.canAddSimulated ? html`; in the sandbox, add a simulated one below` : ''}.</p></div>`
@@ -229,10 +228,7 @@ ${
   view.shared.length === 0
     ? ''
     : html`<h2 class="section-title">Shared with you</h2>
-${sortedByName(view.shared).map(
-  (lock) =>
-    html`<section class="card lock lock-shared" data-device-id="${lock.deviceId}"><header class="lock-head"><div><h2>${lock.nickname}</h2><p class="muted">Only its owner can control it through the cloud. ${activityLink(lock)}</p></div>${statusPills(lock)}</header>${healthLine(lock, view.now)}</section>`,
-)}`
+${sortedByName(view.shared).map((lock) => guestCard(ctx, lock, view))}`
 }`;
   return appLayout(ctx, 'locks', 'Locks', body, ['locks.js']);
 }
