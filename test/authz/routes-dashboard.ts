@@ -5,9 +5,10 @@
 import { carriedOut } from '../dashboard/support.ts';
 import type { Want } from './presentations.ts';
 import { type Ctx, type Endpoint, hookUrl, ownLocks, putWebhookBack, sameSet } from './route-kit.ts';
+import { grantOf, NO_GRANT, porchGrant, SKIP_TWO_LOGS } from './routes-grants.ts';
 import { type Actor, LOCKS, lockRelation, PEOPLE, unlockApiSettings } from './world.ts';
 
-/** Whom an account shares with and unshares from when it may: one with no relation to its locks. */
+/** Whom an account invites when it may: one with no relation to its locks. */
 const other = (a: Actor): Actor => (a === 'owner' ? 'stranger' : 'owner');
 const page = (status: number): Want => ({ status, page: true });
 /** A change carried out: the redirect to its page (Post/Redirect/Get), which shows the outcome once. */
@@ -82,6 +83,7 @@ export const DASHBOARD_ROUTES: readonly Endpoint[] = [
     target: 'lock',
     request: () => ({ json: { command: 'unlock' } }),
     own: { status: 202 },
+    shared: { status: 403, error: 'FORBIDDEN' },
     foreign: dashNotFound,
     moves: true,
   },
@@ -156,7 +158,11 @@ export const DASHBOARD_ROUTES: readonly Endpoint[] = [
     request: () => ({ path: '/dashboard/api-settings/secret/AAAAAAAAAAAAAAAAAAAAAA' }),
     own: page(410),
   },
-  lockPage('command', () => ({ command: 'unlock' }), { moves: true }),
+  // The porch's guest has a view grant: refused as view only (GuestCommands), nothing moves.
+  lockPage('command', () => ({ command: 'unlock' }), {
+    moves: true,
+    shared: refused('/dashboard/locks', 403),
+  }),
   // Sandbox only: a simulated lock for the session's own account; nobody else's is reachable.
   {
     method: 'POST',
@@ -185,18 +191,52 @@ export const DASHBOARD_ROUTES: readonly Endpoint[] = [
         battery_critical: '10',
       }),
   }),
-  // Refused: the actor shares another's lock with itself. Allowed: the owner shares with someone else.
-  lockPage('share', (ctx) => ({ email: PEOPLE[ctx.own ? other(ctx.actor) : ctx.actor].email }), {
-    restore: (ctx) =>
-      dashPost(ctx, `/dashboard/locks/${ctx.target}/unshare`, {
-        account: ctx.w.of[other(ctx.actor)].accountId,
-      }),
-  }),
-  // Refused: the actor strips the guest of the shared lock. Allowed: the owner ends a share it made.
-  lockPage('unshare', (ctx) => ({ account: ctx.w.of[ctx.own ? other(ctx.actor) : 'shared'].accountId }), {
-    prepare: (ctx) =>
-      dashPost(ctx, `/dashboard/locks/${ctx.target}/share`, { email: PEOPLE[other(ctx.actor)].email }),
-  }),
+  // Grants (issue 23): the owner invites, edits and revokes; a guest of the lock and a stranger are
+  // refused as for a lock that does not exist. Allowed, each writes to two accounts' logs, which the
+  // matrix's one-account rule cannot hold: test/dashboard/http-grants.test.ts carries them out.
+  lockPage(
+    'grants',
+    (ctx) => ({ email: PEOPLE[ctx.own ? other(ctx.actor) : ctx.actor].email, role: 'view' }),
+    {
+      skipAllowed: SKIP_TWO_LOGS,
+    },
+  ),
+  {
+    ...lockPage('grants/:grant', () => ({ role: 'operate' }), { skipAllowed: SKIP_TWO_LOGS }),
+    request: (ctx) => ({
+      path: `/dashboard/locks/${ctx.target}/grants/${grantOf(ctx, ctx.target)}`,
+      form: { role: 'operate' },
+    }),
+  },
+  {
+    ...lockPage('grants/:grant/revoke', () => ({}), { skipAllowed: SKIP_TWO_LOGS }),
+    request: (ctx) => ({
+      path: `/dashboard/locks/${ctx.target}/grants/${grantOf(ctx, ctx.target)}/revoke`,
+      form: {},
+    }),
+  },
+  // The porch's grant, already accepted: its guest has nothing to accept, the others no invitation.
+  {
+    method: 'POST',
+    route: '/dashboard/invitations/:grant/accept',
+    surface: 'dash-page',
+    target: 'none',
+    request: (ctx) => ({ path: `/dashboard/invitations/${porchGrant(ctx)}/accept`, form: {} }),
+    own: refused('/dashboard/locks', 404),
+  },
+  // The porch's guest would give it back (two logs): it tries an id no grant has; the others try the
+  // porch's, which is not theirs.
+  {
+    method: 'POST',
+    route: '/dashboard/invitations/:grant/decline',
+    surface: 'dash-page',
+    target: 'none',
+    request: (ctx) => ({
+      path: `/dashboard/invitations/${ctx.actor === 'shared' ? NO_GRANT : porchGrant(ctx)}/decline`,
+      form: {},
+    }),
+    own: refused('/dashboard/locks', 404),
+  },
   settingsPost('/code'),
   settingsPost('/confirm', {
     request: () => ({ form: { code: '000000' } }),

@@ -1,8 +1,9 @@
 /**
- * The shared relation over time: a share the owner makes gives the guest exactly what a shared
- * account gets (the lock in its v1 list and on its dashboard; 403 30000 on v1 reads and controls;
- * nothing at all on v3, the partner endpoint and dashboard commands), and once the owner removes the
- * share the guest is a stranger again at once, on every surface, with its credentials unchanged.
+ * The shared relation over time: a view grant the owner gives on the dashboard, once the guest
+ * accepts it (a pending invitation gives nothing), gives the guest exactly what a shared account gets
+ * (the lock in its v1 list and on its dashboard; 403 30000 on v1 reads and controls; nothing at all
+ * on v3 and the partner endpoint; 403 on dashboard commands, view only), and once the owner revokes
+ * it the guest is a stranger again at once, on every surface, with its credentials unchanged.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -16,12 +17,16 @@ const KEY = { secret: 'key', place: 'authorization' } as const;
 const TOKEN = { secret: 'token', place: 'x-authorization' } as const;
 const SESSION = { secret: 'session', place: 'cookie' } as const;
 
-describe("a share given and taken back: the guest's view follows at once", () => {
+describe("a grant given, accepted and revoked: the guest's view follows at once", () => {
   let w: World;
   before(async () => {
     w = await startWorld();
   });
   after(() => w.close());
+  /** The cellar's one grant: the stranger's. */
+  const grantId = () =>
+    (w.db.prepare('SELECT id FROM grants WHERE device_id = ?').get(CELLAR.toLowerCase()) as { id: string })
+      .id;
 
   async function strangerSees(): Promise<{
     v1: string[];
@@ -45,7 +50,7 @@ describe("a share given and taken back: the guest's view follows at once", () =>
     };
   }
 
-  async function expectRefusals(v1: Want, what: string): Promise<void> {
+  async function expectRefusals(v1: Want, what: string, dashboardStatus = 404): Promise<void> {
     const tries = [
       [TOKEN, { method: 'GET', path: `/v1/locks/${CELLAR}` }, v1],
       [TOKEN, { method: 'POST', path: `/v1/locks/${CELLAR}/control`, json: { type: 'unlock' } }, v1],
@@ -70,7 +75,7 @@ describe("a share given and taken back: the guest's view follows at once", () =>
       path: `/dashboard/api/locks/${CELLAR}/commands`,
       json: { command: 'unlock' },
     });
-    assert.equal(dash.status, 404, `${what}: dashboard command`);
+    assert.equal(dash.status, dashboardStatus, `${what}: dashboard command`);
     assert.equal(await lockedForOwner(w, CELLAR), true, `${what}: the cellar did not move`);
   }
 
@@ -84,11 +89,16 @@ describe("a share given and taken back: the guest's view follows at once", () =>
     await expectRefusals(V1_LOCK_NOT_FOUND, 'not shared');
   });
 
-  it('shared, the cellar is in its v1 list and on its dashboard, and refused as not its own', async () => {
-    const shared = await w.of.owner.session.post(`/dashboard/locks/${CELLAR}/share`, {
+  it('invited, the stranger sees nothing yet; accepted, the cellar is in its v1 list and on its dashboard, and refused as not its own', async () => {
+    const invited = await w.of.owner.session.post(`/dashboard/locks/${CELLAR}/grants`, {
       email: PEOPLE.stranger.email,
+      role: 'view',
     });
-    assert.ok(carriedOut(shared), `share: ${shared.status}`);
+    assert.ok(carriedOut(invited), `invite: ${invited.status}`);
+    assert.deepEqual((await strangerSees()).dashboard, [], 'pending');
+    await expectRefusals(V1_LOCK_NOT_FOUND, 'pending');
+    const accepted = await w.of.stranger.session.post(`/dashboard/invitations/${grantId()}/accept`, {});
+    assert.ok(carriedOut(accepted), `accept: ${accepted.status}`);
     const sees = await strangerSees();
     assert.deepEqual(sees.v1.sort(), [CELLAR, LOCKS[3]?.deviceId].sort());
     assert.deepEqual(sees.v3, [LOCKS[3]?.deviceId], 'v3 lists only owned locks');
@@ -106,20 +116,21 @@ describe("a share given and taken back: the guest's view follows at once", () =>
       'nickname',
       'responsive',
     ]);
-    await expectRefusals(V1_NOT_OWNER, 'shared');
+    await expectRefusals(V1_NOT_OWNER, 'shared', 403);
   });
 
-  it('unshared, the stranger is a stranger again at once', async () => {
-    const removed = await w.of.owner.session.post(`/dashboard/locks/${CELLAR}/unshare`, {
-      account: w.of.stranger.accountId,
-    });
-    assert.ok(carriedOut(removed), `unshare: ${removed.status}`);
+  it('revoked, the stranger is a stranger again at once', async () => {
+    const removed = await w.of.owner.session.post(
+      `/dashboard/locks/${CELLAR}/grants/${grantId()}/revoke`,
+      {},
+    );
+    assert.ok(carriedOut(removed), `revoke: ${removed.status}`);
     assert.deepEqual(await strangerSees(), {
       v1: [LOCKS[3]?.deviceId],
       v3: [LOCKS[3]?.deviceId],
       dashboard: [],
       dashboardFields: [],
     });
-    await expectRefusals(V1_LOCK_NOT_FOUND, 'unshared');
+    await expectRefusals(V1_LOCK_NOT_FOUND, 'revoked');
   });
 });

@@ -80,7 +80,7 @@ describe('dashboard: grants', () => {
       assert.equal(page.posted, 303);
       assert.equal(page.status, 400);
       assert.equal(noticeOf(page.text), 'Check the form.');
-      assert.match(page.text, /<details class="lock-grants" open>/);
+      assert.match(page.text, /<details class="lock-more" open>/);
     }
     assert.equal(
       fieldErrors(unknown.text)[`${id}-email`],

@@ -260,7 +260,7 @@ describe('every refused dashboard form redirects; its page shows the refusal onc
       status: 400,
       notice: /^Check the form\.$/,
       errors: [`inv-${LOCK_B}-role`],
-      refilled: /<details class="lock-grants" open>[\s\S]*name="email" type="email" value="share-nowhere"/,
+      refilled: /<details class="lock-more" open>[\s\S]*name="email" type="email" value="share-nowhere"/,
     });
     await refusedOnce(owner, {
       path: `/dashboard/locks/${LOCK_B}/grants`,
@@ -269,7 +269,7 @@ describe('every refused dashboard form redirects; its page shows the refusal onc
       status: 400,
       notice: /^Check the form\.$/,
       errors: [`inv-${LOCK_B}-email`],
-      refilled: /<details class="lock-grants" open>/,
+      refilled: /<details class="lock-more" open>/,
     });
 
     // Unlocked: the webhook form is refilled as sent, its URL's error next to it.

@@ -246,7 +246,7 @@ describe('dashboard forms redirect after a POST; new secrets through a one-time 
     assert.equal(refused.posted, 303);
     assert.match(refused.location, /^\/dashboard\/locks\?refused=[A-Za-z0-9_-]{22}$/);
     assert.equal(refused.status, 400);
-    assert.match(refused.text, /<details class="lock-grants" open>/, 'the fold with the error is open');
+    assert.match(refused.text, /<details class="lock-more" open>/, 'the fold with the error is open');
     assert.match(refused.text, /class="field-error" id="inv-[^"]+-email-error">/);
   });
 });

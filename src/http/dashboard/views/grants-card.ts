@@ -183,6 +183,21 @@ ${termsFields(`g-${g.id}`, lock.timeZone, g, refused)}
 </li>`;
 }
 
+/** Whether a grant form of the lock was refused: its fold opens to show the errors. */
+export function grantFormRefused(
+  lock: Lock,
+  grants: readonly OwnerGrant[],
+  forms: Readonly<Record<string, GrantFormRefusal>> | undefined,
+): boolean {
+  return forms !== undefined && (lock.deviceId in forms || grants.some((g) => g.id in forms));
+}
+
+/** The fold's summary: how many guests have or are offered access. */
+export function guestsWords(grants: readonly OwnerGrant[]): string {
+  const live = grants.filter((g) => g.state === 'pending' || g.state === 'accepted').length;
+  return live === 0 ? 'no guests' : live === 1 ? '1 guest' : `${live} guests`;
+}
+
 /** The owner's guests of one lock: every grant in every state, and the invitation form. */
 export function ownerGrants(
   ctx: PageContext,
@@ -192,13 +207,9 @@ export function ownerGrants(
   forms: Readonly<Record<string, GrantFormRefusal>> | undefined,
 ): Html {
   const invite = forms?.[lock.deviceId];
-  const open = invite !== undefined || grants.some((g) => forms?.[g.id] !== undefined);
-  const live = grants.filter((g) => g.state === 'pending' || g.state === 'accepted').length;
   const id = `inv-${lock.deviceId}`;
-  const emailError = invite?.errors.email;
-  return html`<details class="lock-grants"${open ? html` open` : ''}>
-<summary><span class="summary-title">Guests</span> <span class="muted" data-field="summary-grants">${live === 0 ? 'none' : `${live} invited or accepted`}</span></summary>
-<div class="grants">
+  return html`<div class="setting setting-grants">
+<div><h3>Guests</h3>
 ${
   grants.length === 0
     ? html`<p class="muted">Nobody is invited.</p>`
@@ -206,14 +217,14 @@ ${
         ownerGrantRow(ctx, lock, g, now, forms?.[g.id]),
       )}</ul>`
 }
+</div>
 <form method="post" action="/dashboard/locks/${lock.deviceId}/grants" class="stack grant-form invite-form" novalidate>${csrfField(ctx.csrf)}
-<h3>Invite a guest</h3>
-${input(`${id}-email`, 'email', 'E-mail of a lockcloud account', { type: 'email', value: invite?.values.email, error: emailError, required: true })}
+<h4>Invite a guest</h4>
+${input(`${id}-email`, 'email', 'Invite (e-mail of a lockcloud account)', { type: 'email', value: invite?.values.email, error: invite?.errors.email, required: true })}
 ${termsFields(id, lock.timeZone, undefined, invite)}
 <div><button type="submit" class="secondary" aria-label="Invite to ${lock.nickname}">Invite</button></div>
 </form>
-</div>
-</details>`;
+</div>`;
 }
 
 /** The guest's pending invitations, each with accept and decline. */

@@ -4,7 +4,13 @@ import type { Lock } from '../../../domain/lock.ts';
 import type { GrantFormRefusal } from '../grant-form.ts';
 import { type Html, html } from '../html.ts';
 import type { GrantsOfPage } from '../routes/grants.ts';
-import { guestGrantLine, invitationsSection, ownerGrants } from './grants-card.ts';
+import {
+  grantFormRefused,
+  guestGrantLine,
+  guestsWords,
+  invitationsSection,
+  ownerGrants,
+} from './grants-card.ts';
 import { appLayout, csrfField, field, type Notice, notice, type PageContext } from './layout.ts';
 import {
   accessPointLine,
@@ -95,9 +101,11 @@ ${healthLine(lock, now)}
 function settings(ctx: PageContext, lock: Lock, view: LocksView): Html {
   const base = `/dashboard/locks/${lock.deviceId}`;
   const refused = view.settingsRefused?.[lock.deviceId];
+  const grants = view.grants.byLock.get(lock.deviceId) ?? [];
+  const open = refused !== undefined || grantFormRefused(lock, grants, view.grantForms);
   // Rarely changed: folded away so several locks fit on a screen; open when its form has an error.
-  return html`<details class="lock-more"${refused ? html` open` : ''}>
-<summary><span class="summary-title">Settings</span> <span class="muted">Integration ${lock.integration ? 'on' : 'off'} · <span data-field="summary-app">app ${lock.appOpen ? 'open' : 'closed'}</span> · <span data-field="summary-auto-lock">auto-lock ${autoLockWords(lock.autoLockSeconds)}</span></span></summary>
+  return html`<details class="lock-more"${open ? html` open` : ''}>
+<summary><span class="summary-title">Settings</span> <span class="muted">Integration ${lock.integration ? 'on' : 'off'} · <span data-field="summary-app">app ${lock.appOpen ? 'open' : 'closed'}</span> · <span data-field="summary-auto-lock">auto-lock ${autoLockWords(lock.autoLockSeconds)}</span> · ${guestsWords(grants)}</span></summary>
 <div class="lock-settings">
 <div class="setting">
 <div><h3>Cloud integration</h3><p class="muted" data-field="integration">${lock.integration ? 'On' : 'Off'}${lock.accessPoint ? '' : ' · not paired with an access point'}</p></div>
@@ -112,6 +120,7 @@ ${
 }
 </div>
 ${healthSettings(ctx, lock, view.accessPoints.get(lock.deviceId) ?? null, refused)}
+${ownerGrants(ctx, lock, grants, view.now, view.grantForms)}
 </div>
 </details>`;
 }
@@ -195,7 +204,6 @@ ${statusPills(lock)}
 </header>
 ${commandForms(ctx, lock, view.now)}
 ${settings(ctx, lock, view)}
-${ownerGrants(ctx, lock, view.grants.byLock.get(lock.deviceId) ?? [], view.now, view.grantForms)}
 </section>`;
 }
 
