@@ -202,14 +202,14 @@ export const DASHBOARD_ROUTES: readonly Endpoint[] = [
     },
   ),
   {
-    ...lockPage('grants/:grant', () => ({ role: 'operate' }), { skipAllowed: SKIP_TWO_LOGS }),
+    ...lockPage('grants/:grant_id', () => ({ role: 'operate' }), { skipAllowed: SKIP_TWO_LOGS }),
     request: (ctx) => ({
       path: `/dashboard/locks/${ctx.target}/grants/${grantOf(ctx, ctx.target)}`,
       form: { role: 'operate' },
     }),
   },
   {
-    ...lockPage('grants/:grant/revoke', () => ({}), { skipAllowed: SKIP_TWO_LOGS }),
+    ...lockPage('grants/:grant_id/revoke', () => ({}), { skipAllowed: SKIP_TWO_LOGS }),
     request: (ctx) => ({
       path: `/dashboard/locks/${ctx.target}/grants/${grantOf(ctx, ctx.target)}/revoke`,
       form: {},
@@ -218,7 +218,7 @@ export const DASHBOARD_ROUTES: readonly Endpoint[] = [
   // The porch's grant, already accepted: its guest has nothing to accept, the others no invitation.
   {
     method: 'POST',
-    route: '/dashboard/invitations/:grant/accept',
+    route: '/dashboard/invitations/:grant_id/accept',
     surface: 'dash-page',
     target: 'none',
     request: (ctx) => ({ path: `/dashboard/invitations/${porchGrant(ctx)}/accept`, form: {} }),
@@ -228,7 +228,7 @@ export const DASHBOARD_ROUTES: readonly Endpoint[] = [
   // porch's, which is not theirs.
   {
     method: 'POST',
-    route: '/dashboard/invitations/:grant/decline',
+    route: '/dashboard/invitations/:grant_id/decline',
     surface: 'dash-page',
     target: 'none',
     request: (ctx) => ({

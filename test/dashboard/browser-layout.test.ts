@@ -69,7 +69,7 @@ describe('dashboard in a browser: the locks page as people use it, and phone wid
       const fold = cards.nth(i).locator('details.lock-more');
       assert.equal(await fold.getAttribute('open'), null, 'folded');
       assert.match(
-        (await fold.locator('summary').textContent()) ?? '',
+        (await fold.locator(':scope > summary').textContent()) ?? '',
         /Settings\s+Integration on · app closed/,
       );
       assert.equal(await fold.getByRole('button', { name: /Turn (on|off)/ }).isVisible(), false);
@@ -84,9 +84,9 @@ describe('dashboard in a browser: the locks page as people use it, and phone wid
 
     // Opened, a fold shows the settings it holds.
     const first = cards.nth(0).locator('details.lock-more');
-    await first.locator('summary').click();
+    await first.locator(':scope > summary').click();
     await first.getByRole('button', { name: 'Turn off' }).waitFor();
-    await first.getByLabel('Share with (e-mail)').waitFor();
+    await first.getByLabel('Invite (e-mail of a lockcloud account)').waitFor();
   });
 
   it('at 390 px no page scrolls sideways; the address and "Log out" share a line without overlapping', async () => {

@@ -43,7 +43,7 @@ describe('dashboard in a browser: a lock card shows its health live; the owner s
   });
 
   it('sets auto-lock and the thresholds in the Settings fold', async () => {
-    await card().locator('details.lock-more summary').click();
+    await card().locator('details.lock-more > summary').click();
     await card().getByLabel('Auto-lock after (seconds)').fill('30');
     await card().getByLabel('Battery low under (%)').fill('30');
     await card().getByLabel('Battery critical under (%)').fill('15');
@@ -62,7 +62,7 @@ describe('dashboard in a browser: a lock card shows its health live; the owner s
   });
 
   it('a bad value is shown next to its field', async () => {
-    await card().locator('details.lock-more summary').click();
+    await card().locator('details.lock-more > summary').click();
     await card().getByLabel('Battery critical under (%)').fill('40');
     await card().getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(/\/dashboard\/locks\?refused=/);

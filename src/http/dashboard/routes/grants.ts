@@ -41,7 +41,7 @@ export async function grantsOfPage(
   };
 }
 
-const grantId = (request: FastifyRequest) => String((request.params as { grant: string }).grant);
+const grantId = (request: FastifyRequest) => String((request.params as { grant_id: string }).grant_id);
 
 export function grantRoutes(app: FastifyInstance, lockcloud: Lockcloud, flashes: Flashes): void {
   const { grants, lockSettings } = lockcloud;
@@ -73,7 +73,7 @@ export function grantRoutes(app: FastifyInstance, lockcloud: Lockcloud, flashes:
   });
 
   // The owner edits a pending or accepted grant; the guest is not asked again.
-  app.post('/locks/:id/grants/:grant', HIDDEN, async (request, reply) => {
+  app.post('/locks/:id/grants/:grant_id', HIDDEN, async (request, reply) => {
     const body = form(request);
     const key = grantId(request);
     try {
@@ -94,7 +94,7 @@ export function grantRoutes(app: FastifyInstance, lockcloud: Lockcloud, flashes:
   });
 
   // The owner revokes (a pending one: withdraws): from the next request on it gives nothing.
-  app.post('/locks/:id/grants/:grant/revoke', HIDDEN, async (request, reply) => {
+  app.post('/locks/:id/grants/:grant_id/revoke', HIDDEN, async (request, reply) => {
     try {
       const owner = me(request).account.id;
       const grant = await grants.getForOwner(owner, deviceId(request), grantId(request));
@@ -111,7 +111,7 @@ export function grantRoutes(app: FastifyInstance, lockcloud: Lockcloud, flashes:
 
   // The guest answers: accept shows the lock; decline (also of an accepted grant) makes it go.
   for (const step of ['accept', 'decline'] as const)
-    app.post(`/invitations/:grant/${step}`, HIDDEN, async (request, reply) => {
+    app.post(`/invitations/:grant_id/${step}`, HIDDEN, async (request, reply) => {
       try {
         const g = await grants.answer(me(request).account.id, grantId(request), step, actor(request));
         return done(request, reply, {

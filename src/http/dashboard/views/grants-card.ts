@@ -59,7 +59,7 @@ export function termsWords(g: GrantTerms, timeZone: string | null): string {
   const at = (ms: number) => (timeZone === null ? `${shown(ms, 'UTC')} UTC` : shown(ms, timeZone));
   const window =
     g.startsAt === null && g.endsAt === null
-      ? 'no end'
+      ? 'no time limit'
       : `${g.startsAt === null ? 'from now' : `from ${at(g.startsAt)}`}${g.endsAt === null ? '' : ` until ${at(g.endsAt)}`}`;
   const schedule =
     timeZone === null && g.schedule !== null
