@@ -288,5 +288,6 @@ describe('dashboard: grants', () => {
     assert.deepEqual(invitationIds((await guest.get('/dashboard/locks')).text), []);
     const late = await guest.send(`/dashboard/invitations/${pending.id}/accept`, {});
     assert.equal(late.status, 404);
+    assert.equal(noticeOf(late.text), 'No such invitation.');
   });
 });

@@ -201,7 +201,8 @@ const BY_CODE: Record<DomainErrorCode, Refuse> = {
   LOCK_NOT_FOUND: saying(404, 'NOT_FOUND', 'No such lock or task in this account.'),
   TASK_NOT_FOUND: saying(404, 'NOT_FOUND', 'No such lock or task in this account.'),
   DELIVERY_NOT_FOUND: saying(404, 'NOT_FOUND', 'No such webhook delivery in this account.'),
-  GRANT_NOT_FOUND: saying(404, 'NOT_FOUND', 'No such grant of this lock.'),
+  // "No such grant." for the owner's forms, "No such invitation." for the guest's answers.
+  GRANT_NOT_FOUND: (error) => ({ status: 404, error: 'NOT_FOUND', message: capitalize(error.message) }),
   // Why, in the use case's words: outside the window or the schedule, view only, used up.
   GRANT_DENIED: forbidden,
   UNAUTHENTICATED: logInAgain,
