@@ -38,15 +38,20 @@ export const DASHBOARD_ERRORS = [
     status: 403,
     error: 'FORBIDDEN',
     cause:
-      'the CSRF token is missing or wrong, the Origin is another site, or API Settings are not unlocked; on the login form, an e-mail not verified yet (once the password matched)',
+      "the CSRF token is missing or wrong, the Origin is another site, or API Settings are not unlocked; on the login form, an e-mail not verified yet (once the password matched); a guest's command its grant does not allow now (view only, outside its window or schedule, used up: the message says which)",
   },
-  { status: 404, error: 'NOT_FOUND', cause: 'no such route, or a lock or task the account does not own' },
+  {
+    status: 404,
+    error: 'NOT_FOUND',
+    cause:
+      "no such route, or a lock or task the account does not own (or use through an accepted grant); a grant or invitation that is not the account's or no longer answerable",
+  },
   { status: 413, error: 'BAD_PARAMS', cause: 'the request body is over 16 KiB' },
   {
     status: 429,
     error: 'THROTTLED',
     cause:
-      'too many attempts: logins, sign-ups, resends, password-reset requests and lock shares from the address; failed logins on the e-mail; code checks from the address, or for one e-mail address and purpose (10, then one every 48 hours, whatever the address holds); or too many commands to one lock; the message and `Retry-After` say when to try again',
+      'too many attempts: logins, sign-ups, resends, password-reset requests and lock invitations from the address; failed logins on the e-mail; code checks from the address, or for one e-mail address and purpose (10, then one every 48 hours, whatever the address holds); or too many commands to one lock; the message and `Retry-After` say when to try again',
   },
   { status: 500, error: 'INTERNAL_ERROR', cause: 'an unexpected server failure; logged with the request id' },
   {
