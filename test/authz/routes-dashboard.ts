@@ -5,12 +5,23 @@
 import { carriedOut } from '../dashboard/support.ts';
 import type { Want } from './presentations.ts';
 import { type Ctx, type Endpoint, hookUrl, ownLocks, putWebhookBack, sameSet } from './route-kit.ts';
-import { grantOf, NO_GRANT, porchGrant, SKIP_TWO_LOGS } from './routes-grants.ts';
-import { type Actor, LOCKS, lockRelation, PEOPLE, unlockApiSettings } from './world.ts';
+import {
+  grantOf,
+  invitedGuest,
+  invitee,
+  inviterOf,
+  liveGrant,
+  ownersGrant,
+  revoke,
+} from './routes-grants.ts';
+import { LOCKS, lockRelation, PEOPLE, unlockApiSettings } from './world.ts';
 
-/** Whom an account invites when it may: one with no relation to its locks. */
-const other = (a: Actor): Actor => (a === 'owner' ? 'stranger' : 'owner');
 const page = (status: number): Want => ({ status, page: true });
+/** The grant a row edits or revokes: the one its prepare made when allowed, the lock's first otherwise. */
+const dashGrantPath = (ctx: Ctx) =>
+  `/dashboard/locks/${ctx.target}/grants/${ctx.own ? liveGrant(ctx, ctx.target, invitee(ctx.actor)) : grantOf(ctx, ctx.target)}`;
+/** The invitation made to the actor for the row. */
+const invitationOf = (ctx: Ctx) => liveGrant(ctx, inviterOf(ctx.actor).deviceId, ctx.actor);
 /** A change carried out: the redirect to its page (Post/Redirect/Get), which shows the outcome once. */
 const redirect = (location: string): Want => ({ status: 303, location });
 /** A refused form: the redirect to its page too, which shows the refusal once with its status. */
@@ -192,50 +203,50 @@ export const DASHBOARD_ROUTES: readonly Endpoint[] = [
       }),
   }),
   // Grants (issue 23): the owner invites, edits and revokes; a guest of the lock and a stranger are
-  // refused as for a lock that does not exist. Allowed, each writes to two accounts' logs, which the
-  // matrix's one-account rule cannot hold: test/dashboard/http-grants.test.ts carries them out.
+  // refused as for a lock that does not exist. Allowed, as on /ext (routes-grants.ts): the row's
+  // invitation is made first and revoked after, and the guest's log is written too.
   lockPage(
     'grants',
-    (ctx) => ({ email: PEOPLE[ctx.own ? other(ctx.actor) : ctx.actor].email, role: 'view' }),
+    (ctx) => ({ email: PEOPLE[ctx.own ? invitee(ctx.actor) : ctx.actor].email, role: 'view' }),
     {
-      skipAllowed: SKIP_TWO_LOGS,
+      alsoChanges: ownersGrant.alsoChanges,
+      restore: (ctx) => revoke(ctx, ctx.actor, ctx.target, invitee(ctx.actor)),
     },
   ),
   {
-    ...lockPage('grants/:grant_id', () => ({ role: 'operate' }), { skipAllowed: SKIP_TWO_LOGS }),
-    request: (ctx) => ({
-      path: `/dashboard/locks/${ctx.target}/grants/${grantOf(ctx, ctx.target)}`,
-      form: { role: 'operate' },
+    ...lockPage('grants/:grant_id', () => ({ role: 'operate' }), {
+      ...ownersGrant,
+      restore: (ctx) => revoke(ctx, ctx.actor, ctx.target, invitee(ctx.actor)),
     }),
+    request: (ctx) => ({ path: dashGrantPath(ctx), form: { role: 'operate' } }),
   },
   {
-    ...lockPage('grants/:grant_id/revoke', () => ({}), { skipAllowed: SKIP_TWO_LOGS }),
-    request: (ctx) => ({
-      path: `/dashboard/locks/${ctx.target}/grants/${grantOf(ctx, ctx.target)}/revoke`,
-      form: {},
-    }),
+    ...lockPage('grants/:grant_id/revoke', () => ({}), ownersGrant),
+    request: (ctx) => ({ path: `${dashGrantPath(ctx)}/revoke`, form: {} }),
   },
-  // The porch's grant, already accepted: its guest has nothing to accept, the others no invitation.
+  // Each account answers an invitation made to it for the row (answering another's is
+  // test/dashboard/http-grants.test.ts's); an accepted one is revoked after.
   {
     method: 'POST',
     route: '/dashboard/invitations/:grant_id/accept',
     surface: 'dash-page',
     target: 'none',
-    request: (ctx) => ({ path: `/dashboard/invitations/${porchGrant(ctx)}/accept`, form: {} }),
-    own: refused('/dashboard/locks', 404),
+    request: (ctx) => ({ path: `/dashboard/invitations/${invitationOf(ctx)}/accept`, form: {} }),
+    own: redirect('/dashboard/locks?note='),
+    ...invitedGuest,
+    restore: (ctx) => {
+      const { owner, deviceId } = inviterOf(ctx.actor);
+      return revoke(ctx, owner, deviceId, ctx.actor);
+    },
   },
-  // The porch's guest would give it back (two logs): it tries an id no grant has; the others try the
-  // porch's, which is not theirs.
   {
     method: 'POST',
     route: '/dashboard/invitations/:grant_id/decline',
     surface: 'dash-page',
     target: 'none',
-    request: (ctx) => ({
-      path: `/dashboard/invitations/${ctx.actor === 'shared' ? NO_GRANT : porchGrant(ctx)}/decline`,
-      form: {},
-    }),
-    own: refused('/dashboard/locks', 404),
+    request: (ctx) => ({ path: `/dashboard/invitations/${invitationOf(ctx)}/decline`, form: {} }),
+    own: redirect('/dashboard/locks?note='),
+    ...invitedGuest,
   },
   settingsPost('/code'),
   settingsPost('/confirm', {

@@ -19,9 +19,6 @@ export function grantOf(ctx: Ctx, deviceId: string): string {
   return row?.id ?? NO_GRANT;
 }
 
-/** The porch's grant: the one grant of the world, the shared account's. */
-export const porchGrant = (ctx: Ctx) => grantOf(ctx, LOCKS[0]?.deviceId ?? '');
-
 interface GrantJson {
   id: string;
   device_id: string;
@@ -43,10 +40,10 @@ function checkGrants(field: 'grants' | 'invitations', deviceId?: string) {
 }
 
 /** Whom an owner invites on its own locks: an account with no grant there. */
-const invitee = (owner: Actor): Actor => (owner === 'stranger' ? 'owner' : 'stranger');
+export const invitee = (owner: Actor): Actor => (owner === 'stranger' ? 'owner' : 'stranger');
 
 /** Who invites the actor, and to which lock: the owner's cellar, or for the owner the stranger's shed. */
-function inviterOf(guest: Actor): { owner: Actor; deviceId: string } {
+export function inviterOf(guest: Actor): { owner: Actor; deviceId: string } {
   const lock = LOCKS.find(
     (l) => l.owner === (guest === 'owner' ? 'stranger' : 'owner') && l.sharedWith.length === 0,
   );
@@ -55,7 +52,7 @@ function inviterOf(guest: Actor): { owner: Actor; deviceId: string } {
 }
 
 /** The guest's grant on the lock that still gives or offers something (pending or accepted). */
-function liveGrant(ctx: Ctx, deviceId: string, guest: Actor): string {
+export function liveGrant(ctx: Ctx, deviceId: string, guest: Actor): string {
   const row = ctx.w.db
     .prepare(
       "SELECT id FROM grants WHERE device_id = ? AND account_id = ? AND state IN ('pending', 'accepted')",
@@ -79,7 +76,7 @@ async function invite(ctx: Ctx, owner: Actor, deviceId: string, guest: Actor): P
 }
 
 /** The owner revokes the guest's live grant on the lock (the world had none). */
-async function revoke(ctx: Ctx, owner: Actor, deviceId: string, guest: Actor): Promise<void> {
+export async function revoke(ctx: Ctx, owner: Actor, deviceId: string, guest: Actor): Promise<void> {
   const id = liveGrant(ctx, deviceId, guest);
   const res = await ctx.w.t.request(`/ext/locks/${deviceId}/grants/${id}`, {
     method: 'DELETE',
@@ -89,7 +86,7 @@ async function revoke(ctx: Ctx, owner: Actor, deviceId: string, guest: Actor): P
 }
 
 /** The allowed owner's row: its invitation made first, named by the request, revoked after. */
-const ownersGrant = {
+export const ownersGrant = {
   prepare: (ctx: Ctx) => invite(ctx, ctx.actor, ctx.target, invitee(ctx.actor)),
   alsoChanges: (ctx: Ctx) => [invitee(ctx.actor)],
 };
@@ -97,7 +94,7 @@ const grantPath = (ctx: Ctx) =>
   `/ext/locks/${ctx.target}/grants/${ctx.own ? liveGrant(ctx, ctx.target, invitee(ctx.actor)) : grantOf(ctx, ctx.target)}`;
 
 /** The allowed guest's row: an invitation made to the actor first, named by the request. */
-const invitedGuest = {
+export const invitedGuest = {
   prepare: (ctx: Ctx) => {
     const { owner, deviceId } = inviterOf(ctx.actor);
     return invite(ctx, owner, deviceId, ctx.actor);
@@ -113,8 +110,6 @@ const grantIs = (state: string, role: string) => (ctx: Ctx, body: unknown) => {
   if (g.state !== state || g.role !== role)
     throw new Error(`${ctx.actor}: grant ${JSON.stringify(body)}; expected ${state} ${role}`);
 };
-export const SKIP_TWO_LOGS =
-  "a grant's change is written in the owner's log and the guest's: test/http/ext/grants.test.ts carries it out";
 
 export const GRANT_ROUTES: readonly Endpoint[] = [
   {
