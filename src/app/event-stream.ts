@@ -195,13 +195,13 @@ export class EventStreams {
     const sees = (e: LockEvent): boolean =>
       e.accountId === readerId || (e.deviceId !== null && GUEST_TYPES.has(e.type) && shared.has(e.deviceId));
     const visible = (e: LockEvent): LockEvent | undefined => {
-      // Shares change in log order: a share removed mid-stream hides the lock's later events.
-      if ((e.type === 'share.created' || e.type === 'share.removed') && e.data.account_id === readerId) {
-        if (e.deviceId !== null) {
-          if (e.type === 'share.created') shared.add(e.deviceId);
-          else shared.delete(e.deviceId);
-          this.index.share(indexed, e.deviceId, e.type === 'share.created');
-        }
+      // Access changes in log order: a grant revoked mid-stream hides the lock's later events, one
+      // accepted shows them from the next on, as GET /ext/events would list them.
+      const change = guestAccessChange(e, readerId);
+      if (change !== undefined) {
+        if (change.sees) shared.add(change.deviceId);
+        else shared.delete(change.deviceId);
+        this.index.share(indexed, change.deviceId, change.sees);
       }
       if (deviceId !== undefined && e.deviceId !== deviceId) return undefined;
       // A key limited to locks sees their events only: not the account's own (no lock), as on GET.
@@ -316,4 +316,24 @@ export class EventStreams {
       return invalid('last_event_id', 'unknown event');
     return position;
   }
+}
+
+/**
+ * Whether the event changes which lock the reader sees as a guest, and how. A grant event's copy in
+ * the guest's log names the lock in its data and the grant's state after the change: the guest sees
+ * the lock while a grant of it is accepted (what the store's lock list holds to), and not once it
+ * is declined, revoked or used up. A share of before grants says so by its type.
+ */
+function guestAccessChange(
+  e: LockEvent,
+  readerId: string,
+): { readonly deviceId: string; readonly sees: boolean } | undefined {
+  if ((e.type === 'share.created' || e.type === 'share.removed') && e.data.account_id === readerId)
+    return e.deviceId === null ? undefined : { deviceId: e.deviceId, sees: e.type === 'share.created' };
+  if (e.type.startsWith('grant.') && e.accountId === readerId && e.deviceId === null) {
+    const { device_id: deviceId, state } = e.data;
+    if (typeof deviceId === 'string' && typeof state === 'string')
+      return { deviceId, sees: state === 'accepted' };
+  }
+  return undefined;
 }

@@ -130,6 +130,53 @@ describe('GET /ext/events/stream', () => {
     assert.deepEqual(ids(guest.events), [seen.id, owner.events[5]?.id]);
   });
 
+  it('hides the lock from a guest at once when its grant is revoked, and shows it once one is accepted', async () => {
+    const guest = await tracked(open(OTHER_KEY, `?device_id=${LOCK_A}`));
+    const owner = await tracked(open(OWNER_KEY, `?device_id=${LOCK_A}`));
+    await turn();
+    const [before] = await guest.waitForEvents(1, 'a movement while the grant holds');
+    const grants = (await (await t.request(`/ext/locks/${LOCK_A}/grants`, { key: OWNER_KEY })).json()) as {
+      grants: { id: string; state: string; role: string }[];
+    };
+    const held = grants.grants.find((g) => g.state === 'accepted');
+    assert.ok(held, 'the seed shares lock A with OTHER: an accepted grant');
+    const revoked = await t.request(`/ext/locks/${LOCK_A}/grants/${held.id}`, {
+      method: 'DELETE',
+      key: OWNER_KEY,
+    });
+    assert.equal(revoked.status, 204);
+    await turn();
+    await owner.waitForEvents(3, 'the movement, grant.revoked and a movement after it');
+    // Invited again and accepted, over the API, with the stream still open.
+    const invited = await t.request(`/ext/locks/${LOCK_A}/grants`, {
+      method: 'POST',
+      key: OWNER_KEY,
+      json: { email: OTHER, role: held.role },
+    });
+    assert.equal(invited.status, 201);
+    const { id } = (await invited.json()) as { id: string };
+    await turn();
+    const accepted = await t.request(`/ext/invitations/${id}/accept`, { method: 'POST', key: OTHER_KEY });
+    assert.equal(accepted.status, 200);
+    await turn();
+    // grant.invited, a movement while pending, grant.accepted, then the movement the guest sees.
+    const all = await owner.waitForEvents(7, 'the invitation, its answer and two movements');
+    await guest.waitForEvents(2, 'the movement after the grant was accepted');
+    assert.deepEqual(
+      owner.events.map((e) => (e.type.startsWith('lock.') ? 'a movement' : e.type)),
+      [
+        'a movement',
+        'grant.revoked',
+        'a movement',
+        'grant.invited',
+        'a movement',
+        'grant.accepted',
+        'a movement',
+      ],
+    );
+    assert.deepEqual(ids(guest.events), [before?.id, all[6]?.id], 'nothing while revoked or only invited');
+  });
+
   it('resumes after Last-Event-ID (header or query): events written meanwhile, no gap, no duplicate', async () => {
     const s = await tracked(open(OWNER_KEY));
     await turn();
