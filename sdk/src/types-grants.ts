@@ -108,6 +108,8 @@ export interface OwnerGrantList {
  */
 export interface GuestGrant extends Grant {
   lock_nickname: string;
+  /** The lock's IANA time zone: the grant's schedule is read on it. */
+  lock_time_zone: string;
   owner_email: string;
 }
 

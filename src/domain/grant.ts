@@ -70,6 +70,8 @@ export interface OwnerGrant extends Grant {
 export interface GuestGrant extends Grant {
   readonly lockNickname: string;
   readonly ownerEmail: string;
+  /** The lock's IANA time zone: the grant's window and schedule are read on it. */
+  readonly lockTimeZone: string;
 }
 
 /** The API's body (POST and PATCH of a grant), unchecked. */

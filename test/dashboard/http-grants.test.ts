@@ -149,6 +149,8 @@ describe('dashboard: grants', () => {
     const page = await guest.get('/dashboard/locks');
     assert.deepEqual(invitationIds(page.text), [row?.id]);
     assert.match(page.text, /<strong>Back door<\/strong> <span class="muted">from owner@example.com</);
+    // The terms are read on the lock's clock, named before the guest sees the lock.
+    assert.match(page.text, /View · no time limit · at any time \(UTC\)/);
     assert.equal(hasCard(page.text, LOCK_B), false, 'no card before accepting');
   });
 

@@ -115,7 +115,7 @@ const GRANT_FIELDS = [
   'used_at',
 ] as const;
 const OWNER_GRANT_FIELDS = [...GRANT_FIELDS, 'guest_email'] as const;
-const GUEST_GRANT_FIELDS = [...GRANT_FIELDS, 'lock_nickname', 'owner_email'] as const;
+const GUEST_GRANT_FIELDS = [...GRANT_FIELDS, 'lock_nickname', 'lock_time_zone', 'owner_email'] as const;
 const GRANT_TERMS = ['role', 'starts_at', 'ends_at', 'schedule', 'one_time'] as const;
 
 const ENDPOINT_FIELDS = [

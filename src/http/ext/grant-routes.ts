@@ -43,6 +43,7 @@ export const ownerGrantView = (g: OwnerGrant) => ({ ...grantFields(g), guest_ema
 export const guestGrantView = (g: GuestGrant) => ({
   ...grantFields(g),
   lock_nickname: g.lockNickname,
+  lock_time_zone: g.lockTimeZone,
   owner_email: g.ownerEmail,
 });
 

@@ -97,6 +97,10 @@ export const OwnerGrantList = Type.Object({ grants: Type.Array(OwnerGrantView) }
 export const GuestGrantView = Type.Object({
   ...grantFields,
   lock_nickname: Type.String(),
+  lock_time_zone: Type.String({
+    description:
+      "the lock's IANA time zone: the grant's schedule (and what a window means to the owner) is read on it",
+  }),
   owner_email: Type.String(),
 });
 export const InvitationList = Type.Object({ invitations: Type.Array(GuestGrantView) });

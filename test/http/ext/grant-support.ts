@@ -35,6 +35,7 @@ export interface GrantJson {
   guest_email?: string;
   lock_nickname?: string;
   owner_email?: string;
+  lock_time_zone?: string;
   [field: string]: unknown;
 }
 

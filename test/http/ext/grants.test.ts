@@ -69,8 +69,8 @@ describe('/ext grants: invitations and answers', () => {
       'invitations',
     );
     assert.deepEqual(
-      invitations.map((g) => [g.id, g.lock_nickname, g.owner_email, g.state]),
-      [[grant.id, 'Back door', OWNER, 'pending']],
+      invitations.map((g) => [g.id, g.lock_nickname, g.lock_time_zone, g.owner_email, g.state]),
+      [[grant.id, 'Back door', 'UTC', OWNER, 'pending']],
     );
     const accepted = await json<GrantJson>(await answerInvitation(t, grant.id, 'accept'), 200, 'accept');
     assert.equal(accepted.state, 'accepted');

@@ -115,7 +115,7 @@ export class SqlGrantStore implements GrantStore {
       .innerJoin('locks as l', 'l.device_id', 'g.device_id')
       .innerJoin('accounts as o', 'o.id', 'g.owner_id')
       .selectAll('g')
-      .select(['l.nickname as lock_nickname', 'o.email as owner_email'])
+      .select(['l.nickname as lock_nickname', 'l.time_zone as lock_time_zone', 'o.email as owner_email'])
       .where('g.account_id', '=', guestId)
       .$if(states !== undefined, (qb) => qb.where('g.state', 'in', [...(states ?? [])]))
       .orderBy('g.created_at')
@@ -125,6 +125,7 @@ export class SqlGrantStore implements GrantStore {
       ...toGrant(row),
       lockNickname: row.lock_nickname,
       ownerEmail: row.owner_email,
+      lockTimeZone: row.lock_time_zone,
     }));
   }
 

@@ -52,22 +52,16 @@ export function scheduleWords(schedule: WeeklySchedule | null): string {
 }
 
 /**
- * The terms in one line: role, window, schedule, one-time; times on the lock's wall clock. Without
- * the zone (an invitation: the guest does not see the lock yet), the window in UTC.
+ * The terms in one line: role, window, schedule, one-time; times on the lock's wall clock, the
+ * zone named (an invitation carries its lock's zone too: the guest reads the terms before the lock).
  */
-export function termsWords(g: GrantTerms, timeZone: string | null): string {
-  const at = (ms: number) => (timeZone === null ? `${shown(ms, 'UTC')} UTC` : shown(ms, timeZone));
+export function termsWords(g: GrantTerms, timeZone: string): string {
+  const at = (ms: number) => shown(ms, timeZone);
   const window =
     g.startsAt === null && g.endsAt === null
       ? 'no time limit'
       : `${g.startsAt === null ? 'from now' : `from ${at(g.startsAt)}`}${g.endsAt === null ? '' : ` until ${at(g.endsAt)}`}`;
-  const schedule =
-    timeZone === null && g.schedule !== null
-      ? `${scheduleWords(g.schedule)} on the lock's clock`
-      : scheduleWords(g.schedule);
-  return `${g.role === 'operate' ? 'Operate' : 'View'} · ${window} · ${schedule}${g.oneTime ? ' · one-time' : ''}${
-    timeZone === null ? '' : ` (${timeZone})`
-  }`;
+  return `${g.role === 'operate' ? 'Operate' : 'View'} · ${window} · ${scheduleWords(g.schedule)}${g.oneTime ? ' · one-time' : ''} (${timeZone})`;
 }
 
 /** Whether an accepted grant gives its guest anything at `now`, and why not. */
@@ -235,7 +229,7 @@ export function invitationsSection(ctx: PageContext, invitations: readonly Guest
 <ul class="invitation-list">${invitations.map(
     (g) => html`<li class="invitation" data-grant-id="${g.id}">
 <div><strong>${g.lockNickname}</strong> <span class="muted">from ${g.ownerEmail}</span>
-<p class="muted">${termsWords(g, null)}</p></div>
+<p class="muted">${termsWords(g, g.lockTimeZone)}</p></div>
 <div class="row">
 <form method="post" action="/dashboard/invitations/${g.id}/accept">${csrfField(ctx.csrf)}<button type="submit" class="primary" aria-label="Accept the invitation to ${g.lockNickname}">Accept</button></form>
 <form method="post" action="/dashboard/invitations/${g.id}/decline">${csrfField(ctx.csrf)}<button type="submit" class="secondary" aria-label="Decline the invitation to ${g.lockNickname}">Decline</button></form>
