@@ -7,6 +7,7 @@ import type { Want } from './presentations.ts';
 import { type Ctx, type Endpoint, hookUrl, ownLocks, putWebhookBack, sameSet } from './route-kit.ts';
 import {
   grantOf,
+  invitationFor,
   invitedGuest,
   invitee,
   inviterOf,
@@ -20,8 +21,6 @@ const page = (status: number): Want => ({ status, page: true });
 /** The grant a row edits or revokes: the one its prepare made when allowed, the lock's first otherwise. */
 const dashGrantPath = (ctx: Ctx) =>
   `/dashboard/locks/${ctx.target}/grants/${ctx.own ? liveGrant(ctx, ctx.target, invitee(ctx.actor)) : grantOf(ctx, ctx.target)}`;
-/** The invitation made to the actor for the row. */
-const invitationOf = (ctx: Ctx) => liveGrant(ctx, inviterOf(ctx.actor).deviceId, ctx.actor);
 /** A change carried out: the redirect to its page (Post/Redirect/Get), which shows the outcome once. */
 const redirect = (location: string): Want => ({ status: 303, location });
 /** A refused form: the redirect to its page too, which shows the refusal once with its status. */
@@ -231,7 +230,7 @@ export const DASHBOARD_ROUTES: readonly Endpoint[] = [
     route: '/dashboard/invitations/:grant_id/accept',
     surface: 'dash-page',
     target: 'none',
-    request: (ctx) => ({ path: `/dashboard/invitations/${invitationOf(ctx)}/accept`, form: {} }),
+    request: (ctx) => ({ path: `/dashboard/invitations/${invitationFor(ctx)}/accept`, form: {} }),
     own: redirect('/dashboard/locks?note='),
     ...invitedGuest,
     restore: (ctx) => {
@@ -244,7 +243,7 @@ export const DASHBOARD_ROUTES: readonly Endpoint[] = [
     route: '/dashboard/invitations/:grant_id/decline',
     surface: 'dash-page',
     target: 'none',
-    request: (ctx) => ({ path: `/dashboard/invitations/${invitationOf(ctx)}/decline`, form: {} }),
+    request: (ctx) => ({ path: `/dashboard/invitations/${invitationFor(ctx)}/decline`, form: {} }),
     own: redirect('/dashboard/locks?note='),
     ...invitedGuest,
   },

@@ -62,6 +62,13 @@ export function liveGrant(ctx: Ctx, deviceId: string, guest: Actor): string {
   return row.id;
 }
 
+/**
+ * The invitation made to the actor for an allowed row; a request refused for its credential (no
+ * prepare ran) names an id no grant has, which it never gets to look up.
+ */
+export const invitationFor = (ctx: Ctx): string =>
+  ctx.own ? liveGrant(ctx, inviterOf(ctx.actor).deviceId, ctx.actor) : NO_GRANT;
+
 /** The owner invites the guest to view the lock, as the API does it. */
 async function invite(ctx: Ctx, owner: Actor, deviceId: string, guest: Actor): Promise<void> {
   const made = await answer(
@@ -102,7 +109,7 @@ export const invitedGuest = {
   alsoChanges: (ctx: Ctx) => [inviterOf(ctx.actor).owner],
 };
 const invitationPath = (ctx: Ctx, step: 'accept' | 'decline') =>
-  `/ext/invitations/${liveGrant(ctx, inviterOf(ctx.actor).deviceId, ctx.actor)}/${step}`;
+  `/ext/invitations/${invitationFor(ctx)}/${step}`;
 
 /** The grant in an allowed answer: its state and role after the request. */
 const grantIs = (state: string, role: string) => (ctx: Ctx, body: unknown) => {
