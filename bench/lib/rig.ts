@@ -36,6 +36,13 @@ export interface RigOptions {
    * names only these endpoints (all of its own when none are given); this checkout by default.
    */
   readonly serverRoot?: { readonly dir: string; readonly limitedEndpoints?: readonly string[] };
+  /**
+   * Every simulated access point speaks device protocol version 1 only (`lockcloud sim --v1-share 1`),
+   * for a server older than version 2 (before e.g. 58485a3 knew only version 1 and dropped every
+   * version-2 message: no acknowledgement reached it, so every command timed out). By default the
+   * simulator's access points speak versions 1 and 2, as today's firmware does.
+   */
+  readonly v1Devices?: boolean;
 }
 
 export interface RigLock {
@@ -128,6 +135,7 @@ export async function startRig(options: RigOptions, extraFlags: readonly string[
     server.mqttUrl,
     '--log-level',
     'warn',
+    ...(options.v1Devices === true ? ['--v1-share', '1'] : []),
   ]);
   await sim.waitFor(/connected to/, 120_000, 'lockcloud sim to connect');
   const client = new HttpClient(server.url, 16);
