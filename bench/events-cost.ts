@@ -59,6 +59,7 @@ const ownRev = execFileSync('git', ['rev-parse', '--short', 'HEAD']).toString().
 if (!existsSync(join(baseDir, 'src/bin/serve.ts'))) throw new Error(`${baseDir} is not a lockcloud checkout`);
 
 const rows: string[][] = [];
+const sections: { title: string; body: string }[] = [];
 const rates: Record<'baseline' | 'events', number[]> = { baseline: [], events: [] };
 /** Commands per second of the server's CPU: what the event log costs the server, whatever else the machine runs. */
 const perCpu: Record<'baseline' | 'events', number[]> = { baseline: [], events: [] };
@@ -81,7 +82,9 @@ try {
       progress(`round ${round}, ${which}: ${CLIENTS} clients for ${seconds} s`);
       const r = await runCommands(client, rig.locks, CLIENTS, seconds, pids);
       client.close();
-      await rig.stop();
+      // With --profile: each server's profile, the baseline's too (what the event log adds is the difference).
+      const profile = await rig.stop();
+      if (profile) sections.push({ title: `${profile.title}, round ${round}, ${which}`, body: profile.body });
       const rate = r.latencies.length / r.seconds;
       rates[which].push(rate);
       perCpu[which].push(rate / Math.max(r.cpu.server, 1e-9));
@@ -143,6 +146,7 @@ report({
   ],
   rows,
   targets,
+  sections,
   notes: [
     `Each row: a fresh server and \`lockcloud sim --v1-share 1\` (every access point on device protocol version 1, the only one the baseline knows) over the embedded broker, 1,000 zero-latency locks, ${WARM_SECONDS} s warm-up with 50 clients, then ${CLIENTS} clients for ${seconds} s (bench/commands.ts's flow: POST /public/lock/{id}, then action-result until terminated). The baseline is commit ${baseRev} run from a git worktree; rounds alternate.`,
     'Each command writes 3 to 4 events (command.requested, the movement, command.succeeded) in the transactions of its changes, each taking a position in the log (migration 012): two transactions, the creation of the task and then the acknowledged state with its end (LockStore.writeStatusIfAndEnd), the movement attributed from the task in hand.',
