@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Compilable, CompiledQuery, type Kysely, type QueryResult, type Selectable, sql } from 'kysely';
 import type { EventQuery, EventStore, SequencedEvent } from '../../../app/ports.ts';
 import {
   ACTOR_KINDS,
@@ -71,6 +71,60 @@ function toEvent(row: Selectable<EventsTable>): LockEvent {
   };
 }
 
+/** An event's row, its columns in the order the insert names them. */
+function eventRow(e: LockEvent, seq: number) {
+  return {
+    id: e.id,
+    type: e.type,
+    occurred_at: e.occurredAt,
+    account_id: e.accountId,
+    device_id: e.deviceId,
+    actor_kind: e.actor.kind,
+    actor_account_id: e.actor.accountId ?? null,
+    actor_key_prefix: e.actor.keyPrefix ?? null,
+    actor_grant_id: e.actor.grantId ?? null,
+    method: e.method,
+    task_id: e.taskId,
+    data: JSON.stringify(e.data),
+    seq,
+  };
+}
+
+/**
+ * The SQL text of the two statements that write events, per dialect (its adapter) and number of
+ * events: they are the same on every command, and building and compiling them through Kysely cost
+ * about as much as SQLite running them (issue 21's measured target, docs/benchmarks.md). Each text
+ * is Kysely's own, compiled once with the first values and kept only if the parameters it bound are
+ * the ones this file binds, in the same order; a value the dialect's plugins would change (U+0000 in
+ * a text, on PostgreSQL: postgres/nul-text.ts) goes through Kysely instead.
+ */
+interface EventSql {
+  take?: string;
+  insert: Map<number, string>;
+}
+const eventSql = new WeakMap<object, EventSql>();
+const MAX_CACHED_BATCH = 16;
+
+const plainParams = (params: readonly unknown[]): boolean =>
+  params.every((p) => typeof p !== 'string' || !p.includes('\u0000'));
+
+const sameParams = (a: readonly unknown[], b: readonly unknown[]): boolean =>
+  a.length === b.length && a.every((v, i) => v === b[i]);
+
+/** Runs `query` from its kept SQL text, or compiles it (and keeps the text when the parameters agree). */
+async function runKept<R>(
+  db: Kysely<Database>,
+  kept: string | undefined,
+  keep: (sql: string) => void,
+  params: readonly unknown[],
+  query: () => Compilable<R>,
+): Promise<QueryResult<R>> {
+  if (kept !== undefined && plainParams(params)) return db.executeQuery(CompiledQuery.raw(kept, [...params]));
+  const compiled = query().compile();
+  if (plainParams(params) && sameParams(compiled.parameters, params)) keep(compiled.sql);
+  return db.executeQuery(compiled);
+}
+
 /**
  * Writes events with `db`, which is the transaction of the change they record, as its last
  * statement: taking positions locks the counter's row until the transaction ends (migration 012),
@@ -80,33 +134,41 @@ function toEvent(row: Selectable<EventsTable>): LockEvent {
 export async function insertEvents(db: Kysely<Database>, events: readonly LockEvent[]): Promise<void> {
   if (events.length === 0) return;
   if (!db.isTransaction) return db.transaction().execute((trx) => insertEvents(trx, events));
-  const { value: last } = await db
-    .updateTable('event_sequence')
-    .set((eb) => ({ value: eb('value', '+', events.length) }))
-    .where('name', '=', 'events')
-    .returning('value')
-    .executeTakeFirstOrThrow();
-  const first = Number(last) - events.length + 1;
-  await db
-    .insertInto('events')
-    .values(
-      events.map((e, i) => ({
-        id: e.id,
-        type: e.type,
-        occurred_at: e.occurredAt,
-        account_id: e.accountId,
-        device_id: e.deviceId,
-        actor_kind: e.actor.kind,
-        actor_account_id: e.actor.accountId ?? null,
-        actor_key_prefix: e.actor.keyPrefix ?? null,
-        actor_grant_id: e.actor.grantId ?? null,
-        method: e.method,
-        task_id: e.taskId,
-        data: JSON.stringify(e.data),
-        seq: first + i,
-      })),
-    )
-    .execute();
+  const adapter = db.getExecutor().adapter;
+  let kept = eventSql.get(adapter);
+  if (kept === undefined) {
+    kept = { insert: new Map() };
+    eventSql.set(adapter, kept);
+  }
+  const sqls = kept;
+  const n = events.length;
+  const taken = await runKept<{ value: number | string | bigint }>(
+    db,
+    sqls.take,
+    (text) => {
+      sqls.take = text;
+    },
+    [n, 'events'],
+    () =>
+      db
+        .updateTable('event_sequence')
+        .set((eb) => ({ value: eb('value', '+', n) }))
+        .where('name', '=', 'events')
+        .returning('value'),
+  );
+  const last = taken.rows[0]?.value;
+  if (last === undefined) throw new Error('the event log has no counter (migration 012)');
+  const first = Number(last) - n + 1;
+  const rows = events.map((e, i) => eventRow(e, first + i));
+  await runKept(
+    db,
+    sqls.insert.get(n),
+    (text) => {
+      if (n <= MAX_CACHED_BATCH) sqls.insert.set(n, text);
+    },
+    rows.flatMap((row) => Object.values(row)),
+    () => db.insertInto('events').values(rows),
+  );
 }
 
 /**
