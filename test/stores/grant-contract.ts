@@ -60,7 +60,9 @@ export function grantStoreContract(backend: string, factory: StoreFactory): void
       for (const id of ['owner', 'guest', 'other'])
         await store.accounts.insert(anAccount(id, { email: `${id}@example.com` }));
       await store.locks.insert(aLock(LOCK, 'owner', { nickname: 'Front door', createdAt: 1 }));
-      await store.locks.insert(aLock(OTHER, 'owner', { nickname: 'Back door', createdAt: 2 }));
+      await store.locks.insert(
+        aLock(OTHER, 'owner', { nickname: 'Back door', createdAt: 2, timeZone: 'Europe/Berlin' }),
+      );
     });
     afterEach(() => factory.cleanup(store));
 
@@ -111,13 +113,14 @@ export function grantStoreContract(backend: string, factory: StoreFactory): void
         },
       ]);
       await store.grants.updateStateIf('grant-b', 'pending', 'accepted', 19_000);
-      const asGuest = { lockNickname: 'Front door', ownerEmail: 'owner@example.com' };
+      const asGuest = { lockNickname: 'Front door', ownerEmail: 'owner@example.com', lockTimeZone: 'UTC' };
       const back = {
         ...pending({ id: 'grant-b', deviceId: OTHER, createdAt: 16_000 }),
         state: 'accepted' as const,
         respondedAt: 19_000,
         lockNickname: 'Back door',
         ownerEmail: 'owner@example.com',
+        lockTimeZone: 'Europe/Berlin',
       };
       assert.deepEqual(await store.grants.listForGuest('guest'), [{ ...pending(), ...asGuest }, back]);
       assert.deepEqual(await store.grants.listForGuest('guest', ['pending']), [{ ...pending(), ...asGuest }]);
