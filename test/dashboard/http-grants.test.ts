@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { wallClockOf } from '../../src/http/dashboard/grant-form.ts';
-import { clockTo, GUEST, grantSeed, UNVERIFIED } from '../http/ext/grant-support.ts';
+import { clockTo, type GrantJson, GUEST, grantSeed, UNVERIFIED } from '../http/ext/grant-support.ts';
 import { LOCK_A, LOCK_B, OTHER, OWNER, OWNER_KEY, startServer, type TestServer } from '../support/server.ts';
 import { FormClient } from './support.ts';
 
@@ -27,17 +27,6 @@ const grantRows = (page: string) =>
 const invitationIds = (page: string) =>
   [...page.matchAll(/<li class="invitation" data-grant-id="([^"]+)">/g)].map((m) => m[1]);
 const hasCard = (page: string, deviceId: string) => page.includes(`data-device-id="${deviceId}"`);
-
-interface GrantJson {
-  id: string;
-  role: string;
-  state: string;
-  starts_at: string | null;
-  ends_at: string | null;
-  schedule: unknown;
-  one_time: boolean;
-  guest_email: string;
-}
 
 async function grantsOf(t: TestServer, deviceId: string): Promise<GrantJson[]> {
   const res = await t.request(`/ext/locks/${deviceId}/grants`, { key: OWNER_KEY });
