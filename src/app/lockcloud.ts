@@ -49,6 +49,7 @@ import { DEFAULT_DISPATCH_LIMITS, type DispatcherLimits, WebhookDispatcher } fro
 import { endpointHooks } from './webhooks/endpoint-health.ts';
 import { WebhookEndpoints } from './webhooks/endpoints.ts';
 import { ManualSends } from './webhooks/manual-sends.ts';
+import { WebhookReceivers } from './webhooks/receivers.ts';
 import { WebhookRelay } from './webhooks/relay.ts';
 import { WebhookSettings } from './webhooks/settings.ts';
 
@@ -130,6 +131,7 @@ export class Lockcloud {
   /** The account's webhook endpoints, fed by the event log (docs/webhooks.md "Endpoints"). */
   readonly webhookEndpoints: WebhookEndpoints;
   private readonly relay: WebhookRelay;
+  private readonly receivers: WebhookReceivers;
   /** undefined when rate limiting is off. */
   readonly rateLimits: RateLimits | undefined;
   /** The dashboard's accounts: sign-up, sessions, password reset, account and API Settings. */
@@ -205,8 +207,14 @@ export class Lockcloud {
       sharedStore: deps.sharedStore,
     });
     const manualSends = new ManualSends(deps.rateLimits, deps.clock);
+    this.receivers = new WebhookReceivers({
+      store: deps.store.webhookEndpoints,
+      clock: deps.clock,
+      logger: deps.logger,
+    });
     this.webhooks = new WebhookSettings({
       ...secretDeps,
+      receivers: this.receivers,
       store: deps.store,
       dispatcher: this.dispatcher,
       manualSends,
@@ -214,6 +222,7 @@ export class Lockcloud {
     });
     this.webhookEndpoints = new WebhookEndpoints({
       store: deps.store,
+      receivers: this.receivers,
       box: deps.secretBox,
       signer: deps.webhookSigner,
       clock: deps.clock,
@@ -230,6 +239,7 @@ export class Lockcloud {
       logger: deps.logger,
       events: deps.events,
       dispatcher: this.dispatcher,
+      receivers: this.receivers,
       queuePerAccount: (deps.webhookLimits ?? DEFAULT_DISPATCH_LIMITS).queuePerAccount,
     });
     this.dispatcher.attachEndpoints(
@@ -377,6 +387,7 @@ export class Lockcloud {
     this.offline.start();
     await this.rateLimits?.start();
     await this.dispatcher.start();
+    this.receivers.start();
     this.relay.start();
     return report;
   }
@@ -418,6 +429,7 @@ export class Lockcloud {
     this.offline.stop();
     this.rateLimits?.stop();
     await this.relay.stop();
+    this.receivers.stop();
     // Before the store closes: deliveries in flight are cut short and logged.
     await this.dispatcher.stop();
   }

@@ -200,6 +200,24 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
       assert.deepEqual(await store.deliveries.listForAccount('other', 50, 'we_gone'), []);
     });
 
+    it('lists the accounts with a webhook or an enabled endpoint, not deleted', async () => {
+      assert.deepEqual(await store.webhookEndpoints.receivingAccounts(), []);
+      for (const id of ['hooked', 'disabled', 'gone'])
+        await store.accounts.insert(anAccount(id, { createdAt: 1_000 }));
+      const head = await store.events.head();
+      await store.webhookEndpoints.insert(endpoint('we_o', 'owner', head), secrets);
+      await store.webhookEndpoints.insert(endpoint('we_o2', 'owner', head), secrets);
+      await store.webhookEndpoints.insert({ ...endpoint('we_d', 'disabled', head), enabled: false }, secrets);
+      await store.webhookEndpoints.insert(endpoint('we_g', 'gone', head), secrets);
+      const webhook = { url: 'https://hooks.example.com/x', method: 'POST', retries: false } as const;
+      await store.webhooks.set({ accountId: 'hooked', ...webhook });
+      await store.webhooks.set({ accountId: 'owner', ...webhook });
+      await store.accounts.update('gone', { deletedAt: 5_000 });
+      assert.deepEqual((await store.webhookEndpoints.receivingAccounts()).sort(), ['hooked', 'owner']);
+      await store.webhooks.remove('hooked');
+      assert.deepEqual(await store.webhookEndpoints.receivingAccounts(), ['owner']);
+    });
+
     it('relays each event once when two relays run at once', async () => {
       const head = await store.events.head();
       await store.webhookEndpoints.insert(endpoint('we_a', 'owner', head), secrets);

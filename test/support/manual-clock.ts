@@ -19,7 +19,7 @@ export class ManualClock implements Clock {
   }
 
   /** Real-time polling does not happen in a unit test's frozen time. */
-  every(): Cancel {
+  every(_intervalMs?: number, _fn?: () => void): Cancel {
     return () => {};
   }
 

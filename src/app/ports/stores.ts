@@ -238,6 +238,11 @@ export interface WebhookEndpointStore {
    * Answers how many events were read.
    */
   relay(limits: RelayLimits, plan: RelayPlan): Promise<number>;
+  /**
+   * The accounts, not deleted, that have somewhere to be sent webhooks: the API Settings webhook or
+   * an enabled endpoint (the relay's wake-ups, app/webhooks/receivers.ts).
+   */
+  receivingAccounts(): Promise<string[]>;
 }
 
 export interface SessionStore {

@@ -14,6 +14,7 @@ import type { Clock, RandomSource, SecretBox, Store, WebhookSigner, WebhookTrans
 import type { WebhookDispatcher } from './dispatcher.ts';
 import { checkEndpointInput, type EndpointInput, invalidEndpointInput } from './endpoint-input.ts';
 import type { ManualSends } from './manual-sends.ts';
+import type { WebhookReceivers } from './receivers.ts';
 
 export const ENDPOINT_DISABLED_ERROR = 'the endpoint was disabled; not sent';
 
@@ -26,6 +27,8 @@ export interface WebhookEndpointsDeps {
   readonly transport: WebhookTransport;
   readonly dispatcher: WebhookDispatcher;
   readonly manualSends: ManualSends;
+  /** Told of an account given an enabled endpoint, so that the relay writes its messages at once. */
+  readonly receivers: Pick<WebhookReceivers, 'added'>;
   readonly eventLog?: EventLog;
 }
 
@@ -76,6 +79,7 @@ export class WebhookEndpoints {
       { current: this.deps.box.seal(secret), previous: null, previousUntil: null },
       events,
     );
+    if (endpoint.enabled) this.deps.receivers.added(accountId);
     return { endpoint, secret };
   }
 
@@ -108,6 +112,7 @@ export class WebhookEndpoints {
     };
     if (!(await store.webhookEndpoints.update(next, this.events('webhook.endpoint_updated', next, actor))))
       notFound();
+    if (enabling) this.deps.receivers.added(accountId);
     if (checked.enabled === false && current.enabled) {
       const reason = 'disabled by the account';
       await store.webhookEndpoints.disable(id, clock.now(), reason, ENDPOINT_DISABLED_ERROR, [

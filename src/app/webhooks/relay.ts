@@ -17,9 +17,11 @@ import type {
   Store,
 } from '../ports.ts';
 import type { OutboxFeed, WebhookDispatcher } from './dispatcher.ts';
+import type { WebhookReceivers } from './receivers.ts';
 
 // How often the log is looked at besides the wake-ups: events are committed by every process, and
-// a lock change stored by this process wakes the relay at once, the rest is noticed by the poll.
+// a lock change stored by this process wakes the relay at once when its account has a webhook or
+// an endpoint (receivers.ts); the rest is noticed by the poll, many changes in one batch.
 const RELAY_POLL_MS = 200;
 const BATCH = 200;
 
@@ -29,7 +31,10 @@ export interface RelayDeps {
   readonly random: RandomSource;
   readonly logger: Logger;
   readonly events: EventBus;
-  readonly dispatcher: WebhookDispatcher;
+  /** Woken when messages were written. */
+  readonly dispatcher: Pick<WebhookDispatcher, 'wake'>;
+  /** The accounts whose lock changes have messages to write at once. */
+  readonly receivers: Pick<WebhookReceivers, 'has'>;
   /** Messages waiting or out per webhook or endpoint; past it a new one is logged failed. */
   readonly queuePerAccount: number;
 }
@@ -110,8 +115,12 @@ export class WebhookRelay implements OutboxFeed {
 
   start(): void {
     this.stopPolling = this.deps.clock.every(RELAY_POLL_MS, () => this.kick());
-    // A lock change stored here is a webhook message to write now, not at the next poll.
-    this.stopListening = this.deps.events.onLockStateChanged(() => this.kick(), 'here');
+    // A lock change stored here is a webhook message to write now, not at the next poll, when its
+    // account has somewhere to send it. Without one, a relay transaction per change would read
+    // the change back only to write nothing: the poll moves past it with many others.
+    this.stopListening = this.deps.events.onLockStateChanged(({ ownerId }) => {
+      if (this.deps.receivers.has(ownerId)) this.kick();
+    }, 'here');
     this.kick();
   }
 

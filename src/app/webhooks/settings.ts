@@ -7,6 +7,7 @@ import type { EventLog } from '../event-log.ts';
 import type { Store } from '../ports.ts';
 import type { WebhookDispatcher } from './dispatcher.ts';
 import type { ManualSends } from './manual-sends.ts';
+import type { WebhookReceivers } from './receivers.ts';
 import { rotateSecret, type SecretDeps } from './secrets.ts';
 
 export interface WebhookInput {
@@ -87,6 +88,8 @@ export interface WebhookSettingsDeps extends SecretDeps {
   readonly dispatcher: WebhookDispatcher;
   /** The budget test events and resends spend (THROTTLED past it). */
   readonly manualSends: ManualSends;
+  /** Told of an account given a webhook, so that the relay writes its messages at once. */
+  readonly receivers: Pick<WebhookReceivers, 'added'>;
   /** Where a change of the settings is recorded; none: not recorded. */
   readonly eventLog?: EventLog;
 }
@@ -110,7 +113,9 @@ export class WebhookSettings {
   ): Promise<{ config: WebhookConfig; secret: string | undefined }> {
     const config = webhookConfig(accountId, input);
     const events = this.deps.eventLog?.stampAll([webhookUpdated(config, actor)]);
-    return { config, secret: await saveWebhook(this.deps, config, events) };
+    const secret = await saveWebhook(this.deps, config, events);
+    this.deps.receivers.added(accountId);
+    return { config, secret };
   }
 
   remove(accountId: string, actor: Actor): Promise<boolean> {

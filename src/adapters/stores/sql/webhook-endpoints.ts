@@ -212,6 +212,24 @@ export class SqlWebhookEndpointStore implements WebhookEndpointStore {
     });
   }
 
+  async receivingAccounts(): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('webhooks')
+      .select('webhooks.account_id')
+      .innerJoin('accounts', 'accounts.id', 'webhooks.account_id')
+      .where('accounts.deleted_at', 'is', null)
+      .union((db) =>
+        db
+          .selectFrom('webhook_endpoints')
+          .select('webhook_endpoints.account_id')
+          .innerJoin('accounts', 'accounts.id', 'webhook_endpoints.account_id')
+          .where('webhook_endpoints.enabled', '=', 1)
+          .where('accounts.deleted_at', 'is', null),
+      )
+      .execute();
+    return rows.map((r) => r.account_id);
+  }
+
   relay(limits: RelayLimits, plan: RelayPlan): Promise<number> {
     return this.db.transaction().execute(async (trx) => {
       // An UPDATE, not SELECT FOR UPDATE (which SQLite lacks): it locks the row on PostgreSQL until
