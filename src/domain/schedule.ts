@@ -46,6 +46,12 @@ export interface LocalTime {
 }
 
 const CLOCK = /^(?:[01]\d|2[0-3]):[0-5]\d$/;
+
+/** A schedule entry's start: 'HH:MM' from 00:00 to 23:59. */
+export const isStartClock = (value: string): boolean => CLOCK.test(value);
+
+/** A schedule entry's end: also '24:00', the end of the day. */
+export const isEndClock = (value: string): boolean => value === '24:00' || CLOCK.test(value);
 const ENTRY_FIELDS = new Set(['days', 'start', 'end']);
 
 const invalid = (field: string, message: string): DomainError =>
@@ -84,9 +90,9 @@ const entryOf = (value: unknown, field: string): ScheduleEntry => {
     if (!ENTRY_FIELDS.has(key)) throw invalid(`${field}.${key}`, 'unknown field');
   const days = daysOf(entry.days, `${field}.days`);
   const { start, end } = entry;
-  if (typeof start !== 'string' || !CLOCK.test(start))
+  if (typeof start !== 'string' || !isStartClock(start))
     throw invalid(`${field}.start`, 'must be a time of day HH:MM from 00:00 to 23:59');
-  if (typeof end !== 'string' || (end !== '24:00' && !CLOCK.test(end)))
+  if (typeof end !== 'string' || !isEndClock(end))
     throw invalid(`${field}.end`, 'must be a time of day HH:MM from 00:00 to 24:00');
   if (clockMinutes(end) === clockMinutes(start))
     throw invalid(`${field}.end`, 'must differ from start (00:00 to 24:00 is the whole day)');

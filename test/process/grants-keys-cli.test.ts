@@ -93,6 +93,23 @@ describe('lockcloud grants and invitations', () => {
     );
     assert.deepEqual(edited.role, 'view');
     assert.equal(edited.state, 'accepted', 'the state stays');
+    // An entry may end at 24:00, the end of the day, as the API takes it.
+    const late = json<{ schedule: unknown }>(
+      await lockcloud([
+        'grants',
+        'edit',
+        LOCK_B,
+        id,
+        '--days',
+        'sat,sun',
+        '--from',
+        '22:00',
+        '--to',
+        '24:00',
+        '--json',
+      ]),
+    );
+    assert.deepEqual(late.schedule, [{ days: ['sat', 'sun'], start: '22:00', end: '24:00' }]);
 
     ok(
       await lockcloud(['grants', 'revoke', LOCK_B, id]),
@@ -127,6 +144,14 @@ describe('lockcloud grants and invitations', () => {
       [
         ['grants', 'invite', LOCK_B, OTHER, '--from', '25:00', '--to', '18:00'],
         /'--from <HH:MM>' argument '25:00' is invalid\. must be a time of day/,
+      ],
+      [
+        ['grants', 'invite', LOCK_B, OTHER, '--from', '24:00', '--to', '18:00'],
+        /'--from <HH:MM>' argument '24:00' is invalid\. must be a time of day as HH:MM, 00:00 to 23:59/,
+      ],
+      [
+        ['grants', 'invite', LOCK_B, OTHER, '--from', '08:00', '--to', '24:01'],
+        /'--to <HH:MM>' argument '24:01' is invalid\. must be a time of day as HH:MM, 00:00 to 24:00/,
       ],
       [
         ['grants', 'edit', LOCK_B, 'x', '--days', 'mon,funday', '--from', '08:00', '--to', '09:00'],

@@ -13,12 +13,12 @@ import type {
   GuestGrant,
   OwnerGrant,
 } from '../../../sdk/src/index.ts';
+import { isEndClock, isStartClock, WEEKDAYS, type Weekday } from '../../domain/schedule.ts';
 import { call, context } from './context.ts';
 import { UsageError } from './exit-codes.ts';
 import { out, table } from './output.ts';
 
 const ROLES: readonly GrantRole[] = ['view', 'operate'];
-const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 
 /** The terms' options, as commander parses them (each checked by its parser below). */
 export interface TermsOptions {
@@ -49,15 +49,19 @@ function days(value: string): string[] {
     .toLowerCase()
     .split(',')
     .map((d) => d.trim());
-  const wrong = list.find((d) => !DAYS.includes(d as (typeof DAYS)[number]));
-  if (wrong !== undefined) throw new InvalidArgumentError(`"${wrong}" is not one of ${DAYS.join(',')}.`);
+  const wrong = list.find((d) => !WEEKDAYS.includes(d as Weekday));
+  if (wrong !== undefined) throw new InvalidArgumentError(`"${wrong}" is not one of ${WEEKDAYS.join(',')}.`);
   return list;
 }
 
-function clock(value: string): string {
-  const m = /^(\d\d):(\d\d)$/.exec(value);
-  if (m === null || Number(m[1]) > 23 || Number(m[2]) > 59)
-    throw new InvalidArgumentError('must be a time of day as HH:MM, 00:00 to 23:59.');
+// The API's rules for a schedule entry's times (domain/schedule.ts): an end may be 24:00.
+function startClock(value: string): string {
+  if (!isStartClock(value)) throw new InvalidArgumentError('must be a time of day as HH:MM, 00:00 to 23:59.');
+  return value;
+}
+
+function endClock(value: string): string {
+  if (!isEndClock(value)) throw new InvalidArgumentError('must be a time of day as HH:MM, 00:00 to 24:00.');
   return value;
 }
 
@@ -75,10 +79,13 @@ function withTerms(cmd: Program): Program {
       ),
     )
     .addOption(
-      new Option('--from <HH:MM>', "weekly schedule's start, on the lock's time zone").argParser(clock),
+      new Option('--from <HH:MM>', "weekly schedule's start, on the lock's time zone").argParser(startClock),
     )
     .addOption(
-      new Option('--to <HH:MM>', "weekly schedule's end (before --from: past midnight)").argParser(clock),
+      new Option(
+        '--to <HH:MM>',
+        "weekly schedule's end, 24:00 for midnight (before --from: past midnight)",
+      ).argParser(endClock),
     )
     .option('--once', 'one-time (operate only): it ends with the first successful unlock');
 }
@@ -94,7 +101,7 @@ export function termsOf(opts: TermsOptions): GrantTerms {
   if (scheduled) {
     if (opts.from === undefined || opts.to === undefined)
       throw new UsageError('a schedule needs both --from and --to (and --days, or every day)');
-    const entry: GrantScheduleEntry = { days: opts.days ?? [...DAYS], start: opts.from, end: opts.to };
+    const entry: GrantScheduleEntry = { days: opts.days ?? [...WEEKDAYS], start: opts.from, end: opts.to };
     terms.schedule = [entry];
   }
   return terms;
