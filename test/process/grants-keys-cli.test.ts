@@ -110,6 +110,11 @@ describe('lockcloud grants and invitations', () => {
       ]),
     );
     assert.deepEqual(late.schedule, [{ days: ['sat', 'sun'], start: '22:00', end: '24:00' }]);
+    // And every bound cleared again: no window, no schedule.
+    const open = json<{ starts_at: unknown; ends_at: unknown; schedule: unknown }>(
+      await lockcloud(['grants', 'edit', LOCK_B, id, '--ends', 'none', '--any-time', '--json']),
+    );
+    assert.deepEqual([open.starts_at, open.ends_at, open.schedule], [null, null, null]);
 
     ok(
       await lockcloud(['grants', 'revoke', LOCK_B, id]),
@@ -163,6 +168,14 @@ describe('lockcloud grants and invitations', () => {
       ],
       [['grants', 'invite', LOCK_B, OTHER, '--days', 'mon'], /a schedule needs both --from and --to/],
       [['grants', 'edit', LOCK_B, 'x'], /nothing to change/],
+      [
+        ['grants', 'edit', LOCK_B, 'x', '--any-time', '--days', 'mon'],
+        /--any-time is no schedule: leave out --days, --from and --to/,
+      ],
+      [
+        ['grants', 'edit', LOCK_B, 'x', '--starts', 'never'],
+        /'--starts <date-time>' argument 'never' is invalid/,
+      ],
       [['grants', 'list'], /missing required argument 'device_id'/],
     ];
     for (const [args, message] of cases) failed(await lockcloud(args), 2, message);

@@ -23,11 +23,13 @@ const ROLES: readonly GrantRole[] = ['view', 'operate'];
 /** The terms' options, as commander parses them (each checked by its parser below). */
 export interface TermsOptions {
   role?: GrantRole;
+  /** A date-time, or NO_BOUND. */
   starts?: string;
   ends?: string;
   days?: string[];
   from?: string;
   to?: string;
+  anyTime?: boolean;
   once?: boolean;
 }
 
@@ -43,6 +45,16 @@ export function dateTime(value: string): string {
     throw new InvalidArgumentError('must be a date-time with an offset, like 2027-01-31T18:00:00Z.');
   return value;
 }
+
+/**
+ * `--starts` and `--ends`: a date-time, or `none` for no bound (what `edit` clears a bound with).
+ * Kept as the word, not null: commander stores a parser's null as ''.
+ */
+const NO_BOUND = 'none';
+function bound(value: string): string {
+  return value.toLowerCase() === NO_BOUND ? NO_BOUND : dateTime(value);
+}
+const boundOf = (value: string): string | null => (value === NO_BOUND ? null : value);
 
 function days(value: string): string[] {
   const list = value
@@ -71,8 +83,17 @@ function withTerms(cmd: Program): Program {
     .addOption(
       new Option('--role <role>', 'view (read it) or operate (also lock and unlock)').argParser(role),
     )
-    .addOption(new Option('--starts <date-time>', 'from when (RFC 3339 with an offset)').argParser(dateTime))
-    .addOption(new Option('--ends <date-time>', 'until when (RFC 3339 with an offset)').argParser(dateTime))
+    .addOption(
+      new Option(
+        '--starts <date-time>',
+        'from when (RFC 3339 with an offset; none: from acceptance)',
+      ).argParser(bound),
+    )
+    .addOption(
+      new Option('--ends <date-time>', 'until when (RFC 3339 with an offset; none: until revoked)').argParser(
+        bound,
+      ),
+    )
     .addOption(
       new Option('--days <days>', "weekly schedule's days, e.g. mon,tue,fri (default: every day)").argParser(
         days,
@@ -87,6 +108,7 @@ function withTerms(cmd: Program): Program {
         "weekly schedule's end, 24:00 for midnight (before --from: past midnight)",
       ).argParser(endClock),
     )
+    .option('--any-time', 'no weekly schedule: at any time within the window (what edit clears one with)')
     .option('--once', 'one-time (operate only): it ends with the first successful unlock');
 }
 
@@ -94,11 +116,14 @@ function withTerms(cmd: Program): Program {
 export function termsOf(opts: TermsOptions): GrantTerms {
   const terms: GrantTerms = {};
   if (opts.role !== undefined) terms.role = opts.role;
-  if (opts.starts !== undefined) terms.starts_at = opts.starts;
-  if (opts.ends !== undefined) terms.ends_at = opts.ends;
+  if (opts.starts !== undefined) terms.starts_at = boundOf(opts.starts);
+  if (opts.ends !== undefined) terms.ends_at = boundOf(opts.ends);
   if (opts.once === true) terms.one_time = true;
   const scheduled = opts.days !== undefined || opts.from !== undefined || opts.to !== undefined;
-  if (scheduled) {
+  if (opts.anyTime === true) {
+    if (scheduled) throw new UsageError('--any-time is no schedule: leave out --days, --from and --to');
+    terms.schedule = null;
+  } else if (scheduled) {
     if (opts.from === undefined || opts.to === undefined)
       throw new UsageError('a schedule needs both --from and --to (and --days, or every day)');
     const entry: GrantScheduleEntry = { days: opts.days ?? [...WEEKDAYS], start: opts.from, end: opts.to };
@@ -189,7 +214,9 @@ export function addGrantCommands(root: Program): void {
   ).action(async (id: string, grantId: string, opts: TermsOptions, cmd: Program) => {
     const terms = termsOf(opts);
     if (Object.keys(terms).length === 0)
-      throw new UsageError('nothing to change: give --role, --starts, --ends, --days/--from/--to or --once');
+      throw new UsageError(
+        'nothing to change: give --role, --starts, --ends, --days/--from/--to, --any-time or --once',
+      );
     const ctx = context(cmd);
     const grant = await call(ctx, (signal) => ctx.client.grants.update(id, grantId, terms, { signal }));
     printed(cmd, grant, `grant ${grant.id} of ${id} changed (${grant.role}, ${grant.state})`);
