@@ -77,10 +77,7 @@ export function keyInputOfForm(form: KeyForm, nowMs: number): NewKeyInput {
 const FORM_FIELD: Readonly<Record<string, readonly [string, (message: string) => string]>> = {
   scopes: ['scopes', (m) => m],
   lock_ids: ['locks', (m) => m.replace('is not a lock of this account', 'is not one of your locks')],
-  expires_at: [
-    'expires',
-    (m) => (/future/.test(m) ? 'Choose a date after today: the key stops working at 00:00 UTC that day.' : m),
-  ],
+  expires_at: ['expires', (m) => (/future/.test(m) ? PAST : m)],
   name: ['name', (m) => m],
 };
 
