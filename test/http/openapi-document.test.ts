@@ -230,8 +230,11 @@ describe('the OpenAPI document, in sandbox mode', () => {
       for (const method of methods) {
         const { responses } = operation(doc, path, method);
         assert.ok(responses['200'], `${method} ${path} 200`);
-        const unauthorized = responses['401']?.content?.['application/json']?.schema;
-        assert.deepEqual(unauthorized?.required, ['error'], `${method} ${path} 401`);
+        // Every keyed v3 operation's refusals: no key, a blocked address or a missing scope, a rate limit.
+        for (const status of ['401', '403', '429']) {
+          const refusal = responses[status]?.content?.['application/json']?.schema;
+          assert.deepEqual(refusal?.required, ['error'], `${method} ${path} ${status}`);
+        }
       }
     }
   });

@@ -64,3 +64,10 @@ export const V3Error = Type.Object(
   { error: Type.String({ description: 'the error detail, e.g. BAD_PARAMS or DEVICE_IS_BUSY 12' }) },
   { $id: 'V3Error' },
 );
+
+/**
+ * The refusals every keyed v3 operation can answer, whatever its route (docs/errors.md): no valid
+ * key (401), a blocked address or a key without the route's scope (403 ACCESS_DENY), a rate limit
+ * (429 THROTTLED). Their bodies are V3Error's one field, so declaring them changes no byte.
+ */
+export const V3_REFUSALS = { 401: V3Error, 403: V3Error, 429: V3Error } as const;

@@ -3,7 +3,7 @@ import { DomainError } from '../../../domain/errors.ts';
 import { keyCoversLock } from '../../../domain/scope.ts';
 import { requirePrincipal } from '../../principal.ts';
 import type { V3Options } from '../plugin.ts';
-import { ActionResult, ActionResultQuery, V3Error } from '../schemas.ts';
+import { ActionResult, ActionResultQuery, V3_REFUSALS, V3Error } from '../schemas.ts';
 
 export const actionResultRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, { lockcloud }) => {
   app.get(
@@ -14,7 +14,7 @@ export const actionResultRoutes: FastifyPluginAsyncTypebox<V3Options> = async (a
         tags: ['v3'],
         security: [{ apiKey: [] }],
         querystring: ActionResultQuery,
-        response: { 200: ActionResult, 400: V3Error, 401: V3Error },
+        response: { 200: ActionResult, 400: V3Error, ...V3_REFUSALS },
       },
       config: { scope: 'locks:read' },
     },

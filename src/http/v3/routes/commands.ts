@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IdempotencyHeaders } from '../../idempotency-headers.ts';
 import { requirePrincipal } from '../../principal.ts';
 import type { V3Options } from '../plugin.ts';
-import { CommandBody, DeviceIdParams, TaskCreated, V3Error } from '../schemas.ts';
+import { CommandBody, DeviceIdParams, TaskCreated, V3_REFUSALS, V3Error } from '../schemas.ts';
 import { sendCommand } from '../send-command.ts';
 
 export const commandRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, { lockcloud }) => {
@@ -18,7 +18,7 @@ export const commandRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, {
         params: DeviceIdParams,
         headers: IdempotencyHeaders,
         body: CommandBody,
-        response: { 200: TaskCreated, 400: V3Error, 401: V3Error, 413: V3Error },
+        response: { 200: TaskCreated, 400: V3Error, ...V3_REFUSALS, 413: V3Error },
       },
       config: { scope: 'locks:operate' },
     },

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { keyCoversLock } from '../../../domain/scope.ts';
 import { requirePrincipal } from '../../principal.ts';
 import type { V3Options } from '../plugin.ts';
-import { DeviceIdParams, LockList, LockStatus, V3Error } from '../schemas.ts';
+import { DeviceIdParams, LockList, LockStatus, V3_REFUSALS, V3Error } from '../schemas.ts';
 
 const security = [{ apiKey: [] }];
 
@@ -14,7 +14,7 @@ export const lockRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, { lo
         summary: 'List the locks the account owns',
         tags: ['v3'],
         security,
-        response: { 200: LockList, 401: V3Error },
+        response: { 200: LockList, ...V3_REFUSALS },
       },
       config: { scope: 'locks:read' },
     },
@@ -40,7 +40,7 @@ export const lockRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, { lo
         tags: ['v3'],
         security,
         params: DeviceIdParams,
-        response: { 200: LockStatus, 400: V3Error, 401: V3Error },
+        response: { 200: LockStatus, 400: V3Error, ...V3_REFUSALS },
       },
       config: { scope: 'locks:read' },
     },

@@ -6,7 +6,7 @@ import { requirePrincipal } from '../../principal.ts';
 import { authenticateAndLimit } from '../../rate-limits-hook.ts';
 import { v3KeyRefusal } from '../key-refusal.ts';
 import type { V3Options } from '../plugin.ts';
-import { PartnerBody, TaskCreated, V3Error } from '../schemas.ts';
+import { PartnerBody, TaskCreated, V3_REFUSALS, V3Error } from '../schemas.ts';
 import { sendCommand } from '../send-command.ts';
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -24,7 +24,7 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<V3Options> = async (app, {
         tags: ['v3'],
         headers: IdempotencyHeaders,
         body: PartnerBody,
-        response: { 200: TaskCreated, 400: V3Error, 401: V3Error, 413: V3Error },
+        response: { 200: TaskCreated, 400: V3Error, ...V3_REFUSALS, 413: V3Error },
       },
       config: { scope: 'locks:operate' },
       // preValidation runs after the body is parsed and before the schema is checked: the key is
