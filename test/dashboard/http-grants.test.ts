@@ -233,6 +233,73 @@ describe('dashboard: grants', () => {
     assert.deepEqual([mine[0]?.method, mine[0]?.actor.grant_id], ['dashboard', grant.id]);
   });
 
+  it('a schedule of several times: a row each and an empty one; an emptied row goes, a bad row is named', async () => {
+    const [grant] = await grantsOf(t, LOCK_B);
+    assert.ok(grant);
+    const url = `/dashboard/locks/${LOCK_B}/grants/${grant.id}`;
+    const form = (page: string) =>
+      page.slice(page.indexOf(`id="g-${grant.id}-from"`) - 4000, page.indexOf(`action="${url}/revoke"`));
+    const saved = await owner.submit(url, {
+      role: 'operate',
+      schedule_form: '1',
+      schedule_rows: '2',
+      day_mon: 'on',
+      day_fri: 'on',
+      schedule_start: '08:00',
+      schedule_end: '12:00',
+      day_sat_1: 'on',
+      schedule_start_1: '22:00',
+      schedule_end_1: '24:00',
+    });
+    assert.equal(noticeOf(saved.text), `The grant of ${GUEST} is saved.`);
+    assert.deepEqual((await grantsOf(t, LOCK_B))[0]?.schedule, [
+      { days: ['mon', 'fri'], start: '08:00', end: '12:00' },
+      { days: ['sat'], start: '22:00', end: '24:00' },
+    ]);
+    // The edit form: both times filled in, and a third row, empty, to add another.
+    const shown = form(saved.text);
+    assert.match(shown, /name="schedule_rows" value="3"/);
+    assert.match(shown, /name="day_sat_1" value="on" checked/);
+    assert.match(shown, /name="schedule_end_1" type="time" value="24:00"/);
+    assert.match(shown, /name="schedule_start_2" type="time">/);
+    assert.match(shown, /To<span class="visually-hidden">, time 2<\/span>/);
+
+    // The first row emptied: the Saturday night is left.
+    await owner.submit(url, {
+      role: 'operate',
+      schedule_form: '1',
+      schedule_rows: '3',
+      day_sat_1: 'on',
+      schedule_start_1: '22:00',
+      schedule_end_1: '24:00',
+    });
+    assert.deepEqual((await grantsOf(t, LOCK_B))[0]?.schedule, [
+      { days: ['sat'], start: '22:00', end: '24:00' },
+    ]);
+
+    // A second row without days: refused, said by its row, nothing changed, the rows refilled.
+    const bad = await owner.send(url, {
+      role: 'operate',
+      schedule_form: '1',
+      schedule_rows: '2',
+      day_sat: 'on',
+      schedule_start: '22:00',
+      schedule_end: '24:00',
+      schedule_start_1: '06:00',
+      schedule_end_1: '07:00',
+    });
+    assert.equal(bad.status, 400);
+    assert.equal(fieldErrors(bad.text)[`g-${grant.id}-schedule`], 'Time 2: Tick at least one day.');
+    assert.match(form(bad.text), /name="schedule_start_1" type="time" value="06:00"/);
+    assert.deepEqual((await grantsOf(t, LOCK_B))[0]?.schedule, [
+      { days: ['sat'], start: '22:00', end: '24:00' },
+    ]);
+
+    // Back to no schedule, as the tests after this one expect.
+    await owner.submit(url, { role: 'operate', schedule_form: '1', schedule_rows: '2' });
+    assert.equal((await grantsOf(t, LOCK_B))[0]?.schedule, null);
+  });
+
   it('the owner revokes: at once the guest has no card and cannot command', async () => {
     const [grant] = await grantsOf(t, LOCK_B);
     assert.ok(grant);

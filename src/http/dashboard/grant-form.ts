@@ -2,13 +2,13 @@
  * The dashboard's grant forms (issue 23): the owner's invitation and edit, read into the API's
  * GrantInput for the Grants use case, and their refusals kept by field for the page after the
  * redirect. The window's inputs are `datetime-local` on the wall clock of the lock's time zone (the
- * zone a schedule is read in too, so one lock has one clock); the schedule is one entry: weekdays
- * and a time of day from and to (a grant given more entries through /ext keeps them: the edit form
- * then leaves its schedule alone).
+ * zone a schedule is read in too, so one lock has one clock); the schedule is rows of weekdays and
+ * a time of day from and to, one row per entry: a grant's entries and one empty row to add another
+ * (saving a filled empty row adds a new one), up to the API's 28. Empty rows are left out.
  */
 import { DomainError, isDomainError } from '../../domain/errors.ts';
 import type { GrantInput, GrantTerms } from '../../domain/grant.ts';
-import { WEEKDAYS } from '../../domain/schedule.ts';
+import { MAX_SCHEDULE_ENTRIES, type ScheduleEntry, WEEKDAYS } from '../../domain/schedule.ts';
 import { refusalOf } from './errors.ts';
 import type { Refused } from './flash.ts';
 
@@ -27,17 +27,39 @@ export interface GrantFormRefusal {
 /** A grant form's errors and values in a flash: under this prefix, the form's key, ':' and the name. */
 const PREFIX = 'grant:';
 
+/** A schedule row's inputs are named `day_mon`, `schedule_start`, `schedule_end`, then `_1`, `_2`, …. */
+export const rowSuffix = (row: number): string => (row === 0 ? '' : `_${row}`);
+
+/** How many schedule rows the form showed (`schedule_rows`): 1 to the API's most entries. */
+export function scheduleRowsOf(body: Readonly<Record<string, string | undefined>>): number {
+  const n = Number(body.schedule_rows ?? '1');
+  return Number.isInteger(n) && n >= 1 ? Math.min(n, MAX_SCHEDULE_ENTRIES) : 1;
+}
+
+/** The rows with anything in them (a day ticked or a time given), each with its row number. */
+function filledRows(
+  body: Readonly<Record<string, string | undefined>>,
+): { row: number; entry: ScheduleEntry }[] {
+  const filled: { row: number; entry: ScheduleEntry }[] = [];
+  for (let row = 0; row < scheduleRowsOf(body); row++) {
+    const sfx = rowSuffix(row);
+    const days = WEEKDAYS.filter((d) => body[`day_${d}${sfx}`] !== undefined);
+    const start = body[`schedule_start${sfx}`]?.trim() ?? '';
+    const end = body[`schedule_end${sfx}`]?.trim() ?? '';
+    if (days.length > 0 || start !== '' || end !== '') filled.push({ row, entry: { days, start, end } });
+  }
+  return filled;
+}
+
 /** The inputs a form refills: never the CSRF token. */
-const REFILLED = [
-  'email',
-  'role',
-  'starts_at',
-  'ends_at',
-  'schedule_start',
-  'schedule_end',
-  'one_time',
-  ...WEEKDAYS.map((d) => `day_${d}`),
-];
+function refilled(body: Readonly<Record<string, string | undefined>>): string[] {
+  const names = ['email', 'role', 'starts_at', 'ends_at', 'one_time', 'schedule_rows'];
+  for (let row = 0; row < scheduleRowsOf(body); row++) {
+    const sfx = rowSuffix(row);
+    names.push(`schedule_start${sfx}`, `schedule_end${sfx}`, ...WEEKDAYS.map((d) => `day_${d}${sfx}`));
+  }
+  return names;
+}
 
 const LOCAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
 
@@ -116,15 +138,8 @@ export function grantInputOf(
   const endsAt = instantField('ends_at', body.ends_at, timeZone);
   const same = (given: string | null, now: number | null | undefined) =>
     current !== undefined && (given === null ? null : Date.parse(given)) === now;
-  const days = WEEKDAYS.filter((d) => body[`day_${d}`] !== undefined);
-  const start = body.schedule_start?.trim() ?? '';
-  const end = body.schedule_end?.trim() ?? '';
-  const schedule =
-    body.schedule_form === undefined
-      ? undefined
-      : days.length === 0 && start === '' && end === ''
-        ? null
-        : [{ days, start, end }];
+  const filled = body.schedule_form === undefined ? undefined : filledRows(body);
+  const schedule = filled === undefined ? undefined : filled.length === 0 ? null : filled.map((f) => f.entry);
   return {
     role: body.role,
     ...(startsAt === undefined || same(startsAt, current?.startsAt) ? {} : { starts_at: startsAt }),
@@ -170,15 +185,22 @@ export function refusedGrantForm(
   const r = refusalOf(error);
   const named = r.fields ?? (r.field === undefined ? {} : { [r.field]: r.message });
   const errors: Record<string, string> = {};
+  // The API names an entry by its place among the filled rows: said as the row's number, when
+  // there are several.
+  const filled = filledRows(body);
   for (const [name, text] of Object.entries(named)) {
     const field = fieldOf(name);
-    if (field !== undefined) errors[`${PREFIX}${key}:${field}`] ??= grantMessage(field, text);
+    if (field === undefined) continue;
+    const entry = /^schedule\[(\d+)\]/.exec(name)?.[1];
+    const row = entry === undefined ? undefined : filled[Number(entry)]?.row;
+    const which = row === undefined || filled.length < 2 ? '' : `Time ${row + 1}: `;
+    errors[`${PREFIX}${key}:${field}`] ??= which + grantMessage(field, text);
   }
   const wait = r.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: r.retryAfterSeconds };
   if (Object.keys(errors).length === 0)
     return { status: r.status, ...wait, notice: { kind: 'error', text: r.message } };
   const values: Record<string, string> = { [`${PREFIX}${key}:_sent`]: '1' };
-  for (const name of REFILLED) {
+  for (const name of refilled(body)) {
     const v = body[name];
     if (v !== undefined) values[`${PREFIX}${key}:${name}`] = v;
   }

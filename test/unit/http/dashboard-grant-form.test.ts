@@ -73,6 +73,45 @@ describe('dashboard grant form: the body', () => {
     assert.equal('schedule' in grantInputOf({ role: 'view' }, 'UTC'), false);
   });
 
+  it('several schedule rows: each filled row an entry, in order; empty rows left out', () => {
+    const body = {
+      role: 'operate',
+      schedule_form: '1',
+      schedule_rows: '3',
+      day_mon: 'on',
+      day_tue: 'on',
+      schedule_start: '08:00',
+      schedule_end: '12:00',
+      day_sat_2: 'on',
+      schedule_start_2: '22:00',
+      schedule_end_2: '24:00',
+      // Past the rows the form showed: not read.
+      day_sun_3: 'on',
+      schedule_start_3: '01:00',
+      schedule_end_3: '02:00',
+    };
+    assert.deepEqual(grantInputOf(body, 'UTC').schedule, [
+      { days: ['mon', 'tue'], start: '08:00', end: '12:00' },
+      { days: ['sat'], start: '22:00', end: '24:00' },
+    ]);
+    // Every row emptied: no schedule. A row count that is no number is one row.
+    assert.equal(grantInputOf({ schedule_form: '1', schedule_rows: '3' }, 'UTC').schedule, null);
+    assert.deepEqual(grantInputOf({ ...body, schedule_rows: 'x' }, 'UTC').schedule, [
+      { days: ['mon', 'tue'], start: '08:00', end: '12:00' },
+    ]);
+    // At most the API's 28 rows are read, whatever the form claims.
+    const many: Record<string, string> = { schedule_form: '1', schedule_rows: '1000' };
+    for (let row = 0; row < 40; row++) {
+      const sfx = row === 0 ? '' : `_${row}`;
+      Object.assign(many, {
+        [`day_mon${sfx}`]: 'on',
+        [`schedule_start${sfx}`]: '08:00',
+        [`schedule_end${sfx}`]: '09:00',
+      });
+    }
+    assert.equal((grantInputOf(many, 'UTC').schedule as unknown[]).length, 28);
+  });
+
   it('an edit leaves out the window bounds it did not change; a bad date names its field', () => {
     const current = {
       role: 'operate' as const,
@@ -106,6 +145,28 @@ describe('dashboard grant form: the body', () => {
     assert.deepEqual(forms['dev-1']?.errors, { schedule: 'Tick at least one day.' });
     assert.equal(forms['dev-1']?.values.email, 'a@example.com');
     assert.equal(forms['dev-1']?.values._csrf, undefined, 'never the CSRF token');
+    // With several rows filled, the API's entry is said as the form's row (an empty row between).
+    const second = refusedGrantForm(
+      new DomainError('INVALID_INPUT', 'schedule[1].start: must be a time of day HH:MM from 00:00 to 23:59', {
+        field: 'schedule[1].start',
+      }),
+      'dev-1',
+      {
+        schedule_rows: '3',
+        day_mon: 'on',
+        schedule_start: '08:00',
+        schedule_end: '12:00',
+        day_sat_2: 'on',
+        schedule_end_2: '14:00',
+      },
+    );
+    const refilled = grantFormsOf(second.errors ?? {}, second.values ?? {})['dev-1'];
+    assert.deepEqual(refilled?.errors, { schedule: 'Time 3: Enter both times of day: from and to.' });
+    assert.deepEqual(
+      [refilled?.values.schedule_rows, refilled?.values.day_sat_2, refilled?.values.schedule_end_2],
+      ['3', 'on', '14:00'],
+      'every row refilled',
+    );
     // A refusal of no field of the form is on top.
     const onTop = refusedGrantForm(new DomainError('LOCK_NOT_FOUND'), 'dev-1', {});
     assert.deepEqual([onTop.status, onTop.errors], [404, undefined]);

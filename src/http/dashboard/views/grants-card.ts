@@ -11,8 +11,19 @@ import {
   type OwnerGrant,
 } from '../../../domain/grant.ts';
 import type { Lock } from '../../../domain/lock.ts';
-import { WEEKDAYS, type Weekday, type WeeklySchedule } from '../../../domain/schedule.ts';
-import { type GrantField, type GrantFormRefusal, wallClockOf } from '../grant-form.ts';
+import {
+  MAX_SCHEDULE_ENTRIES,
+  WEEKDAYS,
+  type Weekday,
+  type WeeklySchedule,
+} from '../../../domain/schedule.ts';
+import {
+  type GrantField,
+  type GrantFormRefusal,
+  rowSuffix,
+  scheduleRowsOf,
+  wallClockOf,
+} from '../grant-form.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, type PageContext } from './layout.ts';
 
@@ -77,7 +88,7 @@ export function nowWords(g: OwnerGrant | GuestGrant, now: number, timeZone: stri
 function input(
   id: string,
   name: string,
-  label: string,
+  label: string | Html,
   o: { type: string; value?: string; hint?: string; error?: string; required?: boolean },
 ): Html {
   const describedBy = [o.hint ? `${id}-hint` : '', o.error ? `${id}-error` : ''].filter(Boolean).join(' ');
@@ -96,7 +107,8 @@ const errorLine = (id: string, error: string | undefined) =>
 
 /**
  * The terms' inputs, shared by the invitation and the edit: filled from the grant, or from what the
- * refused form sent. A schedule of several entries (set through /ext) is shown, not edited.
+ * refused form sent. The schedule: a row per entry and one empty row to add another (up to the
+ * API's 28); the rows after the first say which they are to a screen reader.
  */
 function termsFields(
   id: string,
@@ -109,28 +121,38 @@ function termsFields(
   const role = sent ? sent.role : (terms?.role ?? 'view');
   const at = (name: 'starts_at' | 'ends_at', ms: number | null | undefined) =>
     sent ? (sent[name] ?? '') : ms === null || ms === undefined ? '' : wallClockOf(ms, timeZone);
-  const entries = terms?.schedule ?? null;
-  const entry = entries?.[0];
-  const day = (d: Weekday) => (sent ? sent[`day_${d}`] !== undefined : (entry?.days.includes(d) ?? false));
+  const entries = terms?.schedule ?? [];
+  const rows = sent ? scheduleRowsOf(sent) : Math.min(entries.length + 1, MAX_SCHEDULE_ENTRIES);
+  const scheduleRow = (row: number): Html => {
+    const sfx = rowSuffix(row);
+    const entry = entries[row];
+    const which = row === 0 ? '' : html`<span class="visually-hidden">, time ${row + 1}</span>`;
+    const day = (d: Weekday) =>
+      sent ? sent[`day_${d}${sfx}`] !== undefined : (entry?.days.includes(d) ?? false);
+    const time = (name: 'schedule_start' | 'schedule_end', now: string | undefined) =>
+      sent ? sent[`${name}${sfx}`] : now;
+    return html`<div class="schedule-row">
+<div class="days">${WEEKDAYS.map(
+      (d) =>
+        html`<label class="inline"><input type="checkbox" name="day_${d}${sfx}" value="on"${day(d) ? html` checked` : ''}> ${DAY_NAMES[d]}${which}</label>`,
+    )}</div>
+<div class="row">${input(`${id}-from${sfx}`, `schedule_start${sfx}`, html`From${which}`, { type: 'time', value: time('schedule_start', entry?.start) })}${input(
+      `${id}-to${sfx}`,
+      `schedule_end${sfx}`,
+      html`To${which}`,
+      { type: 'time', value: time('schedule_end', entry?.end) },
+    )}</div>
+</div>`;
+  };
   const oneTime = sent ? sent.one_time !== undefined : (terms?.oneTime ?? false);
   const radio = (value: 'view' | 'operate', label: string) =>
     html`<label class="inline"><input type="radio" name="role" value="${value}"${role === value ? html` checked` : ''}> ${label}</label>`;
-  const schedule =
-    entries !== null && entries.length > 1
-      ? html`<p class="muted">Schedule: ${scheduleWords(entries)} (set through the API; kept as it is).</p>`
-      : html`<fieldset class="grant-schedule"${err('schedule') ? html` aria-describedby="${id}-schedule-error"` : ''}>
+  const schedule = html`<fieldset class="grant-schedule"${err('schedule') ? html` aria-describedby="${id}-schedule-error"` : ''}>
 <legend>Weekly schedule (optional, ${timeZone})</legend>
 <input type="hidden" name="schedule_form" value="1">
-<div class="days">${WEEKDAYS.map(
-          (d) =>
-            html`<label class="inline"><input type="checkbox" name="day_${d}" value="on"${day(d) ? html` checked` : ''}> ${DAY_NAMES[d]}</label>`,
-        )}</div>
-<div class="row">${input(`${id}-from`, 'schedule_start', 'From', { type: 'time', value: sent ? sent.schedule_start : entry?.start })}${input(
-          `${id}-to`,
-          'schedule_end',
-          'To',
-          { type: 'time', value: sent ? sent.schedule_end : entry?.end },
-        )}</div>
+<input type="hidden" name="schedule_rows" value="${String(rows)}">
+${Array.from({ length: rows }, (_, row) => scheduleRow(row))}
+${rows < MAX_SCHEDULE_ENTRIES ? html`<p class="hint">Another time on other days or hours: fill in the empty row and save; a new one appears. Empty a row to remove it.</p>` : ''}
 ${errorLine(`${id}-schedule`, err('schedule'))}
 </fieldset>`;
   return html`<fieldset class="grant-role"${err('role') ? html` aria-describedby="${id}-role-error"` : ''}><legend>Role</legend>
