@@ -9,45 +9,8 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { RelayPlan, RelayTargets, Store } from '../../src/app/ports.ts';
 import { relayPlan } from '../../src/app/webhooks/relay.ts';
 import { openKey, queueFull } from '../../src/domain/delivery.ts';
-import { formatEventId, type LockEvent } from '../../src/domain/event.ts';
-import type { WebhookEndpoint } from '../../src/domain/webhook-endpoint.ts';
-import { aLock, anAccount } from '../support/fixtures.ts';
+import { aLock, aLockEvent, anAccount, anEndpoint } from '../support/fixtures.ts';
 import type { StoreFactory } from './store-contract.ts';
-
-let counter = 0;
-function lockEvent(
-  accountId: string,
-  deviceId: string,
-  type: LockEvent['type'] = 'lock.unlocked',
-): LockEvent {
-  counter++;
-  return {
-    id: formatEventId(20_000, counter, counter.toString(16).padStart(10, '0')),
-    occurredAt: 20_000,
-    type,
-    accountId,
-    deviceId,
-    actor: { kind: 'device' },
-    method: 'manual',
-    taskId: null,
-    data: {},
-  };
-}
-
-const endpoint = (id: string, accountId: string, fromSeq: number): WebhookEndpoint => ({
-  id,
-  accountId,
-  url: `https://hooks.example.com/${id}`,
-  types: [],
-  deviceIds: [],
-  retries: true,
-  enabled: true,
-  disabledAt: null,
-  disabledReason: null,
-  failingSince: null,
-  fromSeq,
-  createdAt: 1_000,
-});
 
 let n = 0;
 const plan: RelayPlan = (batch, targets) => relayPlan(batch, targets, 1_000, 30_000, () => `msg_${++n}`);
@@ -68,8 +31,8 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
 
     it('keeps endpoints per account, with their sealed secrets, and removes them with their log', async () => {
       const head = await store.events.head();
-      await store.webhookEndpoints.insert(endpoint('we_1', 'owner', head), secrets);
-      await store.webhookEndpoints.insert(endpoint('we_2', 'other', head), secrets);
+      await store.webhookEndpoints.insert(anEndpoint('we_1', 'owner', head), secrets);
+      await store.webhookEndpoints.insert(anEndpoint('we_2', 'other', head), secrets);
       assert.deepEqual(
         (await store.webhookEndpoints.list('owner')).map((e) => e.id),
         ['we_1'],
@@ -87,8 +50,8 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
     });
 
     it('forgets a message that was out when its endpoint went, once its attempt is recorded', async () => {
-      await store.webhookEndpoints.insert(endpoint('we_1', 'owner', await store.events.head()), secrets);
-      await store.events.append([lockEvent('owner', 'dev-a'), lockEvent('owner', 'dev-a')]);
+      await store.webhookEndpoints.insert(anEndpoint('we_1', 'owner', await store.events.head()), secrets);
+      await store.events.append([aLockEvent('owner', 'dev-a'), aLockEvent('owner', 'dev-a')]);
       while ((await store.webhookEndpoints.relay(limits(10), plan)) > 0);
       const [second, first] = await store.deliveries.listForAccount('owner', 50, 'we_1');
       assert.ok(first && second);
@@ -112,10 +75,14 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
 
     it('relays each event once per endpoint of its account, and moves past what it read', async () => {
       const head = await store.events.head();
-      await store.webhookEndpoints.insert(endpoint('we_a', 'owner', head), secrets);
-      await store.webhookEndpoints.insert(endpoint('we_b', 'owner', head), secrets);
-      await store.webhookEndpoints.insert(endpoint('we_o', 'other', head), secrets);
-      const events = [lockEvent('owner', 'dev-a'), lockEvent('other', 'dev-o'), lockEvent('owner', 'dev-a')];
+      await store.webhookEndpoints.insert(anEndpoint('we_a', 'owner', head), secrets);
+      await store.webhookEndpoints.insert(anEndpoint('we_b', 'owner', head), secrets);
+      await store.webhookEndpoints.insert(anEndpoint('we_o', 'other', head), secrets);
+      const events = [
+        aLockEvent('owner', 'dev-a'),
+        aLockEvent('other', 'dev-o'),
+        aLockEvent('owner', 'dev-a'),
+      ];
       await store.events.append(events);
       // Everything up to the head (also what was logged before the endpoints) is read once.
       let read = 0;
@@ -154,10 +121,10 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
       // Drain what earlier writes logged, so only these events are relayed below.
       while ((await store.webhookEndpoints.relay(limits(50), plan)) > 0);
       await store.events.append([
-        lockEvent('owner', 'dev-a', 'lock.unlocked'),
-        lockEvent('owner', 'dev-a', 'command.succeeded'),
-        lockEvent('owner', 'dev-a', 'lock.locked'),
-        lockEvent('other', 'dev-o', 'lock.unlocked'),
+        aLockEvent('owner', 'dev-a', 'lock.unlocked'),
+        aLockEvent('owner', 'dev-a', 'command.succeeded'),
+        aLockEvent('owner', 'dev-a', 'lock.locked'),
+        aLockEvent('other', 'dev-o', 'lock.unlocked'),
       ]);
       const seen: RelayTargets[] = [];
       const bounded: RelayPlan = (batch, targets) => {
@@ -179,14 +146,14 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
       );
       assert.deepEqual(await store.deliveries.listForAccount('other', 50), []);
       // The next batch sees the backlog the store counted: the one message still waiting.
-      await store.events.append([lockEvent('owner', 'dev-a', 'lock.unlocked')]);
+      await store.events.append([aLockEvent('owner', 'dev-a', 'lock.unlocked')]);
       assert.equal(await store.webhookEndpoints.relay({ batch: 10, open: 1 }, bounded), 1);
       assert.equal(seen[1]?.open.get(openKey('owner', null)), 1);
     });
 
     it('makes no message for a deleted account, neither its webhook nor its endpoints', async () => {
       const head = await store.events.head();
-      await store.webhookEndpoints.insert(endpoint('we_gone', 'other', head), secrets);
+      await store.webhookEndpoints.insert(anEndpoint('we_gone', 'other', head), secrets);
       await store.webhooks.set({
         accountId: 'other',
         url: 'https://hooks.example.com/x',
@@ -194,7 +161,7 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
         retries: false,
       });
       await store.accounts.update('other', { deletedAt: 5_000 });
-      await store.events.append([lockEvent('other', 'dev-o', 'lock.locked')]);
+      await store.events.append([aLockEvent('other', 'dev-o', 'lock.locked')]);
       while ((await store.webhookEndpoints.relay(limits(50), plan)) > 0);
       assert.deepEqual(await store.deliveries.listForAccount('other', 50), []);
       assert.deepEqual(await store.deliveries.listForAccount('other', 50, 'we_gone'), []);
@@ -205,10 +172,10 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
       for (const id of ['hooked', 'disabled', 'gone'])
         await store.accounts.insert(anAccount(id, { createdAt: 1_000 }));
       const head = await store.events.head();
-      await store.webhookEndpoints.insert(endpoint('we_o', 'owner', head), secrets);
-      await store.webhookEndpoints.insert(endpoint('we_o2', 'owner', head), secrets);
-      await store.webhookEndpoints.insert({ ...endpoint('we_d', 'disabled', head), enabled: false }, secrets);
-      await store.webhookEndpoints.insert(endpoint('we_g', 'gone', head), secrets);
+      await store.webhookEndpoints.insert(anEndpoint('we_o', 'owner', head), secrets);
+      await store.webhookEndpoints.insert(anEndpoint('we_o2', 'owner', head), secrets);
+      await store.webhookEndpoints.insert(anEndpoint('we_d', 'disabled', head, { enabled: false }), secrets);
+      await store.webhookEndpoints.insert(anEndpoint('we_g', 'gone', head), secrets);
       const webhook = { url: 'https://hooks.example.com/x', method: 'POST', retries: false } as const;
       await store.webhooks.set({ accountId: 'hooked', ...webhook });
       await store.webhooks.set({ accountId: 'owner', ...webhook });
@@ -220,8 +187,8 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
 
     it('relays each event once when two relays run at once', async () => {
       const head = await store.events.head();
-      await store.webhookEndpoints.insert(endpoint('we_a', 'owner', head), secrets);
-      const events = Array.from({ length: 20 }, () => lockEvent('owner', 'dev-a'));
+      await store.webhookEndpoints.insert(anEndpoint('we_a', 'owner', head), secrets);
+      const events = Array.from({ length: 20 }, () => aLockEvent('owner', 'dev-a'));
       await store.events.append(events);
       await Promise.all([
         (async () => {

@@ -5,7 +5,9 @@
 
 import type { LockStatus } from '../../src/app/ports.ts';
 import type { Account } from '../../src/domain/account.ts';
+import { formatEventId, type LockEvent } from '../../src/domain/event.ts';
 import { initialHealth, type Lock } from '../../src/domain/lock.ts';
+import type { WebhookEndpoint } from '../../src/domain/webhook-endpoint.ts';
 
 /** A verified account with no password (as a social login's), made at `createdAt` 1. */
 export function anAccount(id: string, patch: Partial<Account> = {}): Account {
@@ -53,4 +55,50 @@ export function aStatus(
     ...status
   } = initialHealth(fields.battery);
   return { ...status, ...fields };
+}
+
+let eventCounter = 0;
+
+/** A lock event as a device report writes it; each a new id, later than the one before. */
+export function aLockEvent(
+  accountId: string,
+  deviceId: string,
+  type: LockEvent['type'] = 'lock.unlocked',
+): LockEvent {
+  eventCounter++;
+  return {
+    id: formatEventId(20_000, eventCounter, eventCounter.toString(16).padStart(10, '0')),
+    occurredAt: 20_000,
+    type,
+    accountId,
+    deviceId,
+    actor: { kind: 'device' },
+    method: 'manual',
+    taskId: null,
+    data: {},
+  };
+}
+
+/** An enabled webhook endpoint taking every event of its account after `fromSeq`. */
+export function anEndpoint(
+  id: string,
+  accountId: string,
+  fromSeq: number,
+  patch: Partial<WebhookEndpoint> = {},
+): WebhookEndpoint {
+  return {
+    id,
+    accountId,
+    url: `https://hooks.example.com/${id}`,
+    types: [],
+    deviceIds: [],
+    retries: true,
+    enabled: true,
+    disabledAt: null,
+    disabledReason: null,
+    failingSince: null,
+    fromSeq,
+    createdAt: 1_000,
+    ...patch,
+  };
 }

@@ -18,8 +18,7 @@ import { LocalEventBus } from '../../../src/adapters/system/event-bus.ts';
 import type { Cancel, Store } from '../../../src/app/ports.ts';
 import { RECEIVERS_REFRESH_MS, WebhookReceivers } from '../../../src/app/webhooks/receivers.ts';
 import { WebhookRelay } from '../../../src/app/webhooks/relay.ts';
-import { formatEventId, type LockEvent } from '../../../src/domain/event.ts';
-import { aLock, anAccount } from '../../support/fixtures.ts';
+import { aLock, aLockEvent, anAccount, anEndpoint } from '../../support/fixtures.ts';
 import { ManualClock } from '../../support/manual-clock.ts';
 
 const RELAY_POLL_MS = 200;
@@ -40,22 +39,6 @@ class PollingClock extends ManualClock {
 }
 
 const logger = { info() {}, warn() {}, error() {} };
-let counter = 0;
-function unlocked(accountId: string, deviceId: string): LockEvent {
-  counter++;
-  return {
-    id: formatEventId(20_000, counter, counter.toString(16).padStart(10, '0')),
-    occurredAt: 20_000,
-    type: 'lock.unlocked',
-    accountId,
-    deviceId,
-    actor: { kind: 'device' },
-    method: 'manual',
-    taskId: null,
-    data: {},
-  };
-}
-
 describe('the webhook relay wakes at once only for accounts with somewhere to send', () => {
   let dir: string;
   let store: SqlStore;
@@ -116,7 +99,7 @@ describe('the webhook relay wakes at once only for accounts with somewhere to se
 
   /** A change stored by this process: its event in the log, then the bus's notice. */
   async function change(accountId: string): Promise<void> {
-    await store.events.append([unlocked(accountId, `dev-${accountId}`)]);
+    await store.events.append([aLockEvent(accountId, `dev-${accountId}`)]);
     bus.lockStateChanged({
       deviceId: `dev-${accountId}`,
       ownerId: accountId,
@@ -164,23 +147,11 @@ describe('the webhook relay wakes at once only for accounts with somewhere to se
     await relay.relayNow();
     // Another process gives the account an endpoint: this one has not read it yet.
     const head = await store.events.head();
-    await store.webhookEndpoints.insert(
-      {
-        id: 'we_elsewhere',
-        accountId: 'elsewhere',
-        url: 'https://hooks.example.com/e',
-        types: [],
-        deviceIds: [],
-        retries: true,
-        enabled: true,
-        disabledAt: null,
-        disabledReason: null,
-        failingSince: null,
-        fromSeq: head,
-        createdAt: clock.now(),
-      },
-      { current: 'sealed', previous: null, previousUntil: null },
-    );
+    await store.webhookEndpoints.insert(anEndpoint('we_elsewhere', 'elsewhere', head), {
+      current: 'sealed',
+      previous: null,
+      previousUntil: null,
+    });
     let before = wakeUps;
     await change('elsewhere');
     assert.equal(wakeUps, before, 'not known here yet');

@@ -6,23 +6,13 @@ import {
   endpointTakes,
   endpointTypeProblem,
   endpointUrlProblem,
-  type WebhookEndpoint,
 } from '../../../src/domain/webhook-endpoint.ts';
+import { anEndpoint } from '../../support/fixtures.ts';
 
-const endpoint: WebhookEndpoint = {
-  id: 'we_00000000000000000000000000000001',
-  accountId: 'acc-1',
+const endpoint = anEndpoint('we_00000000000000000000000000000001', 'acc-1', 10, {
   url: 'https://hooks.example.com/in',
-  types: [],
-  deviceIds: [],
-  retries: true,
-  enabled: true,
-  disabledAt: null,
-  disabledReason: null,
-  failingSince: null,
-  fromSeq: 10,
   createdAt: 0,
-};
+});
 
 const event = (over: Partial<LockEvent> = {}): LockEvent => ({
   id: 'evt_019ac1f2b4c1000000a1b2c3d4e5',

@@ -10,7 +10,7 @@ import type { RelayTargets, SequencedEvent } from '../../../src/app/ports.ts';
 import { relayPlan } from '../../../src/app/webhooks/relay.ts';
 import { openKey, queueFull } from '../../../src/domain/delivery.ts';
 import type { LockEvent } from '../../../src/domain/event.ts';
-import type { WebhookEndpoint } from '../../../src/domain/webhook-endpoint.ts';
+import { aLockEvent, anEndpoint } from '../../support/fixtures.ts';
 
 let n = 0;
 function at(
@@ -21,34 +21,15 @@ function at(
 ): SequencedEvent {
   return {
     seq,
-    event: {
-      id: `evt_${seq}`,
-      type,
-      occurredAt: 1_000,
-      accountId,
-      deviceId,
-      actor: { kind: 'device' },
-      method: 'manual',
-      taskId: null,
-      data: {},
-    },
+    event: { ...aLockEvent(accountId, '', type), id: `evt_${seq}`, occurredAt: 1_000, deviceId },
   };
 }
 
-const endpoint: WebhookEndpoint = {
-  id: 'we_1',
-  accountId: 'acc',
+const endpoint = anEndpoint('we_1', 'acc', 0, {
   url: 'https://hooks.example.com/e',
   types: ['lock.'],
-  deviceIds: [],
-  retries: true,
-  enabled: true,
-  disabledAt: null,
-  disabledReason: null,
-  failingSince: null,
-  fromSeq: 0,
   createdAt: 0,
-};
+});
 
 const targets = (over: Partial<RelayTargets> = {}): RelayTargets => ({
   endpoints: [],
