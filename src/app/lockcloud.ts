@@ -45,13 +45,12 @@ import { Sandbox } from './sandbox.ts';
 import { loadSeed, SEED_CREATED_AT } from './seed/load.ts';
 import type { Seed } from './seed/schema.ts';
 import { TokenAuth } from './token-auth.ts';
-import { DEFAULT_DISPATCH_LIMITS, type DispatcherLimits, WebhookDispatcher } from './webhooks/dispatcher.ts';
-import { endpointHooks } from './webhooks/endpoint-health.ts';
-import { WebhookEndpoints } from './webhooks/endpoints.ts';
-import { ManualSends } from './webhooks/manual-sends.ts';
-import { WebhookReceivers } from './webhooks/receivers.ts';
-import { WebhookRelay } from './webhooks/relay.ts';
-import { WebhookSettings } from './webhooks/settings.ts';
+import type { DispatcherLimits, WebhookDispatcher } from './webhooks/dispatcher.ts';
+import type { WebhookEndpoints } from './webhooks/endpoints.ts';
+import type { WebhookReceivers } from './webhooks/receivers.ts';
+import type { WebhookRelay } from './webhooks/relay.ts';
+import type { WebhookSettings } from './webhooks/settings.ts';
+import { webhookParts } from './webhooks/wiring.ts';
 
 export interface LockcloudDeps {
   readonly store: Store;
@@ -190,70 +189,12 @@ export class Lockcloud {
     this.rateLimits =
       deps.rateLimits &&
       new RateLimits(deps.rateLimits, deps.store.blocks, deps.clock, rateLimitSettings, deps.logger);
-    const secretDeps = {
-      webhooks: deps.store.webhooks,
-      box: deps.secretBox,
-      signer: deps.webhookSigner,
-      clock: deps.clock,
-    };
-    this.dispatcher = new WebhookDispatcher({
-      ...secretDeps,
-      store: deps.store,
-      transport: deps.webhookTransport,
-      random: deps.random,
-      logger: deps.logger,
-      limits: deps.webhookLimits ?? DEFAULT_DISPATCH_LIMITS,
-      metrics: deps.metrics,
-      sharedStore: deps.sharedStore,
-    });
-    const manualSends = new ManualSends(deps.rateLimits, deps.clock);
-    this.receivers = new WebhookReceivers({
-      store: deps.store.webhookEndpoints,
-      clock: deps.clock,
-      logger: deps.logger,
-    });
-    this.webhooks = new WebhookSettings({
-      ...secretDeps,
-      receivers: this.receivers,
-      store: deps.store,
-      dispatcher: this.dispatcher,
-      manualSends,
-      eventLog: this.eventLog,
-    });
-    this.webhookEndpoints = new WebhookEndpoints({
-      store: deps.store,
-      receivers: this.receivers,
-      box: deps.secretBox,
-      signer: deps.webhookSigner,
-      clock: deps.clock,
-      random: deps.random,
-      transport: deps.webhookTransport,
-      dispatcher: this.dispatcher,
-      manualSends,
-      eventLog: this.eventLog,
-    });
-    this.relay = new WebhookRelay({
-      store: deps.store,
-      clock: deps.clock,
-      random: deps.random,
-      logger: deps.logger,
-      events: deps.events,
-      dispatcher: this.dispatcher,
-      receivers: this.receivers,
-      queuePerAccount: (deps.webhookLimits ?? DEFAULT_DISPATCH_LIMITS).queuePerAccount,
-    });
-    this.dispatcher.attachEndpoints(
-      this.relay,
-      endpointHooks({
-        store: deps.store,
-        box: deps.secretBox,
-        clock: deps.clock,
-        mailer: deps.mailer,
-        logger: deps.logger,
-        eventLog: this.eventLog,
-        disableAfterDays: deps.endpointDisableDays,
-      }),
-    );
+    const webhooks = webhookParts(deps, this.eventLog);
+    this.webhooks = webhooks.settings;
+    this.webhookEndpoints = webhooks.endpoints;
+    this.dispatcher = webhooks.dispatcher;
+    this.receivers = webhooks.receivers;
+    this.relay = webhooks.relay;
     this.locks = new LockQueries(deps.store.locks);
     this.accounts = new Accounts({
       store: deps.store,
