@@ -97,6 +97,14 @@ describe('the webhook relay wakes at once only for accounts with somewhere to se
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** The list read, the relay started and caught up with what the set-up logged. */
+  async function startedWithList(): Promise<void> {
+    receivers.start();
+    await receivers.refresh();
+    relay.start();
+    await relay.relayNow();
+  }
+
   /** A change stored by this process: its event in the log, then the bus's notice. */
   async function change(accountId: string): Promise<void> {
     await store.events.append([aLockEvent(accountId, `dev-${accountId}`)]);
@@ -120,10 +128,7 @@ describe('the webhook relay wakes at once only for accounts with somewhere to se
   });
 
   it('wakes for a change of an account with a webhook, not for one without', async () => {
-    receivers.start();
-    await receivers.refresh();
-    relay.start();
-    await relay.relayNow();
+    await startedWithList();
     let before = wakeUps;
     await change('quiet');
     assert.equal(wakeUps, before, 'no receiver: left to the poll');
@@ -141,10 +146,7 @@ describe('the webhook relay wakes at once only for accounts with somewhere to se
   });
 
   it('relays by the poll the change of an account given a receiver elsewhere, then at once after the next read', async () => {
-    receivers.start();
-    await receivers.refresh();
-    relay.start();
-    await relay.relayNow();
+    await startedWithList();
     // Another process gives the account an endpoint: this one has not read it yet.
     const head = await store.events.head();
     await store.webhookEndpoints.insert(anEndpoint('we_elsewhere', 'elsewhere', head), {
@@ -167,10 +169,7 @@ describe('the webhook relay wakes at once only for accounts with somewhere to se
   });
 
   it('wakes at once for an account given a receiver on this process, before any read', async () => {
-    receivers.start();
-    await receivers.refresh();
-    relay.start();
-    await relay.relayNow();
+    await startedWithList();
     receivers.added('quiet');
     const before = wakeUps;
     await change('quiet');
