@@ -34,8 +34,8 @@ export function webhookMessage(
 }
 
 /**
- * Whether the event is one the API Settings webhook reports: a lock's state changed. Events at or
- * before `from` in the log were sent before the webhook read the log (migration 014).
+ * Whether the event is one the API Settings webhook reports: a lock's state changed after `from`,
+ * the log position where the webhook was set up (019) or began to read the log (014).
  */
 export function webhookTakes(seq: number, event: LockEvent, from: number): boolean {
   return (

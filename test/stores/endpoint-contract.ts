@@ -151,6 +151,28 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
       assert.equal(seen[1]?.open.get(openKey('owner', null)), 1);
     });
 
+    it('gives the webhook only the changes logged after it was set up; a change of it keeps that', async () => {
+      const hook = (url: string) => ({ accountId: 'owner', url, method: 'POST' as const, retries: false });
+      const urls = async () =>
+        (await store.deliveries.listForAccount('owner', 50)).map((d) => d.url).reverse();
+      // Logged before the webhook exists and relayed only after: the relay runs behind the log.
+      await store.events.append([aLockEvent('owner', 'dev-a', 'lock.unlocked')]);
+      await store.webhooks.set(hook('https://one.example.com/{state}'));
+      await store.events.append([aLockEvent('owner', 'dev-a', 'lock.locked')]);
+      // A new URL is the same webhook: nothing between the two is lost.
+      await store.webhooks.set(hook('https://two.example.com/{state}'));
+      await store.events.append([aLockEvent('owner', 'dev-a', 'lock.unlocked')]);
+      while ((await store.webhookEndpoints.relay(limits(50), plan)) > 0);
+      assert.deepEqual(await urls(), ['https://two.example.com/locked', 'https://two.example.com/unlocked']);
+      // Removed, a change, and set again: the webhook starts anew, without the change in between.
+      await store.webhooks.remove('owner');
+      await store.events.append([aLockEvent('owner', 'dev-a', 'lock.locked')]);
+      await store.webhooks.set(hook('https://three.example.com/{state}'));
+      await store.events.append([aLockEvent('owner', 'dev-a', 'lock.unlocked')]);
+      while ((await store.webhookEndpoints.relay(limits(50), plan)) > 0);
+      assert.deepEqual((await urls()).slice(2), ['https://three.example.com/unlocked']);
+    });
+
     it('makes no message for a deleted account, neither its webhook nor its endpoints', async () => {
       const head = await store.events.head();
       await store.webhookEndpoints.insert(anEndpoint('we_gone', 'other', head), secrets);

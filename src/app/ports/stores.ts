@@ -176,8 +176,11 @@ export interface RelayTargets {
    * (domain/delivery.ts `openKey`).
    */
   readonly open: ReadonlyMap<string, number>;
-  /** The log position up to which the webhook's messages were written before it read the log. */
-  readonly webhookFrom: number;
+  /**
+   * By account, the log position the webhook reports the changes after: where it was set up, or
+   * where the webhook began to read the log (its messages before were written another way).
+   */
+  readonly webhookFrom: ReadonlyMap<string, number>;
 }
 
 /** A message the relay writes, and the event it is for (never two messages of one receiver and event). */

@@ -61,7 +61,11 @@ export function relayPlan(
   };
   for (const { seq, event } of batch) {
     const webhook = targets.webhooks.get(event.accountId);
-    if (webhook && event.deviceId !== null && webhookTakes(seq, event, targets.webhookFrom)) {
+    if (
+      webhook &&
+      event.deviceId !== null &&
+      webhookTakes(seq, event, targets.webhookFrom.get(event.accountId) ?? 0)
+    ) {
       const locked = event.type === 'lock.locked';
       add(webhookMessage(webhook, event.deviceId, locked, 'lock.state_changed', newId(), now), event.id);
     }

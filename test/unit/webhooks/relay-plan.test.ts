@@ -40,7 +40,7 @@ const targets = (over: Partial<RelayTargets> = {}): RelayTargets => ({
     ],
   ]),
   open: new Map(),
-  webhookFrom: 0,
+  webhookFrom: new Map(),
   ...over,
 });
 
@@ -86,10 +86,10 @@ describe('the relay plan', () => {
     assert.equal(planned[0]?.message.eventId, null, 'webhook-id stays the message id');
   });
 
-  it('makes no webhook message for the movements logged before it read the log, nor for other accounts', () => {
+  it('makes no webhook message for the movements logged before it was set up, nor for other accounts', () => {
     const planned = plan(
       [at(4, 'lock.locked'), at(5, 'lock.unlocked'), at(6, 'lock.locked', 'other')],
-      targets({ webhookFrom: 4 }),
+      targets({ webhookFrom: new Map([['acc', 4]]) }),
     );
     assert.deepEqual(
       planned.map((p) => p.eventId),

@@ -155,6 +155,8 @@ export interface WebhooksTable {
   secret: string | null;
   previous_secret: string | null;
   previous_until: number | null;
+  /** The log position the webhook reports changes after (migration 019). */
+  from_seq: Generated<number>;
 }
 
 export interface WebhookDeliveriesTable {

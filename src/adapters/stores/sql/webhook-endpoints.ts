@@ -291,6 +291,7 @@ async function relayTargets(
     .execute();
   const endpoints = endpointRows.map(toEndpoint);
   const webhooks = new Map<string, WebhookConfig>(webhookRows.map((r) => [r.account_id, toWebhookConfig(r)]));
+  const from = new Map(webhookRows.map((r) => [r.account_id, Math.max(webhookFrom, Number(r.from_seq))]));
   const open = new Map<string, number>();
   const owners = [...new Set([...webhooks.keys(), ...endpoints.map((e) => e.accountId)])];
   for (const accountId of owners) {
@@ -317,5 +318,5 @@ async function relayTargets(
       open.set(openKey(accountId, endpointId || null), Number(row?.n ?? 0));
     }
   }
-  return { endpoints, webhooks, open, webhookFrom };
+  return { endpoints, webhooks, open, webhookFrom: from };
 }

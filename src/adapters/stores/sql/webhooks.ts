@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { WebhookStore } from '../../../app/ports.ts';
 import type { LockEvent } from '../../../domain/event.ts';
 import type { StoredSecrets, WebhookConfig } from '../../../domain/webhook.ts';
@@ -34,6 +34,9 @@ export class SqlWebhookStore implements WebhookStore {
         secret: null,
         previous_secret: null,
         previous_until: null,
+        // Where the log is as the webhook is made: it reports the changes after (migration 019).
+        // A change of URL or method keeps it, so no change falls between the old and the new.
+        from_seq: sql<number>`(SELECT value FROM event_sequence WHERE name = 'events')`,
       })
       .onConflict((oc) => oc.column('account_id').doUpdateSet(values))
       .execute();

@@ -17,6 +17,7 @@ import * as deviceHealth from './015-device-health.ts';
 import * as simDeviceHealth from './016-sim-device-health.ts';
 import * as accessGrants from './017-access-grants.ts';
 import * as grantActor from './018-grant-actor.ts';
+import * as webhookFrom from './019-webhook-from.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '016-sim-device-health': simDeviceHealth,
   '017-access-grants': accessGrants,
   '018-grant-actor': grantActor,
+  '019-webhook-from': webhookFrom,
 };
 
 export const migrationProvider: MigrationProvider = {
