@@ -1,4 +1,4 @@
-import { type Compilable, CompiledQuery, type Kysely, type QueryResult, type Selectable, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { EventQuery, EventStore, SequencedEvent } from '../../../app/ports.ts';
 import {
   ACTOR_KINDS,
@@ -13,6 +13,7 @@ import {
   type LockMethod,
 } from '../../../domain/event.ts';
 import { guestSees } from './guest-access.ts';
+import { KeptSql } from './kept-sql.ts';
 import type { Database, EventsTable } from './tables.ts';
 
 const isActorKind = (v: string): v is ActorKind => (ACTOR_KINDS as readonly string[]).includes(v);
@@ -91,39 +92,13 @@ function eventRow(e: LockEvent, seq: number) {
 }
 
 /**
- * The SQL text of the two statements that write events, per dialect (its adapter) and number of
- * events: they are the same on every command, and building and compiling them through Kysely cost
- * about as much as SQLite running them (issue 21's measured target, docs/benchmarks.md). Each text
- * is Kysely's own, compiled once with the first values and kept only if the parameters it bound are
- * the ones this file binds, in the same order; a value the dialect's plugins would change (U+0000 in
- * a text, on PostgreSQL: postgres/nul-text.ts) goes through Kysely instead.
+ * The two statements that write events are the same on every command but for the values (kept-sql.ts):
+ * the counter's, and the insert's per number of events up to MAX_KEPT_BATCH (a command's change
+ * writes one to three; a larger batch, rare, is compiled each time).
  */
-interface EventSql {
-  take?: string;
-  insert: Map<number, string>;
-}
-const eventSql = new WeakMap<object, EventSql>();
-const MAX_CACHED_BATCH = 16;
-
-const plainParams = (params: readonly unknown[]): boolean =>
-  params.every((p) => typeof p !== 'string' || !p.includes('\u0000'));
-
-const sameParams = (a: readonly unknown[], b: readonly unknown[]): boolean =>
-  a.length === b.length && a.every((v, i) => v === b[i]);
-
-/** Runs `query` from its kept SQL text, or compiles it (and keeps the text when the parameters agree). */
-async function runKept<R>(
-  db: Kysely<Database>,
-  kept: string | undefined,
-  keep: (sql: string) => void,
-  params: readonly unknown[],
-  query: () => Compilable<R>,
-): Promise<QueryResult<R>> {
-  if (kept !== undefined && plainParams(params)) return db.executeQuery(CompiledQuery.raw(kept, [...params]));
-  const compiled = query().compile();
-  if (plainParams(params) && sameParams(compiled.parameters, params)) keep(compiled.sql);
-  return db.executeQuery(compiled);
-}
+const TAKE = new KeptSql();
+const MAX_KEPT_BATCH = 16;
+const INSERTS = Array.from({ length: MAX_KEPT_BATCH }, () => new KeptSql());
 
 /**
  * Writes events with `db`, which is the transaction of the change they record, as its last
@@ -134,41 +109,27 @@ async function runKept<R>(
 export async function insertEvents(db: Kysely<Database>, events: readonly LockEvent[]): Promise<void> {
   if (events.length === 0) return;
   if (!db.isTransaction) return db.transaction().execute((trx) => insertEvents(trx, events));
-  const adapter = db.getExecutor().adapter;
-  let kept = eventSql.get(adapter);
-  if (kept === undefined) {
-    kept = { insert: new Map() };
-    eventSql.set(adapter, kept);
-  }
-  const sqls = kept;
   const n = events.length;
-  const taken = await runKept<{ value: number | string | bigint }>(
-    db,
-    sqls.take,
-    (text) => {
-      sqls.take = text;
-    },
-    [n, 'events'],
-    () =>
-      db
-        .updateTable('event_sequence')
-        .set((eb) => ({ value: eb('value', '+', n) }))
-        .where('name', '=', 'events')
-        .returning('value'),
+  const taken = await TAKE.run<{ value: number | string | bigint }>(db, [n, 'events'], () =>
+    db
+      .updateTable('event_sequence')
+      .set((eb) => ({ value: eb('value', '+', n) }))
+      .where('name', '=', 'events')
+      .returning('value'),
   );
   const last = taken.rows[0]?.value;
   if (last === undefined) throw new Error('the event log has no counter (migration 012)');
   const first = Number(last) - n + 1;
   const rows = events.map((e, i) => eventRow(e, first + i));
-  await runKept(
-    db,
-    sqls.insert.get(n),
-    (text) => {
-      if (n <= MAX_CACHED_BATCH) sqls.insert.set(n, text);
-    },
-    rows.flatMap((row) => Object.values(row)),
-    () => db.insertInto('events').values(rows),
-  );
+  const insert = () => db.insertInto('events').values(rows);
+  const kept = INSERTS[n - 1];
+  if (kept === undefined) await insert().execute();
+  else
+    await kept.run(
+      db,
+      rows.flatMap((row) => Object.values(row)),
+      insert,
+    );
 }
 
 /**

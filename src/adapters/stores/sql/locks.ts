@@ -20,6 +20,7 @@ import {
 } from '../../../domain/lock.ts';
 import { insertEvents, withEvents } from './events.ts';
 import { guestSees } from './guest-access.ts';
+import { KeptSql } from './kept-sql.ts';
 import { bool, type Database, type LocksTable } from './tables.ts';
 import { endProcessing } from './tasks.ts';
 
@@ -88,6 +89,10 @@ function trendColumns(trend: Pick<Lock, 'batteryPerDay' | 'batteryRef'>) {
   };
 }
 
+// The statements of every command and device report, compiled once (kept-sql.ts).
+const LOCK_ROW = new KeptSql();
+const WRITE_STATUS = new KeptSql();
+
 export class SqlLockStore implements LockStore {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -125,20 +130,12 @@ export class SqlLockStore implements LockStore {
   }
 
   async get(deviceId: string): Promise<Lock | undefined> {
-    const row = await this.db
-      .selectFrom('locks')
-      .selectAll()
-      .where('device_id', '=', deviceId)
-      .executeTakeFirst();
+    const row = await this.row(deviceId);
     return row && toLock(row);
   }
 
   async readStatus(deviceId: string): Promise<LockStatusRead | undefined> {
-    const row = await this.db
-      .selectFrom('locks')
-      .selectAll()
-      .where('device_id', '=', deviceId)
-      .executeTakeFirst();
+    const row = await this.row(deviceId);
     if (!row) return undefined;
     const mark =
       row.report_ap === null || row.report_seq === null
@@ -187,19 +184,29 @@ export class SqlLockStore implements LockStore {
     status: LockStatus,
     mark: ReportMark | null,
   ): Promise<boolean> {
-    const result = await db
-      .updateTable('locks')
-      .set({
-        ...statusColumns(status),
-        status_version: version + 1,
-        report_ap: mark?.apId ?? null,
-        report_epoch: mark?.epoch ?? null,
-        report_seq: mark?.seq ?? null,
-      })
-      .where('device_id', '=', deviceId)
-      .where('status_version', '=', version)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    const values = {
+      ...statusColumns(status),
+      status_version: version + 1,
+      report_ap: mark?.apId ?? null,
+      report_epoch: mark?.epoch ?? null,
+      report_seq: mark?.seq ?? null,
+    };
+    const result = await WRITE_STATUS.run(db, [...Object.values(values), deviceId, version], () =>
+      db
+        .updateTable('locks')
+        .set(values)
+        .where('device_id', '=', deviceId)
+        .where('status_version', '=', version),
+    );
+    return Number(result.numAffectedRows ?? 0) === 1;
+  }
+
+  /** The lock's row: what every command, report and read of a lock starts from. */
+  private async row(deviceId: string): Promise<Selectable<LocksTable> | undefined> {
+    const result = await LOCK_ROW.run(this.db, [deviceId], () =>
+      this.db.selectFrom('locks').selectAll().where('device_id', '=', deviceId),
+    );
+    return result.rows[0];
   }
 
   async listOfflineDue(cutoff: number, limit: number): Promise<Lock[]> {

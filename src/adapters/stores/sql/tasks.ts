@@ -4,6 +4,7 @@ import { LOCK_METHODS, type LockMethod, type Origin } from '../../../domain/even
 import { isLockCommand } from '../../../domain/lock.ts';
 import { isTaskFailure, type Task, type TaskFailure, type TaskOutcome } from '../../../domain/task.ts';
 import { actorFromJson, actorJson, insertEvents, withEvents } from './events.ts';
+import { KeptSql } from './kept-sql.ts';
 import type { Database, TasksTable } from './tables.ts';
 
 function toOrigin(row: Selectable<TasksTable>): Origin | undefined {
@@ -33,6 +34,11 @@ function toTask(row: Selectable<TasksTable>): Task {
   return { ...base, status: 'terminated', outcome, endedAt: Number(row.ended_at ?? row.deadline) };
 }
 
+// The statements of every command and every poll of its result, compiled once (kept-sql.ts).
+const END_PROCESSING = new KeptSql();
+const INSERT_TASK = new KeptSql();
+const TASK_ROW = new KeptSql();
+
 /**
  * Ends the task if it is still processing, with `db` (a transaction of a change it goes with);
  * undefined when it had ended already. The `status = 'processing'` condition is what makes a task
@@ -44,18 +50,21 @@ export async function endProcessing(
   outcome: TaskOutcome,
   at: number,
 ): Promise<Task | undefined> {
-  const row = await db
-    .updateTable('tasks')
-    .set({
-      status: 'terminated',
-      successful: outcome.successful ? 1 : 0,
-      error: outcome.successful ? null : outcome.error,
-      ended_at: at,
-    })
-    .where('id', '=', id)
-    .where('status', '=', 'processing')
-    .returningAll()
-    .executeTakeFirst();
+  const values = {
+    status: 'terminated',
+    successful: outcome.successful ? 1 : 0,
+    error: outcome.successful ? null : outcome.error,
+    ended_at: at,
+  } as const;
+  const result = await END_PROCESSING.run(db, [...Object.values(values), id, 'processing'], () =>
+    db
+      .updateTable('tasks')
+      .set(values)
+      .where('id', '=', id)
+      .where('status', '=', 'processing')
+      .returningAll(),
+  );
+  const row = result.rows[0];
   return row && toTask(row);
 }
 
@@ -112,25 +121,27 @@ export class SqlTaskStore implements TaskStore {
 
   /** ON CONFLICT DO NOTHING against the partial unique index: the insert is the busy check. */
   private async insert(db: Kysely<Database>, task: Task & { status: 'processing' }): Promise<boolean> {
-    const result = await db
-      .insertInto('tasks')
-      .values({
-        id: task.id,
-        account_id: task.accountId,
-        device_id: task.deviceId,
-        command: task.command,
-        status: 'processing',
-        successful: null,
-        error: null,
-        created_at: task.createdAt,
-        deadline: task.deadline,
-        ended_at: null,
-        origin_actor: task.origin ? actorJson(task.origin.actor) : null,
-        origin_method: task.origin?.method ?? null,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    const row = {
+      id: task.id,
+      account_id: task.accountId,
+      device_id: task.deviceId,
+      command: task.command,
+      status: 'processing',
+      successful: null,
+      error: null,
+      created_at: task.createdAt,
+      deadline: task.deadline,
+      ended_at: null,
+      origin_actor: task.origin ? actorJson(task.origin.actor) : null,
+      origin_method: task.origin?.method ?? null,
+    } as const;
+    const result = await INSERT_TASK.run(db, Object.values(row), () =>
+      db
+        .insertInto('tasks')
+        .values(row)
+        .onConflict((oc) => oc.doNothing()),
+    );
+    return Number(result.numAffectedRows ?? 0) === 1;
   }
 
   private async busy(task: Task & { status: 'processing' }): Promise<CreateTaskResult> {
@@ -162,7 +173,10 @@ export class SqlTaskStore implements TaskStore {
   }
 
   async get(id: string): Promise<Task | undefined> {
-    const row = await this.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+    const result = await TASK_ROW.run(this.db, [id], () =>
+      this.db.selectFrom('tasks').selectAll().where('id', '=', id),
+    );
+    const row = result.rows[0];
     return row && toTask(row);
   }
 
