@@ -105,4 +105,28 @@ describe('KeptSql', () => {
     const lite = dbs.find((d) => d.name === 'SQLite')?.db ?? assert.fail('no SQLite');
     assert.deepEqual(await read(lite, 'c\u00003'), [3], 'SQLite keeps U+0000 as it is');
   });
+
+  it('sends a SET with an undefined value through Kysely, which leaves that column out', async () => {
+    const kept = new KeptSql();
+    for (const { name, db } of dbs) {
+      const write = (id: string, n: number | undefined) => {
+        const values = { n, id: `${id}!` };
+        return kept.run(db, [...Object.values(values), id], () =>
+          (db as Loose).updateTable('things').set(values).where('id', '=', id),
+        );
+      };
+      await write('a', 10);
+      await write('a!', undefined);
+      const rows = await (db as Loose)
+        .selectFrom('things')
+        .select(['id', 'n'])
+        .where('id', 'like', 'a%')
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => [r.id, Number(r.n)]),
+        [['a!!', 10]],
+        `${name}: n kept, only the id changed the second time`,
+      );
+    }
+  });
 });

@@ -1,8 +1,9 @@
 import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from './tables.ts';
 
+// Undefined: a value Kysely leaves out, so the text it compiles has a shape of its own.
 const plainParams = (params: readonly unknown[]): boolean =>
-  params.every((p) => typeof p !== 'string' || !p.includes('\u0000'));
+  params.every((p) => p !== undefined && (typeof p !== 'string' || !p.includes('\u0000')));
 
 const sameParams = (a: readonly unknown[], b: readonly unknown[]): boolean =>
   a.length === b.length && a.every((v, i) => v === b[i]);
@@ -16,7 +17,7 @@ const sameParams = (a: readonly unknown[], b: readonly unknown[]): boolean =>
  * parameters from the very objects they give the builder (`Object.values` of a row or of a SET),
  * and a statement whose shape varies (a list of values, an optional clause) is not one to keep.
  * A value a dialect's plugin would rewrite (U+0000 in a text, on PostgreSQL: postgres/nul-text.ts)
- * goes through Kysely instead.
+ * or one Kysely leaves out (undefined) goes through Kysely instead.
  */
 export class KeptSql {
   // By the dialect's adapter: one process may hold a SQLite and a PostgreSQL store (the tests).
