@@ -28,13 +28,15 @@ for (const broker of ['embedded', 'mosquitto'] as const) {
   const client = new HttpClient(rig.server.url, CLIENTS);
   const pids = { server: rig.server.pid, sim: rig.sim.pid };
   progress(`${broker}: warming up for ${WARM_SECONDS} s`);
-  await runCommands(client, rig.locks, 50, WARM_SECONDS, pids);
+  const warm = await runCommands(client, rig.locks, 50, WARM_SECONDS, pids);
   progress(`${broker}: one client for ${seconds} s`);
   const single = await runCommands(client, rig.locks, 1, seconds, pids);
   progress(`${broker}: ${CLIENTS} clients over ${rig.locks.length} locks for ${seconds} s`);
   const loaded = await runCommands(client, rig.locks, CLIENTS, seconds, pids);
   client.close();
-  const profile = await rig.stop();
+  // Per command as a client makes one: its POST and every poll of its result.
+  const made = [warm, single, loaded].reduce((n, r) => n + r.latencies.length, 0);
+  const profile = await rig.stop({ count: made, unit: 'command' });
   if (profile) sections.push(profile);
 
   const row = (label: string, r: FlowResult): string[] => [

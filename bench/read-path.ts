@@ -384,13 +384,15 @@ async function profile(root: string): Promise<{ title: string; body: string }> {
   const prof = await startLockcloud(serverArgs('prof', '--rate-limits', limits), {
     nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${into}`],
   });
-  await run({ ...lockCase, server: prof }, 4);
+  const warm = await run({ ...lockCase, server: prof }, 4);
   const result = await run({ ...lockCase, server: prof }, profSeconds);
   await prof.stop();
   return profileSection(
     into,
     `CPU profile of the server under GET /public/lock/{id} alone (${fmtRate(result.rps)} req/s)`,
     prof.startupMs,
+    Number.POSITIVE_INFINITY,
+    { count: warm.requests + result.requests, unit: 'request' },
   );
 }
 process.exit(0);

@@ -1,7 +1,9 @@
 /**
  * Summarizes a V8 CPU profile (`node --cpu-prof`): self time per function and per module (a package
  * under node_modules, a file of src/, or node's own internals), as shares of the time the process
- * was not idle.
+ * was not idle; and how that time splits between the server's duties (issue 25, point 6): each
+ * sample goes to the duty of the nearest frame on its stack that has one (SPLIT), so a socket write
+ * or a hash node makes for a logger, the broker or the key check counts for that duty.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +11,7 @@ import { join } from 'node:path';
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 
 interface CpuProfile {
@@ -32,6 +35,43 @@ function moduleOf(url: string, functionName: string): string {
   return src?.[1] ?? url;
 }
 
+/**
+ * The server's duties, each with the modules (moduleOf's names) whose frames do it; the first that
+ * matches a frame decides. Node's own modules and native frames have none: a sample in them goes to
+ * the nearest frame above that has one, and to "other" when none has (the event loop, the garbage
+ * collector, timers).
+ */
+export const SPLIT: readonly (readonly [duty: string, test: RegExp])[] = [
+  [
+    'logs',
+    /^(pino|pino-std-serializers|sonic-boom|thread-stream|src\/open-logger\.ts|src\/http\/request-log\.ts)$/,
+  ],
+  ['metrics', /^(prom-client|src\/adapters\/metrics\/.*|src\/http\/metrics-listener\.ts)$/],
+  [
+    'rate limits',
+    /^(src\/adapters\/rate-limit\/.*|src\/app\/rate-limits\.ts|src\/app\/command-budget\.ts|src\/http\/rate-limits-hook\.ts|src\/http\/rate-limit-headers\.ts|src\/domain\/rate-limit\.ts)$/,
+  ],
+  [
+    'auth',
+    /^(src\/app\/auth\.ts|src\/app\/token-auth\.ts|src\/app\/constant-time\.ts|src\/http\/key-check\.ts|src\/http\/principal\.ts|src\/http\/route-scope\.ts|src\/domain\/(api-key|token|scope)\.ts)$/,
+  ],
+  ['store', /^(kysely|better-sqlite3|better-sqlite3-13|pg|pg-protocol|pg-pool|src\/adapters\/stores\/.*)$/],
+  [
+    'devices and broker',
+    /^(aedes|aedes-.*|mqtt|mqtt-packet|qlobber|mqemitter|bl|src\/adapters\/devices\/.*|src\/device-protocol\/.*|src\/simulator\/.*)$/,
+  ],
+  [
+    'HTTP framework',
+    /^(fastify|@fastify\/.*|find-my-way|avvio|light-my-request|fast-json-stringify|fast-querystring|fast-uri|ajv|secure-json-parse)$/,
+  ],
+  ['routes and use cases', /^src\/(http|app|domain)\/.*$/],
+];
+
+/** The duty a module's frames do, or undefined (node's own modules, native code, anything else). */
+export function dutyOf(module: string): string | undefined {
+  return SPLIT.find(([, test]) => test.test(module))?.[0];
+}
+
 function shortUrl(url: string): string {
   return url
     .replace(/^file:\/\//, '')
@@ -48,9 +88,19 @@ export function summarizeProfile(
   top = 25,
   skipMs = 0,
   untilMs = Number.POSITIVE_INFINITY,
-): { functions: ProfileLine[]; modules: ProfileLine[] } {
+): { functions: ProfileLine[]; modules: ProfileLine[]; split: ProfileLine[]; busyUs: number } {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parentOf = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  const dutyOfNode = (id: number): string => {
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+      const frame = byId.get(at)?.callFrame;
+      const duty = frame && frame.url !== '' ? dutyOf(moduleOf(frame.url, frame.functionName)) : undefined;
+      if (duty !== undefined) return duty;
+    }
+    return 'other (event loop, timers, garbage collector)';
+  };
   const selfByNode = new Map<number, number>();
   let at = 0; // microseconds since the profile started
   profile.samples.forEach((id, i) => {
@@ -61,6 +111,7 @@ export function summarizeProfile(
   });
   const functions = new Map<string, number>();
   const modules = new Map<string, number>();
+  const duties = new Map<string, number>();
   let busy = 0;
   for (const [id, time] of selfByNode) {
     const frame = byId.get(id)?.callFrame;
@@ -70,13 +121,20 @@ export function summarizeProfile(
     functions.set(name, (functions.get(name) ?? 0) + time);
     const mod = moduleOf(frame.url, frame.functionName);
     modules.set(mod, (modules.get(mod) ?? 0) + time);
+    const duty = dutyOfNode(id);
+    duties.set(duty, (duties.get(duty) ?? 0) + time);
   }
   const rank = (m: Map<string, number>): ProfileLine[] =>
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([name, time]) => ({ name, share: time / busy }));
-  return { functions: rank(functions), modules: rank(modules) };
+  return {
+    functions: rank(functions),
+    modules: rank(modules),
+    split: rank(duties),
+    busyUs: busy,
+  };
 }
 
 /** The one .cpuprofile node wrote into `dir`. */
@@ -94,10 +152,14 @@ export function profileSection(
   title: string,
   skipMs = 0,
   untilMs = Number.POSITIVE_INFINITY,
+  /** What the profiled window served (requests, commands), for the CPU microseconds of each. */
+  per?: { readonly count: number; readonly unit: string },
 ): { title: string; body: string } {
   const file = profileIn(dir);
   if (file === undefined) return { title, body: `No .cpuprofile was written in ${dir}.` };
-  const { functions, modules } = summarizeProfile(file, 20, skipMs, untilMs);
+  const { functions, modules, split, busyUs } = summarizeProfile(file, 20, skipMs, untilMs);
+  const each = per !== undefined && per.count > 0 ? busyUs / per.count : undefined;
+  const us = (share: number): string => (each === undefined ? '' : ` ${(share * each).toFixed(0)} |`);
   const window = Number.isFinite(untilMs)
     ? `from ${(skipMs / 1000).toFixed(1)} s to ${(untilMs / 1000).toFixed(1)} s of its life (the measured phase)`
     : skipMs > 0
@@ -116,6 +178,14 @@ export function profileSection(
       '| self | module |',
       '|---|---|',
       ...modules.map((m) => `| ${pct(m.share)} | ${m.name} |`),
+      '',
+      each === undefined || per === undefined
+        ? 'Where the time went, by duty (each sample to the nearest frame on its stack that has one):'
+        : `Where the time went, by duty (each sample to the nearest frame on its stack that has one): ${each.toFixed(0)} µs of server CPU per ${per.unit} in all, over ${per.count} ${per.unit}s.`,
+      '',
+      each === undefined ? '| share | duty |' : `| share | µs per ${per?.unit} | duty |`,
+      each === undefined ? '|---|---|' : '|---|---|---|',
+      ...split.map((d) => `| ${pct(d.share)} |${us(d.share)} ${d.name} |`),
     ].join('\n'),
   };
 }

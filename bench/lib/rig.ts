@@ -57,8 +57,14 @@ export interface Rig {
   readonly sim: Proc;
   readonly locks: readonly RigLock[];
   email(account: number): string;
-  /** Stops everything; with `--profile`, the server's CPU profile summarized. */
-  stop(): Promise<{ title: string; body: string } | undefined>;
+  /**
+   * Stops everything; with `--profile`, the server's CPU profile summarized, per what it served
+   * (`per`: the commands the bench made, say) when told.
+   */
+  stop(per?: {
+    readonly count: number;
+    readonly unit: string;
+  }): Promise<{ title: string; body: string } | undefined>;
 }
 
 const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');
@@ -154,7 +160,7 @@ export async function startRig(options: RigOptions, extraFlags: readonly string[
     sim,
     locks,
     email: benchEmail,
-    async stop() {
+    async stop(per) {
       await sim.stop();
       await server.stop();
       await mosquitto?.stop();
@@ -163,6 +169,8 @@ export async function startRig(options: RigOptions, extraFlags: readonly string[
         profileDir,
         `CPU profile of the server (${options.broker} broker), ${basename(process.argv[1] ?? '')}`,
         server.startupMs,
+        Number.POSITIVE_INFINITY,
+        per,
       );
     },
   };
