@@ -37,7 +37,8 @@ function moduleOf(url: string, functionName: string): string {
 
 /**
  * The server's duties, each with the modules (moduleOf's names) whose frames do it; the first that
- * matches a frame decides. Node's own modules and native frames have none: a sample in them goes to
+ * matches a frame decides. Node's own modules (but its HTTP server, counted with Fastify) and native
+ * frames have none: a sample in them goes to
  * the nearest frame above that has one, and to "other" when none has (the event loop, the garbage
  * collector, timers).
  */
@@ -67,8 +68,15 @@ export const SPLIT: readonly (readonly [duty: string, test: RegExp])[] = [
   ['routes and use cases', /^src\/(http|app|domain)\/.*$/],
 ];
 
-/** The duty a module's frames do, or undefined (node's own modules, native code, anything else). */
-export function dutyOf(module: string): string | undefined {
+// Node's own HTTP server (the parser's callbacks, headers, the response): Fastify's layer beneath it.
+const NODE_HTTP = /^node:_http_/;
+
+/**
+ * The duty of a frame in this module (at this URL), or undefined: node's own modules but its HTTP
+ * server, native code, anything else.
+ */
+export function dutyOf(module: string, url = ''): string | undefined {
+  if (NODE_HTTP.test(url)) return 'HTTP framework';
   return SPLIT.find(([, test]) => test.test(module))?.[0];
 }
 
@@ -96,7 +104,8 @@ export function summarizeProfile(
   const dutyOfNode = (id: number): string => {
     for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
       const frame = byId.get(at)?.callFrame;
-      const duty = frame && frame.url !== '' ? dutyOf(moduleOf(frame.url, frame.functionName)) : undefined;
+      const duty =
+        frame && frame.url !== '' ? dutyOf(moduleOf(frame.url, frame.functionName), frame.url) : undefined;
       if (duty !== undefined) return duty;
     }
     return 'other (event loop, timers, garbage collector)';

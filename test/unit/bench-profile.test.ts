@@ -52,6 +52,8 @@ describe('the profile split by duty', () => {
     assert.equal(dutyOf('aedes'), 'devices and broker');
     assert.equal(dutyOf('fastify'), 'HTTP framework');
     assert.equal(dutyOf('src/app/commands.ts'), 'routes and use cases');
+    assert.equal(dutyOf('node internals', 'node:_http_incoming'), 'HTTP framework');
+    assert.equal(dutyOf('node internals', 'node:internal/crypto/hash'), undefined);
     assert.equal(dutyOf('node internals'), undefined);
     assert.equal(dutyOf('(native)'), undefined);
   });
