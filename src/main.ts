@@ -216,7 +216,9 @@ export async function createServer(
 
   return starting(async () => {
     // An unreachable database or a failed migration: a one-line reason and exit 2, not a stack trace.
-    const store = await openStore(config, { readCache: true }).catch((error: unknown) => {
+    const onCheckpointError = (error: Error) =>
+      logger.warn({ err: error }, 'a WAL checkpoint in the background failed; commits checkpoint instead');
+    const store = await openStore(config, { readCache: true, onCheckpointError }).catch((error: unknown) => {
       throw new StartupError(`cannot open the store: ${(error as Error).message}`, { cause: error });
     });
     closers.push('store', () => store.close());

@@ -14,10 +14,15 @@ export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePool
  * server asks for `readCache`: on SQLite, credentials and locks are then read from memory while no
  * other process has written (adapters/stores/read-cache.ts); PostgreSQL is always read through.
  */
-export function openStore(config: StoreConfig, options: { readCache?: boolean } = {}): Promise<Store> {
+export function openStore(
+  config: StoreConfig,
+  options: { readCache?: boolean; onCheckpointError?: (error: Error) => void } = {},
+): Promise<Store> {
   if (config.databaseUrl !== undefined)
     return openPostgresStore(config.databaseUrl, { poolSize: config.databasePoolSize });
-  return options.readCache === true ? openCachedSqliteStore(config.dataDir) : openSqliteStore(config.dataDir);
+  return options.readCache === true
+    ? openCachedSqliteStore(config.dataDir, options.onCheckpointError)
+    : openSqliteStore(config.dataDir);
 }
 
 /** Brings the configured store's schema to the latest version; the names of the migrations applied. */

@@ -7,6 +7,7 @@ import { migrateToLatest } from '../sql/migrate.ts';
 import { SqlStore } from '../sql/store.ts';
 import type { Database } from '../sql/tables.ts';
 import { BetterSqlite3, type SqliteConnection } from './better-sqlite3.ts';
+import { SERVER_AUTOCHECKPOINT_PAGES, WalCheckpointer } from './checkpointer.ts';
 
 const STATEMENT_CACHE_SIZE = 256;
 
@@ -64,12 +65,30 @@ const READ_CACHE_ENTRIES = 100_000;
  * file is the server's own, so the only other writers are short-lived processes beside it (the admin
  * CLI); `PRAGMA data_version` changes when one of them commits, and the cache drops everything then.
  */
-export async function openCachedSqliteStore(dataDir: string): Promise<Store> {
+export async function openCachedSqliteStore(
+  dataDir: string,
+  /** Told when a checkpoint in the background fails (the server's own checkpoints go on). */
+  onCheckpointError: (error: Error) => void = () => {},
+): Promise<Store> {
   const { db, raw } = sqliteKysely(dataDir);
   await migratedOrClosed(db);
+  // The WAL is copied back by a worker thread (checkpointer.ts); the server's commits do it only
+  // past a bound ten times SQLite's default.
+  raw.pragma(`wal_autocheckpoint = ${SERVER_AUTOCHECKPOINT_PAGES}`);
+  let checkpointer: WalCheckpointer;
+  try {
+    checkpointer = await WalCheckpointer.start(join(dataDir, SQLITE_FILE_NAME), onCheckpointError);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
   // Prepared once: the check runs before every cached read and costs about a microsecond.
   const dataVersion = raw.prepare('PRAGMA data_version').pluck();
-  return withReadCache(new SqlStore(db), {
+  const closeBoth = async (): Promise<void> => {
+    await checkpointer.close();
+    await db.destroy();
+  };
+  return withReadCache(new SqlStore(db, closeBoth), {
     writesElsewhere: () => dataVersion.get() as number,
     maxEntries: READ_CACHE_ENTRIES,
   });
