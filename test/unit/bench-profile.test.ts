@@ -15,8 +15,8 @@ const dir = mkdtempSync(join(tmpdir(), 'lockcloud-profile-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0 });
-const SRC = 'file:///work/main/src';
-const MODULES = 'file:///work/main/node_modules';
+const SRC = 'file:///srv/lockcloud/src';
+const MODULES = 'file:///srv/lockcloud/node_modules';
 
 /** A profile of these stacks (root first), each sampled for its microseconds. */
 function profileOf(stacks: readonly { path: readonly ReturnType<typeof frame>[]; us: number }[]): string {
