@@ -52,12 +52,27 @@ describe('WAL checkpoints in a worker thread', () => {
     assert.ok(existsSync(join(data, `${SQLITE_FILE_NAME}-wal`)));
     await store.close();
     assert.equal(existsSync(join(data, `${SQLITE_FILE_NAME}-wal`)), false);
+    await store.close(); // a second close resolves too
     const again = await openCachedSqliteStore(data);
     try {
       assert.equal((await again.accounts.findById('acc-1'))?.id, 'acc-1');
     } finally {
       await again.close();
     }
+  });
+
+  it('holds the process until it is gone when closed with a checkpoint still to answer', async () => {
+    const file = join(dir, 'b.sqlite');
+    const db = new BetterSqlite3(file);
+    db.pragma('journal_mode = WAL');
+    db.exec('CREATE TABLE t (n INTEGER)');
+    const checkpointer = await WalCheckpointer.start(file, () => {}, false);
+    // The answer comes after close() began; the test's process has nothing else to keep it alive, so
+    // the worker must: without that this test ends with "the event loop has already resolved".
+    const answered = checkpointer.checkpoint();
+    await checkpointer.close();
+    await answered;
+    db.close();
   });
 
   it('fails to start on a file that is not there', async () => {

@@ -62,6 +62,9 @@ export class WalCheckpointer {
   private next = 0;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
+  private exited = false;
+  private closing = false;
+  private readonly gone: Promise<void>;
 
   private constructor(
     private readonly worker: Worker,
@@ -71,12 +74,20 @@ export class WalCheckpointer {
       const waiting = this.pending.get(reply.id);
       if (!waiting) return;
       this.pending.delete(reply.id);
-      if (this.pending.size === 0) worker.unref();
+      // Closing, the worker holds the process until it is gone: an answer to a checkpoint asked
+      // before must not let the process end first.
+      if (this.pending.size === 0 && !this.closing) worker.unref();
       if (reply.error !== undefined) waiting.fail(new Error(reply.error));
       else if (reply.result) waiting.ok(reply.result);
     });
     worker.on('error', (error) => this.failAll(error));
-    worker.on('exit', () => this.failAll(new Error('the checkpoint worker stopped')));
+    this.gone = new Promise((resolve) =>
+      worker.once('exit', () => {
+        this.exited = true;
+        this.failAll(new Error('the checkpoint worker stopped'));
+        resolve();
+      }),
+    );
   }
 
   /**
@@ -89,7 +100,9 @@ export class WalCheckpointer {
     every: number | false = EVERY_MS,
   ): Promise<WalCheckpointer> {
     const module = createRequire(import.meta.url).resolve(BETTER_SQLITE3_PACKAGE);
-    const worker = new Worker(WORKER_CODE, { eval: true, workerData: { file, module } });
+    // None of the process's flags: `--input-type=module` would make the code ESM (no require),
+    // `--cpu-prof` would profile the worker beside the server, a loader has nothing to load.
+    const worker = new Worker(WORKER_CODE, { eval: true, execArgv: [], workerData: { file, module } });
     await new Promise<void>((resolve, reject) => {
       const ready = (reply: Reply) => {
         if (reply.id !== 0) return;
@@ -120,14 +133,19 @@ export class WalCheckpointer {
     });
   }
 
-  /** Stops the checkpoints and closes the worker's connection (before the server closes its own). */
+  /**
+   * Stops the checkpoints and closes the worker's connection (before the server closes its own).
+   * Again, or after the worker stopped on its own: resolves at once.
+   */
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
-    this.worker.ref();
-    this.worker.postMessage('close');
-    await exited;
+    this.closing = true;
+    if (!this.exited) {
+      this.worker.ref();
+      this.worker.postMessage('close');
+    }
+    await this.gone;
   }
 
   private tick(): void {
