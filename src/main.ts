@@ -2,6 +2,7 @@
  * The composition root: the only file that picks backends, builds the application and its HTTP
  * front, and knows how to start and stop them. `src/bin/serve.ts` and the tests both come through here.
  */
+import { hkdfSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -312,6 +313,11 @@ export async function createServer(
       sandbox,
       version: VERSION,
       trustProxy: config.trustProxy,
+      // The OAuth server's keys come from the server key: every process of one database agrees.
+      oauth: {
+        publicUrl: config.publicUrl,
+        keyMaterial: new Uint8Array(hkdfSync('sha256', serverKey, new Uint8Array(0), 'lockcloud oauth', 32)),
+      },
       ops: {
         checks: readinessChecks(
           store,

@@ -1,7 +1,9 @@
 import { keyFromAuthorizationHeader } from '../domain/api-key.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Actor } from '../domain/event.ts';
+import { ACCESS_TOKEN_PREFIX } from '../domain/oauth-app.ts';
 import { isUnlimited, type KeyLimits } from '../domain/scope.ts';
+import type { BearerAuth } from './oauth/bearer.ts';
 import type { ApiKeyStore, Clock, SecretHasher } from './ports.ts';
 
 /** Writing last-used on every request would turn every read into a write; once a minute is enough to show it. */
@@ -36,6 +38,8 @@ export class ApiKeyAuth {
     private readonly keys: ApiKeyStore,
     private readonly hasher: SecretHasher,
     private readonly clock: Clock,
+    /** OAuth access tokens (issue 24), accepted wherever a key is; none: keys only. */
+    private readonly bearer?: BearerAuth,
   ) {}
 
   /** The time a key's expiry is held against (the injectable clock, which the sandbox moves). */
@@ -43,7 +47,10 @@ export class ApiKeyAuth {
     return this.clock.now();
   }
 
-  /** Accepts the raw Authorization header value (bare key or `Bearer <key>`); `ip` is the client's. */
+  /**
+   * Accepts the raw Authorization header value (bare key or `Bearer <key>`, and the same for an
+   * OAuth access token); `ip` is the client's.
+   */
   fromHeader(header: string | undefined, ip?: string, check?: KeyCheck): Promise<Principal> {
     return this.fromKey(keyFromAuthorizationHeader(header), ip, check);
   }
@@ -56,6 +63,12 @@ export class ApiKeyAuth {
    */
   async fromKey(key: string | undefined, ip?: string, check?: KeyCheck): Promise<Principal> {
     if (key === undefined || key === '') throw new DomainError('UNAUTHENTICATED');
+    // An access token says so by its prefix; one not found is still tried as a key, which a seed
+    // may have named anything.
+    if (this.bearer !== undefined && key.startsWith(ACCESS_TOKEN_PREFIX)) {
+      const principal = await this.bearer.fromToken(key, check);
+      if (principal !== undefined) return principal;
+    }
     const found = await this.keys.findByHash(this.hasher.hash(key));
     if (!found || found.account.deletedAt !== null) throw new DomainError('UNAUTHENTICATED');
     const now = this.clock.now();

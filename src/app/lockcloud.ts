@@ -18,6 +18,10 @@ import { LockDetails } from './lock-details.ts';
 import { LockSettings } from './lock-settings.ts';
 import { LockQueries } from './locks.ts';
 import { DEFAULT_LOGIN_LIMITS, Login, type LoginLimits } from './login.ts';
+import { OAuthApps } from './oauth/apps.ts';
+import { BearerAuth } from './oauth/bearer.ts';
+import { OAuthConsents } from './oauth/consents.ts';
+import { OAuthRecords } from './oauth/records.ts';
 import { DEFAULT_OFFLINE_GRACE_MS, OfflineSweeper } from './offline-sweeper.ts';
 import type {
   BrokerPasswordHasher,
@@ -147,6 +151,12 @@ export class Lockcloud {
   /** The log as it grows, for GET /ext/events/stream: one follower for every stream of the process. */
   readonly eventStreams: EventStreams;
   private readonly follower: EventFollower;
+  /** Third-party apps an account registers (issue 24, docs/oauth.md). */
+  readonly oauthApps: OAuthApps;
+  /** Owners' authorizations of apps: the consent page, the list of authorized apps, withdrawal. */
+  readonly oauthConsents: OAuthConsents;
+  /** What the authorization server keeps (codes, tokens, grants), by the hash of each id. */
+  readonly oauthRecords: OAuthRecords;
   /** Ended tasks, old v1 tokens, expired idempotency keys, sessions, codes and ended blocks, forgotten each hour. */
   private readonly purges: HourlyPurges;
   /** Writes lock.offline for the locks out of reach for the grace period (docs/events.md). */
@@ -171,7 +181,27 @@ export class Lockcloud {
       deps.clock,
       deps.streamLimits ?? DEFAULT_STREAM_LIMITS,
     );
-    this.auth = new ApiKeyAuth(deps.store.apiKeys, deps.secrets, deps.clock);
+    const { oauthApps, oauthRecords } = deps.store;
+    this.auth = new ApiKeyAuth(
+      deps.store.apiKeys,
+      deps.secrets,
+      deps.clock,
+      new BearerAuth(oauthRecords, oauthApps, deps.secrets, deps.clock),
+    );
+    this.oauthRecords = new OAuthRecords(oauthRecords, deps.secrets, deps.clock);
+    this.oauthApps = new OAuthApps({
+      apps: oauthApps,
+      records: oauthRecords,
+      secrets: deps.secrets,
+      random: deps.random,
+      clock: deps.clock,
+    });
+    this.oauthConsents = new OAuthConsents({
+      apps: oauthApps,
+      records: oauthRecords,
+      locks: deps.store.locks,
+      clock: deps.clock,
+    });
     this.tokenAuth = new TokenAuth(deps.store.tokens, deps.secrets, deps.clock);
     this.login = new Login({
       accounts: deps.store.accounts,
@@ -298,6 +328,7 @@ export class Lockcloud {
       // forgotten before this loop ran them too.
       { what: 'ended IP blocks', run: (now) => deps.store.blocks.purgeEndedBefore(now) },
       { what: 'events past retention', run: (now) => this.eventLog.purge(now) },
+      { what: 'expired OAuth codes and tokens', run: (now) => this.oauthRecords.purge(now) },
     ]);
   }
 

@@ -11,6 +11,7 @@ export type * from './ports/events.ts';
 export type * from './ports/grants.ts';
 export type * from './ports/locks.ts';
 export type * from './ports/mail.ts';
+export type * from './ports/oauth.ts';
 export type * from './ports/ops.ts';
 export type * from './ports/stores.ts';
 export type * from './ports/system.ts';

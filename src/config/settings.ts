@@ -128,6 +128,16 @@ export const SETTINGS = {
     parse: list(proxy),
     help: 'proxies (addresses, CIDRs, `loopback`) whose X-Forwarded-For names the client',
   }),
+  publicUrl: setting({
+    flag: '--public-url',
+    arg: 'URL',
+    env: 'LOCKCLOUD_PUBLIC_URL',
+    default: undefined,
+    defaultShown: 'the address it listens on',
+    // The OAuth issuer is this and /oauth: one spelling, without a trailing slash.
+    parse: (raw, context) => url(['https', 'http'])(raw, context).replace(/\/+$/, ''),
+    help: 'the address clients reach this server at (`https://locks.example.com`): the OAuth issuer is it and `/oauth` ([docs/oauth.md](docs/oauth.md))',
+  }),
   commandTimeoutMs: setting({
     flag: '--command-timeout-ms',
     arg: 'N',

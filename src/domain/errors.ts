@@ -13,6 +13,8 @@ export const DOMAIN_ERROR_CODES = [
   'DELIVERY_NOT_FOUND',
   // A grant of a lock the account cannot act on: an unknown id, another lock's, or another guest's.
   'GRANT_NOT_FOUND',
+  // An OAuth app the account did not register, or an app it never authorized (issue 24).
+  'APP_NOT_FOUND',
   // A guest's grant does not allow this now: outside its window or schedule, view only, used up.
   'GRANT_DENIED',
   // The lock is shared with the account, not owned by it.

@@ -5,6 +5,8 @@ import { dashboardPlugin } from './dashboard/plugin.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './edge-errors.ts';
 import { answerErrorsWith } from './error-pipeline.ts';
 import { extPlugin } from './ext/plugin.ts';
+import { oauthPlugin } from './oauth/plugin.ts';
+import { OAuthServer } from './oauth/server.ts';
 import { registerOpenApi, registerOpenApiJson } from './openapi.ts';
 import { type OpsOptions, registerOps } from './ops.ts';
 import { requestIdFrom } from './request-id.ts';
@@ -27,6 +29,28 @@ export interface HttpOptions {
   readonly trustProxy: readonly string[];
   /** /healthz and /readyz, and the request metrics; readiness checks nothing by default. */
   readonly ops?: OpsOptions;
+  /** The OAuth authorization server (docs/oauth.md); none: no /oauth, and no consent page. */
+  readonly oauth?: OAuthOptions;
+}
+
+export interface OAuthOptions {
+  /** The public base URL (--public-url); undefined: the address the server listens on. */
+  readonly publicUrl: string | undefined;
+  /** 32 bytes for OAuth alone, derived from the server key (its signing and cookie keys). */
+  readonly keyMaterial: Uint8Array;
+}
+
+/** http://host:port of a listening server; a wildcard address is reached on loopback. */
+function listeningAt(app: FastifyInstance): string {
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('the server does not listen yet');
+  const host =
+    address.address === '0.0.0.0' || address.address === '::'
+      ? '127.0.0.1'
+      : address.family === 'IPv6'
+        ? `[${address.address}]`
+        : address.address;
+  return `http://${host}:${address.port}`;
 }
 
 /** Builds the HTTP application over the use cases. It does not listen: the caller decides where. */
@@ -65,8 +89,21 @@ export async function buildHttp(options: HttpOptions): Promise<FastifyInstance> 
   await app.register(v1Plugin, { prefix: '/v1', lockcloud });
   await app.register(v3Plugin, { prefix: '/public', lockcloud });
   await app.register(extPlugin, { prefix: '/ext', lockcloud });
+  const oauth =
+    options.oauth &&
+    new OAuthServer(
+      {
+        publicUrl: options.oauth.publicUrl,
+        keyMaterial: options.oauth.keyMaterial,
+        records: lockcloud.oauthRecords,
+        apps: lockcloud.oauthApps,
+        behindProxy: options.trustProxy.length > 0,
+      },
+      () => listeningAt(app),
+    );
+  if (oauth) await app.register(oauthPlugin, { oauth });
   if (options.sandbox) await app.register(sandboxPlugin, { prefix: '/_sim', lockcloud });
-  await app.register(dashboardPlugin, { prefix: '/dashboard', lockcloud, sandbox: options.sandbox });
+  await app.register(dashboardPlugin, { prefix: '/dashboard', lockcloud, sandbox: options.sandbox, oauth });
   // People who open the bare address get the dashboard.
   app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/dashboard'));
 

@@ -16,6 +16,7 @@ import { grantStoreContract } from './grant-contract.ts';
 import { healthStoreContract } from './health-contract.ts';
 import { idempotencyStoreContract } from './idempotency-contract.ts';
 import { apiKeyStoreContract } from './key-contract.ts';
+import { oauthStoreContract } from './oauth-contract.ts';
 import { offlineStoreContract } from './offline-contract.ts';
 import { storeContract } from './store-contract.ts';
 
@@ -62,6 +63,7 @@ commandEventStoreContract('PostgreSQL', postgresFactory);
 endpointStoreContract('PostgreSQL', postgresFactory);
 grantStoreContract('PostgreSQL', postgresFactory);
 apiKeyStoreContract('PostgreSQL', postgresFactory);
+oauthStoreContract('PostgreSQL', postgresFactory);
 idempotencyStoreContract('PostgreSQL', postgresFactory, { acrossConnections: true });
 
 describe('PostgreSQL store specifics', () => {

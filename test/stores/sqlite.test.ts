@@ -20,6 +20,7 @@ import { grantStoreContract } from './grant-contract.ts';
 import { healthStoreContract } from './health-contract.ts';
 import { idempotencyStoreContract } from './idempotency-contract.ts';
 import { apiKeyStoreContract } from './key-contract.ts';
+import { oauthStoreContract } from './oauth-contract.ts';
 import { offlineStoreContract } from './offline-contract.ts';
 import { queryPlans } from './query-plans.ts';
 import { storeContract } from './store-contract.ts';
@@ -59,6 +60,7 @@ for (const [backend, factory] of [
   endpointStoreContract(backend, factory);
   grantStoreContract(backend, factory);
   apiKeyStoreContract(backend, factory);
+  oauthStoreContract(backend, factory);
   idempotencyStoreContract(backend, factory, { acrossConnections: false });
 }
 

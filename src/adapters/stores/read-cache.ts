@@ -219,6 +219,9 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     sessions: store.sessions,
     codes: store.codes,
     events: store.events,
+    // Nothing of OAuth is cached: a withdrawn consent or a revoked token fails the next request.
+    oauthApps: store.oauthApps,
+    oauthRecords: store.oauthRecords,
     getMeta: (key) => store.getMeta(key),
     setMeta: (key, value) => store.setMeta(key, value),
     isEmpty: () => store.isEmpty(),

@@ -19,6 +19,7 @@ import type { WebhookEndpoint } from '../../domain/webhook-endpoint.ts';
 import type { AccessPointStore, SimDeviceStore } from './devices.ts';
 import type { GrantStore } from './grants.ts';
 import type { LockStore } from './locks.ts';
+import type { OAuthAppStore, OAuthRecordStore } from './oauth.ts';
 import type { ReadinessCheck } from './ops.ts';
 import type { IdempotencyKeyStore, TaskStore } from './tasks.ts';
 
@@ -338,6 +339,8 @@ export interface Store {
   readonly sessions: SessionStore;
   readonly codes: CodeStore;
   readonly events: EventStore;
+  readonly oauthApps: OAuthAppStore;
+  readonly oauthRecords: OAuthRecordStore;
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
   isEmpty(): Promise<boolean>;

@@ -208,6 +208,7 @@ const BY_CODE: Record<DomainErrorCode, Refuse> = {
   DELIVERY_NOT_FOUND: saying(404, 'NOT_FOUND', 'No such webhook delivery in this account.'),
   // "No such grant." for the owner's forms, "No such invitation." for the guest's answers.
   GRANT_NOT_FOUND: (error) => ({ status: 404, error: 'NOT_FOUND', message: capitalize(error.message) }),
+  APP_NOT_FOUND: (error) => ({ status: 404, error: 'NOT_FOUND', message: capitalize(error.message) }),
   // Why, in the use case's words: outside the window or the schedule, view only, used up.
   GRANT_DENIED: forbidden,
   UNAUTHENTICATED: logInAgain,

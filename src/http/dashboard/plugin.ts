@@ -6,6 +6,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Lockcloud } from '../../app/lockcloud.ts';
 import { answerErrorsWith } from '../error-pipeline.ts';
+import type { OAuthServer } from '../oauth/server.ts';
 import { csrfProblem, readState, state } from './context.ts';
 import { dashboardErrors, sendRefusal } from './errors.ts';
 import { Flashes } from './flash.ts';
@@ -17,10 +18,13 @@ import { authRoutes } from './routes/auth.ts';
 import { eventStreamRoutes } from './routes/event-stream.ts';
 import { grantRoutes } from './routes/grants.ts';
 import { lockRoutes } from './routes/locks.ts';
+import { oauthConsentRoutes } from './routes/oauth-consent.ts';
 
 export interface DashboardOptions {
   readonly lockcloud: Lockcloud;
   readonly sandbox: boolean;
+  /** The OAuth authorization server whose consent step the dashboard serves; none: no consent page. */
+  readonly oauth?: OAuthServer | undefined;
 }
 
 const ASSETS = fileURLToPath(new URL('./assets/', import.meta.url));
@@ -44,7 +48,7 @@ function isPublic(request: FastifyRequest): boolean {
 }
 
 /** The web dashboard under /dashboard: server-rendered pages over the same use cases as the APIs. */
-export async function dashboardPlugin(app: FastifyInstance, { lockcloud, sandbox }: DashboardOptions) {
+export async function dashboardPlugin(app: FastifyInstance, { lockcloud, sandbox, oauth }: DashboardOptions) {
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 16 * 1024 });
   await app.register(helmet, {
@@ -104,6 +108,7 @@ export async function dashboardPlugin(app: FastifyInstance, { lockcloud, sandbox
   accountRoutes(app, lockcloud, flashes);
   activityRoutes(app, lockcloud);
   eventStreamRoutes(app, lockcloud);
+  if (oauth) oauthConsentRoutes(app, lockcloud, oauth);
 
   answerErrorsWith(app, dashboardErrors);
 }

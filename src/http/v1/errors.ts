@@ -202,6 +202,7 @@ const BY_CODE: Record<DomainErrorCode, V1Message> = {
   TASK_NOT_FOUND: 'LockNotFound',
   DELIVERY_NOT_FOUND: 'NotFound',
   GRANT_NOT_FOUND: 'NotFound',
+  APP_NOT_FOUND: 'NotFound',
   // v1's rule stands: only owners control (docs/errors.md).
   GRANT_DENIED: 'OwnerPermissionRequired',
   CONFIRMATION_REQUIRED: 'OwnerPermissionRequired',

@@ -121,6 +121,7 @@ const BY_CODE: Record<DomainErrorCode, V3Entry> = {
   DELIVERY_NOT_FOUND: BAD_PARAMS,
   // v3 answers only owners' locks: a grant is never its business (its nearest row).
   GRANT_NOT_FOUND: BAD_PARAMS,
+  APP_NOT_FOUND: BAD_PARAMS,
   GRANT_DENIED: BAD_PARAMS,
   CONFIRMATION_REQUIRED: BAD_PARAMS,
   // As decided for v3 (docs/decisions.md): its one 400 for a request it will not carry out.

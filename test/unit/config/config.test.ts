@@ -24,6 +24,7 @@ const DEFAULTS: Config = {
   redisPrefix: 'lockcloud:',
   rateLimitsFile: undefined,
   trustProxy: [],
+  publicUrl: undefined,
   webhookTimeoutMs: 5000,
   webhookAllow: [],
   secretKey: undefined,
@@ -92,6 +93,7 @@ describe('loadConfig', () => {
         LOCKCLOUD_MQTT_PREFIX: 'site-1/',
         LOCKCLOUD_SIMULATOR: 'off',
         LOCKCLOUD_SHUTDOWN_GRACE_MS: '5000',
+        LOCKCLOUD_PUBLIC_URL: 'https://locks.example.com/',
       },
       [],
     );
@@ -119,6 +121,7 @@ describe('loadConfig', () => {
         redisPrefix: 'lockcloud:',
         rateLimitsFile: undefined,
         trustProxy: [],
+        publicUrl: 'https://locks.example.com',
         webhookTimeoutMs: 5000,
         webhookAllow: [],
         secretKey: undefined,
@@ -199,6 +202,7 @@ describe('loadConfig', () => {
         redisPrefix: 'lockcloud:',
         rateLimitsFile: undefined,
         trustProxy: [],
+        publicUrl: undefined,
         webhookTimeoutMs: 5000,
         webhookAllow: [],
         secretKey: undefined,
@@ -278,6 +282,7 @@ describe('loadConfig', () => {
         redisPrefix: 'lockcloud:',
         rateLimitsFile: undefined,
         trustProxy: [],
+        publicUrl: undefined,
         webhookTimeoutMs: 5000,
         webhookAllow: [],
         secretKey: undefined,
@@ -303,6 +308,19 @@ describe('loadConfig', () => {
       loadConfig({ LOCKCLOUD_PORT: 'nope', LOCKCLOUD_MODE: 'staging' }, ['--port', '1', '--production']).port,
       1,
     );
+  });
+
+  it('reads the public URL without its trailing slash, and refuses one that is not http(s)', () => {
+    assert.equal(
+      loadConfig({}, ['--public-url', 'http://127.0.0.1:8080']).publicUrl,
+      'http://127.0.0.1:8080',
+    );
+    assert.equal(
+      loadConfig({}, ['--public-url', 'https://x.example/locks//']).publicUrl,
+      'https://x.example/locks',
+    );
+    assert.throws(() => loadConfig({}, ['--public-url', 'ftp://x.example']), ConfigError);
+    assert.throws(() => loadConfig({}, ['--public-url', 'locks.example.com']), ConfigError);
   });
 
   it('treats an empty environment variable as unset', () => {

@@ -10,6 +10,8 @@ import { SqlEventStore } from './events.ts';
 import { SqlGrantStore } from './grants.ts';
 import { SqlIdempotencyKeyStore } from './idempotency-keys.ts';
 import { SqlLockStore } from './locks.ts';
+import { SqlOAuthAppStore } from './oauth-apps.ts';
+import { SqlOAuthRecordStore } from './oauth-records.ts';
 import { SqlSessionStore } from './sessions.ts';
 import { SqlSimDeviceStore } from './sim-devices.ts';
 import { DATA_TABLES, type Database } from './tables.ts';
@@ -38,6 +40,8 @@ export class SqlStore implements Store {
   readonly sessions: SqlSessionStore;
   readonly codes: SqlCodeStore;
   readonly events: SqlEventStore;
+  readonly oauthApps: SqlOAuthAppStore;
+  readonly oauthRecords: SqlOAuthRecordStore;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -59,6 +63,8 @@ export class SqlStore implements Store {
     this.sessions = new SqlSessionStore(db);
     this.codes = new SqlCodeStore(db);
     this.events = new SqlEventStore(db);
+    this.oauthApps = new SqlOAuthAppStore(db);
+    this.oauthRecords = new SqlOAuthRecordStore(db);
   }
 
   async getMeta(key: string): Promise<string | undefined> {

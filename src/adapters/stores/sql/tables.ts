@@ -281,6 +281,41 @@ export interface MetaTable {
   value: string;
 }
 
+export interface OAuthAppsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  redirect_uris: string;
+  kind: string;
+  secret_hash: string | null;
+  secret_prefix: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface OAuthConsentsTable {
+  account_id: string;
+  app_id: string;
+  scopes: string;
+  lock_ids: string | null;
+  grant_id: string;
+  granted_at: number;
+  last_used_at: number | null;
+}
+
+export interface OAuthRecordsTable {
+  model: string;
+  id_hash: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  account_id: string | null;
+  client_id: string | null;
+  scope: string | null;
+  expires_at: number;
+  consumed_at: number | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -302,6 +337,9 @@ export interface Database {
   event_sequence: EventSequenceTable;
   idempotency_keys: IdempotencyKeysTable;
   meta: MetaTable;
+  oauth_apps: OAuthAppsTable;
+  oauth_consents: OAuthConsentsTable;
+  oauth_records: OAuthRecordsTable;
 }
 
 /** The tables a sandbox snapshot copies, parents before children. */
@@ -323,6 +361,9 @@ export const DATA_TABLES = [
   'one_time_codes',
   'events',
   'idempotency_keys',
+  'oauth_apps',
+  'oauth_consents',
+  'oauth_records',
 ] as const satisfies readonly (keyof Database)[];
 
 export const bool = (value: boolean): number => (value ? 1 : 0);

@@ -18,6 +18,7 @@ import * as simDeviceHealth from './016-sim-device-health.ts';
 import * as accessGrants from './017-access-grants.ts';
 import * as grantActor from './018-grant-actor.ts';
 import * as webhookFrom from './019-webhook-from.ts';
+import * as oauth from './020-oauth.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '017-access-grants': accessGrants,
   '018-grant-actor': grantActor,
   '019-webhook-from': webhookFrom,
+  '020-oauth': oauth,
 };
 
 export const migrationProvider: MigrationProvider = {

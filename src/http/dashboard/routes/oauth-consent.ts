@@ -1,0 +1,155 @@
+/**
+ * The consent step of the OAuth authorization flow (issue 24, docs/oauth.md). oidc-provider sends
+ * the browser here with an interaction (its cookie is scoped to this path); the owner, signed in to
+ * the dashboard (the plugin sends others to log in and back), allows or denies. A remembered consent
+ * that covers what is asked is answered at once, without a page. The answer goes back to
+ * oidc-provider, which redirects to the app with a code or with access_denied.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Provider } from 'oidc-provider';
+import type { Lockcloud } from '../../../app/lockcloud.ts';
+import type { ConsentRequest } from '../../../app/oauth/consents.ts';
+import { isDomainError } from '../../../domain/errors.ts';
+import { API_RESOURCE, CONSENT_PATH } from '../../oauth/provider.ts';
+import type { OAuthServer } from '../../oauth/server.ts';
+import { state } from '../context.ts';
+import { form, HIDDEN, sendPage } from '../reply.ts';
+import { consentGonePage, consentPage } from '../views/consent-page.ts';
+
+type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+const GONE =
+  'This authorization request has expired, was already answered, or was opened in another browser. Go back to the app and start again.';
+
+/** Every value of a repeated form field (checkboxes): one comes as a string, more as a list. */
+function many(request: FastifyRequest, name: string): string[] {
+  const value = (request.body as Record<string, unknown> | null | undefined)?.[name];
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** Where the app gets its answer, as the page names it and the form may go: an origin, or a scheme. */
+function returnsTo(redirectUri: unknown): string {
+  if (typeof redirectUri !== 'string' || !URL.canParse(redirectUri)) return '';
+  const url = new URL(redirectUri);
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
+}
+
+/**
+ * The page's policy, as the dashboard's, with the app's address allowed as a form's destination:
+ * the form posts here, and the redirects that follow end at the app, which browsers hold to
+ * form-action too.
+ */
+function consentPolicy(destination: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    `form-action 'self'${destination === '' ? '' : ` ${destination}`}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "object-src 'none'",
+  ].join(';');
+}
+
+export function oauthConsentRoutes(app: FastifyInstance, lockcloud: Lockcloud, oauth: OAuthServer): void {
+  const consents = lockcloud.oauthConsents;
+  // The plugin's prefix is /dashboard; CONSENT_PATH is the whole path oidc-provider sends to.
+  const route = `${CONSENT_PATH.slice('/dashboard'.length)}:uid`;
+
+  const details = async (provider: Provider, request: FastifyRequest, reply: FastifyReply) => {
+    try {
+      return await provider.interactionDetails(request.raw, reply.raw);
+    } catch {
+      return undefined;
+    }
+  };
+
+  const finish = async (
+    provider: Provider,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    result: Parameters<Provider['interactionFinished']>[2],
+  ): Promise<void> => {
+    reply.hijack();
+    await provider.interactionFinished(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
+  };
+
+  const page = (
+    reply: FastifyReply,
+    request: FastifyRequest,
+    interaction: Interaction,
+    consent: ConsentRequest,
+    extra: Partial<Parameters<typeof consentPage>[0]> = {},
+    status = 200,
+  ) => {
+    const { me, csrf } = state(request);
+    const destination = returnsTo(interaction.params.redirect_uri);
+    reply.header('content-security-policy', consentPolicy(destination));
+    return sendPage(
+      reply,
+      consentPage({
+        csrf,
+        email: me?.account.email ?? '',
+        request: consent,
+        returnsTo: destination,
+        ...extra,
+      }),
+      status,
+    );
+  };
+
+  app.get<{ Params: { uid: string } }>(route, HIDDEN, async (request, reply) => {
+    const provider = await oauth.provider();
+    const interaction = await details(provider, request, reply);
+    if (interaction === undefined || interaction.uid !== request.params.uid)
+      return sendPage(reply, consentGonePage(GONE), 400);
+    const accountId = state(request).me?.account.id ?? '';
+    const { client_id: clientId, scope, prompt } = interaction.params as Record<string, string | undefined>;
+    const consent = await consents.request(accountId, clientId ?? '', scope);
+    const covering = consents.covering(consent);
+    const asksAgain = (prompt ?? '').split(' ').includes('consent');
+    // Remembered, and still held by the authorization server: answered without a page.
+    if (covering && !asksAgain && (await provider.Grant.find(covering.grantId)) !== undefined)
+      return finish(provider, request, reply, {
+        login: { accountId },
+        consent: { grantId: covering.grantId },
+      });
+    return page(reply, request, interaction, consent);
+  });
+
+  app.post<{ Params: { uid: string } }>(route, HIDDEN, async (request, reply) => {
+    const provider = await oauth.provider();
+    const interaction = await details(provider, request, reply);
+    if (interaction === undefined || interaction.uid !== request.params.uid)
+      return sendPage(reply, consentGonePage(GONE), 400);
+    const accountId = state(request).me?.account.id ?? '';
+    if (form(request).decision !== 'allow')
+      return finish(provider, request, reply, {
+        error: 'access_denied',
+        error_description: 'the owner denied the request',
+      });
+    const { client_id: clientId, scope } = interaction.params as Record<string, string | undefined>;
+    const consent = await consents.request(accountId, clientId ?? '', scope);
+    const picked = {
+      scopes: many(request, 'scope'),
+      lockIds: form(request).locks === 'some' ? many(request, 'lock') : null,
+    };
+    let checked: Awaited<ReturnType<typeof consents.check>>;
+    try {
+      checked = await consents.check(accountId, consent, picked);
+    } catch (error) {
+      if (!isDomainError(error) || error.code !== 'INVALID_INPUT') throw error;
+      const field = error.details.field ?? 'scopes';
+      const errors = { [field]: error.message.replace(/^[a-z_]+: /, '') };
+      return page(reply, request, interaction, consent, { errors, picked }, 400);
+    }
+    const grant = new provider.Grant({ accountId, clientId: consent.app.id });
+    grant.addResourceScope(API_RESOURCE, checked.scopes.join(' '));
+    const grantId = await grant.save();
+    await consents.record(accountId, consent.app.id, checked, grantId);
+    return finish(provider, request, reply, { login: { accountId }, consent: { grantId } });
+  });
+}
