@@ -98,6 +98,7 @@ export async function buildHttp(options: HttpOptions): Promise<FastifyInstance> 
         records: lockcloud.oauthRecords,
         apps: lockcloud.oauthApps,
         behindProxy: options.trustProxy.length > 0,
+        onServerError: (error) => options.logger.error({ err: error }, 'the OAuth server failed a request'),
       },
       () => listeningAt(app),
     );

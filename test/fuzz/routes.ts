@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { OpenApi, Operation, Schema } from '../http/openapi-helpers.ts';
 
-export type Surface = 'v1' | 'v3' | 'ext' | 'sandbox' | 'dashboard-api' | 'dashboard' | 'root';
+export type Surface = 'v1' | 'v3' | 'ext' | 'sandbox' | 'dashboard-api' | 'dashboard' | 'oauth' | 'root';
 
 export interface Endpoint {
   /** `POST /public/lock/:device_id`: the label the reports count by. */
@@ -28,6 +28,7 @@ export function surfaceOf(target: string): Surface {
   if (under('/_sim')) return 'sandbox';
   if (target.startsWith('/dashboard/api/')) return 'dashboard-api';
   if (under('/dashboard')) return 'dashboard';
+  if (under('/oauth') || under('/.well-known/oauth-authorization-server')) return 'oauth';
   return 'root';
 }
 

@@ -137,4 +137,29 @@ describe('the fuzzer judges answers by the documents', () => {
     ];
     for (const [what, a, b] of cases) assert.notDeepEqual(problems(a, b), [], what);
   });
+
+  it('holds the OAuth endpoints to the RFC 6749 error shape, with a page only at the authorization endpoint', () => {
+    const oauthError = {
+      error: 'invalid_request',
+      error_description: 'no client authentication mechanism provided',
+    };
+    assert.deepEqual(problems(asked('/oauth/token', 'POST'), answer(400, oauthError)), []);
+    assert.deepEqual(problems(asked('/oauth/jwks', 'DELETE'), answer(404, { error: 'NOT_FOUND' })), []);
+    assert.deepEqual(problems(asked('/oauth/token', 'POST'), answer(400, { ...oauthError, stack: 'x' })), [
+      'not an OAuth error (error, and maybe error_description)',
+    ]);
+    assert.deepEqual(
+      problems(asked('/oauth/token', 'POST'), answer(400, { error: 'Bad Request', code: 1 })),
+      ['not an OAuth error (error, and maybe error_description)'],
+    );
+    const page = { 'content-type': 'text/html; charset=utf-8' };
+    assert.deepEqual(problems(asked('/oauth/auth?client_id=x'), answer(400, '<!doctype html>', page)), []);
+    assert.deepEqual(problems(asked('/oauth/token', 'POST'), answer(400, '<!doctype html>', page)), [
+      'an error answered as text/html; charset=utf-8',
+      'an error body that is not JSON',
+    ]);
+    assert.deepEqual(problems(asked('/oauth/token', 'POST'), answer(500, { error: 'server_error' })), [
+      'a 500',
+    ]);
+  });
 });

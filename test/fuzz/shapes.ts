@@ -156,6 +156,16 @@ function errorProblem(surface: Surface, status: number, body: unknown): string |
         hasMessage(body)
         ? undefined
         : 'not a row of SANDBOX_ERRORS with a message';
+    case 'oauth':
+      // oidc-provider's answers (RFC 6749 section 5.2, RFC 7009): an error code and maybe its
+      // description; or, refused before reaching it (a method it does not take), the v3 shape.
+      if (v3Shaped) return undefined;
+      return typeof error === 'string' &&
+        /^[a-z_]+$/.test(error) &&
+        Object.keys(body).every((k) => k === 'error' || k === 'error_description') &&
+        (body.error_description === undefined || typeof body.error_description === 'string')
+        ? undefined
+        : 'not an OAuth error (error, and maybe error_description)';
     case 'dashboard-api':
     case 'dashboard': {
       // Refused before routing (Node's parser, an undecodable path): the v3 shape outside the API prefixes.
@@ -217,7 +227,11 @@ export function answerProblems(endpoints: readonly Endpoint[], asked: Asked, ans
 
   const type = headers['content-type'];
   if (status >= 400) {
-    const page = surface === 'dashboard' && type === 'text/html; charset=utf-8';
+    // The dashboard's pages, and the authorization endpoint's: an error it cannot send to the app
+    // (an unknown app, a redirect URI not registered) is a page for the person in the browser.
+    const page =
+      (surface === 'dashboard' || (surface === 'oauth' && asked.target.startsWith('/oauth/auth'))) &&
+      type === 'text/html; charset=utf-8';
     if (page) return problems;
     if (type !== JSON_UTF8) problems.push(`an error answered as ${type ?? 'no content type'}`);
     if (!json.ok) problems.push('an error body that is not JSON');

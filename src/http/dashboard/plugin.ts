@@ -42,6 +42,9 @@ const PUBLIC = new Set([
   '/reset',
 ]);
 
+/** The longest path login sends back to: longer than any page's. */
+const MAX_NEXT = 512;
+
 function isPublic(request: FastifyRequest): boolean {
   const url = request.routeOptions.url ?? '';
   return url.startsWith(PREFIX) && PUBLIC.has(url.slice(PREFIX.length));
@@ -84,8 +87,11 @@ export async function dashboardPlugin(app: FastifyInstance, { lockcloud, sandbox
     const { me, csrf } = state(request);
     if (!me && !isPublic(request)) {
       if (isApi(request)) return reply.code(401).send({ error: 'UNAUTHORIZED', message: 'Log in again.' });
+      // Back to the page asked for after login; not a path no page has (a redirect's Location
+      // would then carry up to 16 KiB of it, past what clients read of a head).
+      const path = request.url.split('?')[0] ?? '';
       const next =
-        request.method === 'GET' ? `?next=${encodeURIComponent(request.url.split('?')[0] ?? '')}` : '';
+        request.method === 'GET' && path.length <= MAX_NEXT ? `?next=${encodeURIComponent(path)}` : '';
       return reply.redirect(`${PREFIX}/login${next}`, 303);
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {

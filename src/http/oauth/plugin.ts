@@ -27,15 +27,25 @@ export async function oauthPlugin(app: FastifyInstance, { oauth }: { oauth: OAut
     reply.raw.setHeader('x-request-id', request.id);
     await callback(raw, reply.raw);
   };
-  // The path below /oauth, with its query.
-  const below = (request: FastifyRequest): string => (request.raw.url ?? '').slice(PREFIX.length) || '/';
+  // The path below /oauth, with its query: `/oauth?x` is `/?x`.
+  const below = (request: FastifyRequest): string => {
+    const rest = (request.raw.url ?? '').slice(PREFIX.length);
+    return rest.startsWith('/') ? rest : `/${rest}`;
+  };
 
   await app.register(async (scope) => {
     // oidc-provider reads the body itself: nothing is parsed (or refused for its type) here.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
-    scope.all(PREFIX, HIDDEN, (request, reply) => handOver(request, reply, below(request)));
-    scope.all(`${PREFIX}/*`, HIDDEN, (request, reply) => handOver(request, reply, below(request)));
+    // The methods OAuth uses (OPTIONS: a single-page app's CORS preflight); others are not found.
+    const methods = ['GET', 'POST', 'OPTIONS'];
+    for (const url of [PREFIX, `${PREFIX}/*`])
+      scope.route({
+        method: methods,
+        url,
+        ...HIDDEN,
+        handler: (request, reply) => handOver(request, reply, below(request)),
+      });
     // RFC 8414 section 3: the metadata of the issuer http://host/oauth is at this address.
     scope.get(`/.well-known/oauth-authorization-server${PREFIX}`, HIDDEN, (request, reply) =>
       handOver(request, reply, '/.well-known/openid-configuration'),

@@ -53,6 +53,8 @@ export interface ProviderOptions {
   readonly apps: Pick<OAuthApps, 'clientFor' | 'secretMatches'>;
   /** Whether X-Forwarded-* is to be believed (the server's --trust-proxy). */
   readonly behindProxy: boolean;
+  /** Told of every error the provider answers 500 for (our bug, or the store's). */
+  readonly onServerError: (error: unknown) => void;
 }
 
 const derive = (material: Uint8Array, purpose: string): Buffer =>
@@ -222,10 +224,29 @@ export async function createProvider(options: ProviderOptions): Promise<Provider
   };
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = options.behindProxy;
-  // The metadata names the scopes an app may ask for: lockcloud's (oidc-provider lists only its
-  // own), and offline_access, which changes nothing (every authorization has a refresh token).
+  provider.on('server_error', (_ctx: unknown, error: unknown) => options.onServerError(error));
   provider.use(async (ctx, next) => {
-    await next();
+    try {
+      await next();
+    } catch (error) {
+      // What oidc-provider's own handlers did not answer: in the RFC 6749 shape, not Koa's text
+      // (Koa's would also drop every header set so far, the request id among them).
+      options.onServerError(error);
+      ctx.status = 500;
+      ctx.body = { error: 'server_error', error_description: 'the authorization server failed; try again' };
+      return;
+    }
+    // A path or method it has no route for: Koa's default is a bare text 404.
+    if (ctx.status === 404 && ctx.body === undefined) {
+      ctx.body = {
+        error: 'invalid_request',
+        error_description: `unrecognized route or not allowed method (${ctx.method} on ${ctx.path})`,
+      };
+      // Koa takes a body set for a 200.
+      ctx.status = 404;
+    }
+    // The metadata names the scopes an app may ask for: lockcloud's (oidc-provider lists only its
+    // own), and offline_access, which changes nothing (every authorization has a refresh token).
     if (ctx.oidc?.route === 'discovery' && ctx.body !== null && typeof ctx.body === 'object')
       (ctx.body as { scopes_supported?: string[] }).scopes_supported = [...SCOPES, 'offline_access'];
   });
