@@ -5,8 +5,8 @@
  * redirect Chromium refuses (the consent page's CSP form-action) never reaches it. Chromium, with no
  * session, is sent to log in, comes back to the consent page, and answers it; the token then reads
  * only what the owner picked. Deny, a remembered consent, a public app and the consent page's CSP
- * each get their own run; so does the way through the login form to a remembered consent, a todo
- * while Chromium refuses it (the login page's form-action). With LOCKCLOUD_SCREENSHOTS=1 it writes
+ * each get their own run; so does the way through the login form to a remembered consent (which
+ * the login page's CSP form-action would stop, were it a redirect). With LOCKCLOUD_SCREENSHOTS=1 it writes
  * docs/screenshots/consent.png. The HTTP-level version is test/http/oauth/flow.test.ts.
  */
 import assert from 'node:assert/strict';
@@ -363,15 +363,11 @@ describe('dashboard in a browser: OAuth login and consent for a real client', ()
     assert.deepEqual(await lockIds(tokens.access_token), [LOCK_A, LOCK_B].sort());
   });
 
-  // A browser without a session: the login form's redirect leads, past a consent answered without a
-  // page, to the app. Browsers hold every redirect of a form's navigation to the form page's
-  // form-action, and the login page's is 'self': Chromium stops at the last hop, to the app.
-  const loginFormBug =
-    "server bug: the login page's CSP form-action 'self' blocks the redirect to the app after a remembered consent";
-  it('a remembered consent reached through the login form goes on to the app', {
-    todo: loginFormBug,
-  }, async () => {
-    const page = await freshPage(false);
+  // A browser without a session: the login form's redirect leads, past a consent answered without
+  // asking, to the app. Browsers hold every redirect of a form's navigation to the form page's
+  // form-action, and the login page's is 'self': the consent route goes on by a Refresh instead.
+  it('a remembered consent reached through the login form goes on to the app', async () => {
+    const page = await freshPage();
     const { url, verifier, state } = await ask(dashboard, 'locks:read');
     await page.goto(url.href);
     await page.waitForURL(/\/dashboard\/login\?next=%2Fdashboard%2Foauth%2Fconsent%2F[^&]+$/);

@@ -14,7 +14,7 @@ import { API_RESOURCE, CONSENT_PATH } from '../../oauth/provider.ts';
 import type { OAuthServer } from '../../oauth/server.ts';
 import { state } from '../context.ts';
 import { form, HIDDEN, sendPage } from '../reply.ts';
-import { consentGonePage, consentPage } from '../views/consent-page.ts';
+import { consentContinuePage, consentGonePage, consentPage } from '../views/consent-page.ts';
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -26,6 +26,21 @@ function many(request: FastifyRequest, name: string): string[] {
   const value = (request.body as Record<string, unknown> | null | undefined)?.[name];
   if (typeof value === 'string') return [value];
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/**
+ * Whether this GET is the end of a form's redirects (the login form, sent back here by `next`): its
+ * Referer is then a dashboard page (the dashboard's Referrer-Policy is same-origin).
+ */
+function cameFromAForm(request: FastifyRequest): boolean {
+  const referer = request.headers.referer;
+  if (referer === undefined || !URL.canParse(referer)) return false;
+  const from = new URL(referer);
+  return (
+    from.host === request.headers.host &&
+    from.pathname.startsWith('/dashboard/') &&
+    !from.pathname.startsWith(CONSENT_PATH)
+  );
 }
 
 /** Where the app gets its answer, as the page names it and the form may go: an origin, or a scheme. */
@@ -111,12 +126,19 @@ export function oauthConsentRoutes(app: FastifyInstance, lockcloud: Lockcloud, o
     const consent = await consents.request(accountId, clientId ?? '', scope);
     const covering = consents.covering(consent);
     const asksAgain = (prompt ?? '').split(' ').includes('consent');
-    // Remembered, and still held by the authorization server: answered without a page.
-    if (covering && !asksAgain && (await provider.Grant.find(covering.grantId)) !== undefined)
-      return finish(provider, request, reply, {
-        login: { accountId },
-        consent: { grantId: covering.grantId },
+    // Remembered, and still held by the authorization server: answered without asking.
+    if (covering && !asksAgain && (await provider.Grant.find(covering.grantId)) !== undefined) {
+      const result = { login: { accountId }, consent: { grantId: covering.grantId } };
+      if (!cameFromAForm(request)) return finish(provider, request, reply, result);
+      // Reached through the login form's redirect: browsers hold every redirect after a form to
+      // that page's form-action, which cannot name the app (the login page does not know it), so a
+      // redirect on to the app would be blocked. A Refresh is a navigation of its own.
+      const returnTo = await provider.interactionResult(request.raw, reply.raw, result, {
+        mergeWithLastSubmission: false,
       });
+      reply.header('refresh', `0;url=${returnTo}`);
+      return sendPage(reply, consentContinuePage(consent.app.name, returnTo));
+    }
     return page(reply, request, interaction, consent);
   });
 

@@ -77,3 +77,13 @@ export function consentGonePage(message: string): Html {
 <p><a href="/dashboard/locks">Go to your locks</a></p>`,
   );
 }
+
+/** A remembered consent reached after the login form: on to the app by the Refresh header. */
+export function consentContinuePage(appName: string, returnTo: string): Html {
+  return authLayout(
+    `Back to ${appName}`,
+    html`<h1>Back to ${appName}</h1>
+<p data-testid="consent-continue">You authorized ${appName} before. Taking you back to it…</p>
+<p><a href="${returnTo}">Continue</a></p>`,
+  );
+}
