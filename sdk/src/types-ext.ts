@@ -112,8 +112,8 @@ export interface WebhookDelivery {
 
 /**
  * Who made a change (docs/events.md): `api_key`, `partner`, `v1_token`, `dashboard_session`,
- * `account`, `device` or `system`; for a key, its display prefix only, never the key. A guest sees
- * only the kind of the owner's side.
+ * `account`, `device`, `system`, `grant` or `oauth_app`; for a key, its display prefix only, never
+ * the key. A guest sees only the kind of the owner's side.
  *
  * @example
  * const who = (a: EventActor) => (a.key_prefix ? `API key ${a.key_prefix}…` : a.kind);
@@ -124,6 +124,10 @@ export interface EventActor {
   key_prefix?: string;
   /** For `grant`: the grant a guest acted through (`account_id` is the guest's). */
   grant_id?: string;
+  /** For `oauth_app`: the app (its OAuth client id) that acted for `account_id`. */
+  app_id?: string;
+  /** For `oauth_app`: the app's name when it acted (a later rename does not change it). */
+  app_name?: string;
 }
 
 /**

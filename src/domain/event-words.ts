@@ -5,10 +5,17 @@
  * `wordsInput`) both fit. No I/O; a type this code does not know is said as its name.
  */
 
-/** What the words are made of; a guest's copy has no key prefix (redactFor), and the words do without. */
+/**
+ * What the words are made of; a guest's copy has no key prefix nor app name (redactFor), and the
+ * words do without.
+ */
 export interface EventForWords {
   readonly type: string;
-  readonly actor: { readonly kind: string; readonly keyPrefix?: string | undefined };
+  readonly actor: {
+    readonly kind: string;
+    readonly keyPrefix?: string | undefined;
+    readonly appName?: string | undefined;
+  };
   readonly method: string | null;
   readonly data: Readonly<Record<string, unknown>>;
 }
@@ -16,13 +23,17 @@ export interface EventForWords {
 /** The wire event (`GET /ext/events`, the SDK's LockcloudEvent) as EventForWords. */
 export function wordsInput(event: {
   readonly type: string;
-  readonly actor: { readonly kind: string; readonly key_prefix?: string | undefined };
+  readonly actor: {
+    readonly kind: string;
+    readonly key_prefix?: string | undefined;
+    readonly app_name?: string | undefined;
+  };
   readonly method: string | null;
   readonly data: Readonly<Record<string, unknown>>;
 }): EventForWords {
   return {
     type: event.type,
-    actor: { kind: event.actor.kind, keyPrefix: event.actor.key_prefix },
+    actor: { kind: event.actor.kind, keyPrefix: event.actor.key_prefix, appName: event.actor.app_name },
     method: event.method,
     data: event.data,
   };
@@ -34,6 +45,11 @@ const text = (value: unknown): string | undefined =>
 /** A key as the dashboard shows it: its display prefix and an ellipsis, never more. */
 const keyWords = (prefix: string | undefined): string =>
   prefix === undefined ? 'API key' : `API key ${prefix}…`;
+
+const capitalized = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** An OAuth app as the dashboard shows it: its name when it acted, in guillemets; unnamed to a guest. */
+const appWords = (name: string | undefined): string => (name === undefined ? 'an app' : `the app «${name}»`);
 
 /** The short name of a method, in brackets after a command's words. */
 const METHOD_SHORT: Readonly<Record<string, string>> = {
@@ -65,6 +81,8 @@ export function actorWords(actor: EventForWords['actor']): string {
       return 'The server';
     case 'grant':
       return 'A guest (grant)';
+    case 'oauth_app':
+      return capitalized(appWords(actor.appName));
     default:
       return actor.kind;
   }
@@ -72,6 +90,11 @@ export function actorWords(actor: EventForWords['actor']): string {
 
 /** How a lock moved: "by API key lck_4tj2… (v3)", "by hand", "from the dashboard". */
 function movedHow(event: EventForWords): string {
+  // An app is named by whichever method it came (its tokens' routes are /ext's): the method in brackets.
+  if (event.actor.kind === 'oauth_app') {
+    const short = event.method === null ? '' : ` (${METHOD_SHORT[event.method] ?? event.method})`;
+    return `by ${appWords(event.actor.appName)}${short}`;
+  }
   switch (event.method) {
     case 'api_v3':
       return `by ${keyWords(event.actor.keyPrefix)} (v3)`;
@@ -96,8 +119,6 @@ function movedHow(event: EventForWords): string {
 
 const underThreshold = (threshold: unknown): string =>
   text(threshold) === undefined ? '' : `, under ${text(threshold)} %`;
-
-const capitalized = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
 
 function commandWords(event: EventForWords): string {
   const command = capitalized(text(event.data.command) ?? 'command');

@@ -15,7 +15,8 @@ export type ActorKind =
   | 'dashboard_session'
   | 'device'
   | 'system'
-  | 'grant';
+  | 'grant'
+  | 'oauth_app';
 export const ACTOR_KINDS: readonly ActorKind[] = [
   'account',
   'api_key',
@@ -25,6 +26,7 @@ export const ACTOR_KINDS: readonly ActorKind[] = [
   'device',
   'system',
   'grant',
+  'oauth_app',
 ];
 
 /** Who made a change: never a secret, at most a key's display prefix (lck_4tj2…). */
@@ -35,11 +37,22 @@ export interface Actor {
   readonly keyPrefix?: string;
   /** For grant: the grant a guest acted through (accountId is the guest's). */
   readonly grantId?: string;
+  /**
+   * For oauth_app: the app (its client id) and its name when it acted; accountId is the user it
+   * acted for. The name is kept as it was then: an app renamed later does not rewrite the log.
+   */
+  readonly appId?: string;
+  readonly appName?: string;
 }
 
 /** A guest acting on a lock through a grant (issue 23): every use names the grant and the guest. */
 export function grantActor(grantId: string, guestId: string): Actor {
   return { kind: 'grant', grantId, accountId: guestId };
+}
+
+/** A third-party app acting for a user with an OAuth access token: the app by id and name, and the user. */
+export function oauthAppActor(appId: string, appName: string, accountId: string): Actor {
+  return { kind: 'oauth_app', appId, appName, accountId };
 }
 
 /** How a lock moved or a command came. */
@@ -352,6 +365,8 @@ export function eventJson(e: LockEvent) {
       ...(e.actor.accountId === undefined ? {} : { account_id: e.actor.accountId }),
       ...(e.actor.keyPrefix === undefined ? {} : { key_prefix: e.actor.keyPrefix }),
       ...(e.actor.grantId === undefined ? {} : { grant_id: e.actor.grantId }),
+      ...(e.actor.appId === undefined ? {} : { app_id: e.actor.appId }),
+      ...(e.actor.appName === undefined ? {} : { app_name: e.actor.appName }),
     },
     method: e.method,
     task_id: e.taskId,

@@ -6,7 +6,13 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { EventQuery, Store } from '../../src/app/ports.ts';
-import { type EventType, eventIdFloor, formatEventId, type LockEvent } from '../../src/domain/event.ts';
+import {
+  type EventType,
+  eventIdFloor,
+  formatEventId,
+  type LockEvent,
+  oauthAppActor,
+} from '../../src/domain/event.ts';
 import type { Task } from '../../src/domain/task.ts';
 import { event, openEventWorld, processing, query } from './event-fixtures.ts';
 import type { StoreFactory } from './store-contract.ts';
@@ -28,6 +34,26 @@ export function eventStoreContract(backend: string, factory: StoreFactory): void
       });
       await store.events.append([e]);
       assert.deepEqual(await store.events.list(query('owner')), [e]);
+    });
+
+    it('reads back an OAuth app as actor: its id, its name as it was, the user; a task origin too', async () => {
+      const app = oauthAppActor('app_0123456789abcdef', "Home «Helper» 'n' Co", 'owner');
+      const e = event('lock.unlocked', 'owner', 'dev-a', 1_767_225_600_456, {
+        actor: app,
+        method: 'api_ext',
+      });
+      const others = event('lock.locked', 'owner', 'dev-a', 1_767_225_600_457);
+      await store.events.append([e, others]);
+      assert.deepEqual(await store.events.list(query('owner')), [e, others]);
+      assert.deepEqual(
+        (await store.events.since(0, 10)).map((r) => r.event.actor),
+        [app, others.actor],
+      );
+      // A guest of the lock reads the kind only (redactFor, above the store): the row keeps it all.
+      const task = { ...processing('t-app', 'dev-a'), origin: { actor: app, method: 'api_ext' as const } };
+      await store.tasks.createProcessing(task);
+      assert.deepEqual((await store.tasks.processingOn('dev-a'))?.origin, task.origin);
+      assert.deepEqual((await store.tasks.get('t-app'))?.origin, task.origin);
     });
 
     it('reads only the events of the locks given (a key limited to them): not the account own', async () => {

@@ -102,11 +102,18 @@ export const EventView = Type.Object({
   device_id: Type.Union([Type.String(), Type.Null()]),
   actor: Type.Object({
     kind: Type.String({
-      description: 'account, api_key, v1_token, partner, dashboard_session, device, system or grant',
+      description:
+        'account, api_key, v1_token, partner, dashboard_session, device, system, grant or oauth_app',
     }),
     account_id: Type.Optional(Type.String()),
     key_prefix: Type.Optional(Type.String({ description: "the key's display prefix, never the key" })),
     grant_id: Type.Optional(Type.String({ description: 'for grant: the grant a guest acted through' })),
+    app_id: Type.Optional(
+      Type.String({ description: 'for oauth_app: the app (its OAuth client id) that acted for account_id' }),
+    ),
+    app_name: Type.Optional(
+      Type.String({ description: "for oauth_app: the app's name when it acted (a later rename leaves it)" }),
+    ),
   }),
   method: Type.Union([Type.String(), Type.Null()], {
     description:

@@ -167,6 +167,29 @@ describe('eventWords', () => {
     assert.equal(eventWords(ev('lock.teleported')), 'lock.teleported');
   });
 
+  it('says an OAuth app by the name it had when it acted, and without it (a guest) as an app', () => {
+    const app = { kind: 'oauth_app', appName: 'Home Helper' };
+    assert.equal(
+      eventWords(ev('lock.unlocked', { actor: app, method: 'api_ext' })),
+      'Unlocked by the app «Home Helper» (ext)',
+    );
+    assert.equal(
+      eventWords(ev('command.requested', { actor: app, method: 'api_ext', data: { command: 'lock' } })),
+      'Lock requested by the app «Home Helper» (ext)',
+    );
+    assert.equal(
+      eventWords(ev('lock.locked', { actor: { kind: 'oauth_app' }, method: 'api_ext' })),
+      'Locked by an app (ext)',
+    );
+    const wire = {
+      type: 'lock.locked',
+      actor: { kind: 'oauth_app', account_id: 'a-1', app_id: 'app_1', app_name: 'Home Helper' },
+      method: 'api_ext',
+      data: {},
+    };
+    assert.equal(eventWords(wordsInput(wire)), 'Locked by the app «Home Helper» (ext)');
+  });
+
   it('reads the wire JSON through wordsInput', () => {
     const wire = {
       type: 'lock.unlocked',
@@ -187,5 +210,8 @@ describe('actorWords', () => {
     assert.equal(actorWords({ kind: 'account' }), 'The account (e-mailed code)');
     assert.equal(actorWords({ kind: 'device' }), 'The device');
     assert.equal(actorWords({ kind: 'system' }), 'The server');
+    assert.equal(actorWords({ kind: 'grant' }), 'A guest (grant)');
+    assert.equal(actorWords({ kind: 'oauth_app', appName: 'Home Helper' }), 'The app «Home Helper»');
+    assert.equal(actorWords({ kind: 'oauth_app' }), 'An app');
   });
 });

@@ -35,6 +35,8 @@ export function actorFromJson(text: string | null): Actor | undefined {
       ...(typeof value.accountId === 'string' ? { accountId: value.accountId } : {}),
       ...(typeof value.keyPrefix === 'string' ? { keyPrefix: value.keyPrefix } : {}),
       ...(typeof value.grantId === 'string' ? { grantId: value.grantId } : {}),
+      ...(typeof value.appId === 'string' ? { appId: value.appId } : {}),
+      ...(typeof value.appName === 'string' ? { appName: value.appName } : {}),
     };
   } catch {
     return undefined;
@@ -65,6 +67,10 @@ function toEvent(row: Selectable<EventsTable>): LockEvent {
       ...(row.actor_grant_id === null || row.actor_grant_id === undefined
         ? {}
         : { grantId: row.actor_grant_id }),
+      ...(row.actor_app_id === null || row.actor_app_id === undefined ? {} : { appId: row.actor_app_id }),
+      ...(row.actor_app_name === null || row.actor_app_name === undefined
+        ? {}
+        : { appName: row.actor_app_name }),
     },
     method: isMethod(row.method) ? row.method : null,
     taskId: row.task_id,
@@ -84,6 +90,8 @@ function eventRow(e: LockEvent, seq: number) {
     actor_account_id: e.actor.accountId ?? null,
     actor_key_prefix: e.actor.keyPrefix ?? null,
     actor_grant_id: e.actor.grantId ?? null,
+    actor_app_id: e.actor.appId ?? null,
+    actor_app_name: e.actor.appName ?? null,
     method: e.method,
     task_id: e.taskId,
     data: JSON.stringify(e.data),

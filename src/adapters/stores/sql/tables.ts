@@ -133,6 +133,9 @@ export interface EventsTable {
   actor_key_prefix: string | null;
   /** For a guest's use through a grant (migration 018); absent in rows older than it. */
   actor_grant_id: Generated<string | null>;
+  /** For an OAuth app acting for a user (migration 021): its client id, and its name when it acted. */
+  actor_app_id: Generated<string | null>;
+  actor_app_name: Generated<string | null>;
   method: string | null;
   task_id: string | null;
   /** JSON. */

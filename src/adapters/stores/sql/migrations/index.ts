@@ -19,6 +19,7 @@ import * as accessGrants from './017-access-grants.ts';
 import * as grantActor from './018-grant-actor.ts';
 import * as webhookFrom from './019-webhook-from.ts';
 import * as oauth from './020-oauth.ts';
+import * as oauthAppActor from './021-oauth-app-actor.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '018-grant-actor': grantActor,
   '019-webhook-from': webhookFrom,
   '020-oauth': oauth,
+  '021-oauth-app-actor': oauthAppActor,
 };
 
 export const migrationProvider: MigrationProvider = {
