@@ -1,8 +1,9 @@
 /**
- * The v3 client (`/public`, API key in `Authorization`), with the extension API (`/ext`) under
+ * The v3 client (`/public`, API key or OAuth access token in `Authorization`), with the extension API (`/ext`) under
  * {@link LockcloudClient.webhook}, {@link LockcloudClient.events},
  * {@link LockcloudClient.webhookEndpoints} and {@link LockcloudClient.locks}.
  */
+import { type AccessTokenRefresher, Credential } from './credential.js';
 import { TaskFailedError, TaskTimeoutError, ThrottledError, v3ErrorFrom } from './errors.js';
 import { EventsApi } from './events.js';
 import { WebhookApi } from './ext.js';
@@ -23,14 +24,51 @@ import type {
 import { WebhookEndpointsApi } from './webhook-endpoints.js';
 
 /**
- * The options of {@link LockcloudClient}.
+ * The options of {@link LockcloudClient}: the client options, and either an API key or an OAuth
+ * access token (docs/oauth.md).
  *
  * @example
  * const options: LockcloudClientOptions = { baseUrl: 'http://127.0.0.1:8080', apiKey: process.env.LOCKCLOUD_API_KEY ?? '' };
  */
-export interface LockcloudClientOptions extends ClientOptions {
+export type LockcloudClientOptions = ClientOptions & (ApiKeyCredentials | AccessTokenCredentials);
+
+/**
+ * A client that speaks for an account with one of its API keys.
+ *
+ * @example
+ * const credentials: ApiKeyCredentials = { apiKey: 'lck_…' };
+ */
+export interface ApiKeyCredentials {
   /** The API key, sent as `Authorization: <key>`. */
   readonly apiKey: string;
+  readonly accessToken?: undefined;
+  readonly refreshAccessToken?: undefined;
+}
+
+/**
+ * A client that speaks for an app an owner authorized through OAuth (docs/oauth.md): its access
+ * token, and optionally how to get a new one when the token is refused (after its hour).
+ *
+ * @example
+ * const credentials: AccessTokenCredentials = {
+ *   accessToken: tokens.access_token,
+ *   refreshAccessToken: async () => {
+ *     tokens = await refreshToken({ baseUrl, clientId, refreshToken: tokens.refresh_token });
+ *     return tokens.access_token;
+ *   },
+ * };
+ */
+export interface AccessTokenCredentials {
+  /** An OAuth access token (`lco_…`), sent as `Authorization: Bearer <token>`. */
+  readonly accessToken: string;
+  /**
+   * Called when a request is refused with 401 (the token expired or was revoked): resolves to a new
+   * access token, with which the request is sent once more (and every later one). Concurrent
+   * refusals share one call. Keep the new refresh token it gets: the old one is then spent. A
+   * rejection rejects the request with it.
+   */
+  readonly refreshAccessToken?: AccessTokenRefresher | undefined;
+  readonly apiKey?: undefined;
 }
 
 /**
@@ -60,10 +98,12 @@ export interface WaitOptions extends CallOptions {
  * const [first] = await client.listLocks();
  * const { task_id } = await client.unlock(first.device_id);
  * await client.waitForTask(task_id); // resolves once the lock confirmed; TaskFailedError if it did not
+ * // For an app an owner authorized through OAuth (docs/oauth.md): its access token instead of a key.
+ * const app = new LockcloudClient({ baseUrl, accessToken: tokens.access_token, refreshAccessToken });
  */
 export class LockcloudClient {
   readonly #http: Http;
-  readonly #apiKey: string;
+  readonly #credential: Credential;
   /**
    * The account's webhook (`/ext/webhook`): its settings, signing secret and delivery log.
    *
@@ -111,16 +151,14 @@ export class LockcloudClient {
   readonly grants: GrantsApi;
 
   constructor(options: LockcloudClientOptions) {
-    if (typeof options.apiKey !== 'string' || options.apiKey === '')
-      throw new TypeError('apiKey is required');
+    this.#credential = credentialOf(options);
     this.#http = new Http(options, v3ErrorFrom);
-    this.#apiKey = options.apiKey;
-    this.webhook = new WebhookApi(this.#http, this.#apiKey);
-    this.events = new EventsApi(this.#http, this.#apiKey);
-    this.webhookEndpoints = new WebhookEndpointsApi(this.#http, this.#apiKey);
-    this.locks = new LocksApi(this.#http, this.#apiKey);
-    this.keys = new KeysApi(this.#http, this.#apiKey);
-    this.grants = new GrantsApi(this.#http, this.#apiKey);
+    this.webhook = new WebhookApi(this.#http, this.#credential);
+    this.events = new EventsApi(this.#http, this.#credential);
+    this.webhookEndpoints = new WebhookEndpointsApi(this.#http, this.#credential);
+    this.locks = new LocksApi(this.#http, this.#credential);
+    this.keys = new KeysApi(this.#http, this.#credential);
+    this.grants = new GrantsApi(this.#http, this.#credential);
   }
 
   /**
@@ -134,12 +172,14 @@ export class LockcloudClient {
   }
 
   #get<T>(path: string, options: CallOptions | undefined): Promise<T> {
-    return this.#http.request<T>({
-      method: 'GET',
-      path: `/public${path}`,
-      headers: { authorization: this.#apiKey },
-      signal: options?.signal,
-    });
+    return this.#credential.send((authorization) =>
+      this.#http.request<T>({
+        method: 'GET',
+        path: `/public${path}`,
+        headers: { authorization },
+        signal: options?.signal,
+      }),
+    );
   }
 
   /**
@@ -169,14 +209,16 @@ export class LockcloudClient {
    * const { task_id } = await client.sendCommand(deviceId, 'sync');
    */
   sendCommand(deviceId: string, command: Command, options?: CommandOptions): Promise<CommandResponse> {
-    return this.#http.request({
-      method: 'POST',
-      path: `/public/lock/${segment(deviceId)}`,
-      headers: { authorization: this.#apiKey },
-      json: { command },
-      signal: options?.signal,
-      idempotencyKey: options?.idempotencyKey,
-    });
+    return this.#credential.send((authorization) =>
+      this.#http.request({
+        method: 'POST',
+        path: `/public/lock/${segment(deviceId)}`,
+        headers: { authorization },
+        json: { command },
+        signal: options?.signal,
+        idempotencyKey: options?.idempotencyKey,
+      }),
+    );
   }
 
   /**
@@ -298,12 +340,49 @@ export class LockcloudClient {
     request: { command: PartnerCommand; deviceId: string },
     options?: CommandOptions,
   ): Promise<CommandResponse> {
-    return this.#http.request({
-      method: 'POST',
-      path: '/public/partners/automation',
-      json: { command: request.command, apikey: this.#apiKey, device_id: request.deviceId },
-      signal: options?.signal,
-      idempotencyKey: options?.idempotencyKey,
-    });
+    return this.#credential.send((authorization) =>
+      this.#http.request({
+        method: 'POST',
+        path: '/public/partners/automation',
+        json: { command: request.command, apikey: bare(authorization), device_id: request.deviceId },
+        signal: options?.signal,
+        idempotencyKey: options?.idempotencyKey,
+      }),
+    );
   }
 }
+
+/** The credential the options give: exactly one of an API key and an access token. */
+function credentialOf(options: LockcloudClientOptions): Credential {
+  const { apiKey, accessToken, refreshAccessToken } = options as {
+    apiKey?: unknown;
+    accessToken?: unknown;
+    refreshAccessToken?: unknown;
+  };
+  if (apiKey !== undefined && accessToken !== undefined)
+    throw new TypeError('give apiKey or accessToken, not both');
+  if (refreshAccessToken !== undefined && typeof refreshAccessToken !== 'function')
+    throw new TypeError('refreshAccessToken must be a function');
+  if (accessToken !== undefined) {
+    if (typeof accessToken !== 'string' || accessToken === '')
+      throw new TypeError('accessToken must be a non-empty string');
+    return new Credential(`Bearer ${accessToken}`, bearerOf(refreshAccessToken as AccessTokenRefresher));
+  }
+  if (refreshAccessToken !== undefined) throw new TypeError('refreshAccessToken goes with accessToken');
+  if (typeof apiKey !== 'string' || apiKey === '') throw new TypeError('apiKey (or accessToken) is required');
+  return new Credential(apiKey);
+}
+
+/** The refresher of a `Bearer` header value: the app's, its token prefixed. */
+function bearerOf(refresh: AccessTokenRefresher | undefined): AccessTokenRefresher | undefined {
+  if (refresh === undefined) return undefined;
+  return async () => {
+    const token = await refresh();
+    if (typeof token !== 'string' || token === '')
+      throw new TypeError('refreshAccessToken must resolve to the new access token');
+    return `Bearer ${token}`;
+  };
+}
+
+/** The token of a header value, as the partner endpoint takes it in its body. */
+const bare = (authorization: string): string => authorization.replace(/^Bearer /, '');

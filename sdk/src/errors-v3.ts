@@ -56,7 +56,7 @@ export class DeviceBusyError extends V3Error {
 }
 
 /**
- * `401 UNAUTHORIZED`: the API key is missing, unknown or deleted.
+ * `401 UNAUTHORIZED`: the API key is missing, unknown or deleted, or the access token expired or ended.
  *
  * @example
  * await assert.rejects(new LockcloudClient({ baseUrl, apiKey: 'wrong' }).listLocks(), UnauthorizedError);

@@ -5,6 +5,7 @@
  * yielded, so no event is missed or repeated. It stops on a refusal (a bad filter, a bad key), on
  * `break`/`return()`, or when the caller's AbortSignal fires.
  */
+import type { Credential } from './credential.js';
 import { ConnectionError, LockcloudError } from './errors.js';
 import type { CallOptions, Http } from './http.js';
 import { SseParser } from './sse.js';
@@ -72,7 +73,7 @@ function backoff(base: number, max: number, failures: number): number {
 /** Internal: the generator behind {@link EventsApi.stream}. */
 export async function* eventStream(
   http: Http,
-  apiKey: string,
+  credential: Credential,
   options: EventStreamOptions = {},
 ): AsyncGenerator<LockcloudEvent, void, undefined> {
   const params = new URLSearchParams();
@@ -84,6 +85,8 @@ export async function* eventStream(
   let base = options.reconnectMs ?? DEFAULTS.reconnectMs;
   let lastId = options.lastEventId;
   let failures = 0;
+  // An access token refused in mid-stream is renewed once, then not again until an event came.
+  let renewed = false;
   // Ours, so that `break` or `return()` ends the connection as well as the caller's signal does.
   const stop = new AbortController();
   const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
@@ -95,14 +98,18 @@ export async function* eventStream(
       let wait: number;
       let why: unknown;
       try {
-        const res = await http.open({
-          path,
-          headers: {
-            authorization: apiKey,
-            accept: 'text/event-stream',
-            ...(lastId === undefined ? {} : { 'last-event-id': lastId }),
-          },
-          signal: connSignal,
+        let sent = credential.value;
+        const res = await credential.send((authorization) => {
+          sent = authorization;
+          return http.open({
+            path,
+            headers: {
+              authorization,
+              accept: 'text/event-stream',
+              ...(lastId === undefined ? {} : { 'last-event-id': lastId }),
+            },
+            signal: connSignal,
+          });
         });
         if (res.body === null)
           throw new ConnectionError('GET', http.baseUrl + path, 'an answer without a body');
@@ -119,12 +126,17 @@ export async function* eventStream(
                 const event = JSON.parse(message.data) as LockcloudEvent;
                 lastId = message.id ?? event.id;
                 failures = 0;
+                renewed = false;
                 yield event;
               } else if (message.event === 'close') {
                 const reason = (JSON.parse(message.data) as CloseData).reason;
-                // The key was deleted or the account ended: as a refused connection would be.
-                if (reason === 'unauthorized')
-                  throw http.errorFrom({ status: 401, body: { error: 'UNAUTHORIZED' } });
+                // The key was deleted or the account ended: as a refused connection would be. An
+                // access token that expired is renewed (when the client can) and the stream resumed.
+                if (reason === 'unauthorized') {
+                  const refused = http.errorFrom({ status: 401, body: { error: 'UNAUTHORIZED' } });
+                  if (renewed || (await credential.renewed(sent)) === undefined) throw refused;
+                  renewed = true;
+                }
               }
             }
           }
@@ -139,6 +151,8 @@ export async function* eventStream(
         why = error;
         // A refusal ends the stream (a bad filter or id: BadParamsError; a bad key: UnauthorizedError),
         // unless it asks for a wait (429, 503); an event that is not JSON is the server's fault, said.
+        // The app's refresher failed (its refresh token revoked, say): no reconnection will help.
+        if (credential.refreshFailed(error)) throw error;
         if (error instanceof LockcloudError) {
           if (error.status !== 429 && error.status !== 503) throw error;
           wait = Math.max((error.retryAfterSeconds ?? 0) * 1000, backoff(base, maxWait, failures));

@@ -2,6 +2,7 @@
  * The event log (`GET /ext/events`, docs/events.md), reached through {@link LockcloudClient.events}
  * with the client's API key.
  */
+import type { Credential } from './credential.js';
 import { type EventStreamOptions, eventStream } from './event-stream.js';
 import type { CallOptions, Http } from './http.js';
 import type { EventPage, LockcloudEvent } from './types-ext.js';
@@ -35,12 +36,12 @@ export interface EventsOptions extends CallOptions {
  */
 export class EventsApi {
   readonly #http: Http;
-  readonly #apiKey: string;
+  readonly #credential: Credential;
 
   /** Made by {@link LockcloudClient}; not exported as a value. */
-  constructor(http: Http, apiKey: string) {
+  constructor(http: Http, credential: Credential) {
     this.#http = http;
-    this.#apiKey = apiKey;
+    this.#credential = credential;
   }
 
   /**
@@ -62,12 +63,14 @@ export class EventsApi {
     set('order', options?.order);
     set('cursor', options?.cursor);
     const query = params.toString();
-    return this.#http.request<EventPage>({
-      method: 'GET',
-      path: `/ext/events${query === '' ? '' : `?${query}`}`,
-      headers: { authorization: this.#apiKey },
-      signal: options?.signal,
-    });
+    return this.#credential.send((authorization) =>
+      this.#http.request<EventPage>({
+        method: 'GET',
+        path: `/ext/events${query === '' ? '' : `?${query}`}`,
+        headers: { authorization },
+        signal: options?.signal,
+      }),
+    );
   }
 
   /**
@@ -101,6 +104,6 @@ export class EventsApi {
    * }
    */
   stream(options?: EventStreamOptions): AsyncGenerator<LockcloudEvent, void, undefined> {
-    return eventStream(this.#http, this.#apiKey, options);
+    return eventStream(this.#http, this.#credential, options);
   }
 }

@@ -2,6 +2,7 @@
  * lockcloud's extension API (`/ext`), reached through {@link LockcloudClient.webhook}: the webhook
  * settings, its signing secret and its delivery log (docs/webhooks.md), with the client's API key.
  */
+import type { Credential } from './credential.js';
 import type { CallOptions, Http, KeyedSend } from './http.js';
 import { keyedSend, segment } from './http.js';
 import type {
@@ -39,8 +40,8 @@ export class WebhookApi {
   readonly #send: KeyedSend;
 
   /** Made by {@link LockcloudClient}; not exported as a value. */
-  constructor(http: Http, apiKey: string) {
-    this.#send = keyedSend(http, apiKey, '/ext/webhook');
+  constructor(http: Http, credential: Credential) {
+    this.#send = keyedSend(http, credential, '/ext/webhook');
   }
 
   /**

@@ -9,6 +9,7 @@
  * @example
  * const grant = await client.grants.invite(deviceId, { email: 'guest@example.com', role: 'view' });
  */
+import type { Credential } from './credential.js';
 import { type CallOptions, type Http, type KeyedSend, keyedSend, segment } from './http.js';
 import type {
   GrantInvitation,
@@ -30,8 +31,8 @@ export class GrantsApi {
   readonly #send: KeyedSend;
 
   /** Made by {@link LockcloudClient}; not exported as a value. */
-  constructor(http: Http, apiKey: string) {
-    this.#send = keyedSend(http, apiKey, '/ext');
+  constructor(http: Http, credential: Credential) {
+    this.#send = keyedSend(http, credential, '/ext');
   }
 
   /**

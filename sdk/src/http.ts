@@ -3,6 +3,7 @@
  * request timeout, a failed `fetch` as {@link ConnectionError}, error answers as their classes, and
  * retries when on.
  */
+import type { Credential } from './credential.js';
 import { ConnectionError, type ErrorDetails, type LockcloudError, RequestTimeoutError } from './errors.js';
 import { type RetryOptions, withRetry } from './retry.js';
 import { VERSION } from './version.js';
@@ -72,6 +73,8 @@ export interface HttpRequest {
    */
   readonly idempotencyKey?: string | undefined;
   readonly json?: unknown;
+  /** Sent as `application/x-www-form-urlencoded` (the OAuth endpoints), instead of `json`. */
+  readonly form?: URLSearchParams | undefined;
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -183,6 +186,7 @@ export class Http {
     };
     if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
     if (req.json !== undefined) headers['content-type'] = 'application/json';
+    if (req.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
     const timeout = new AbortController();
     const timer =
       this.#timeoutMs > MAX_TIMER_MS ? undefined : setTimeout(() => timeout.abort(), this.#timeoutMs);
@@ -192,6 +196,7 @@ export class Http {
       signal: req.signal === undefined ? timeout.signal : AbortSignal.any([req.signal, timeout.signal]),
     };
     if (req.json !== undefined) init.body = JSON.stringify(req.json);
+    if (req.form !== undefined) init.body = req.form.toString();
     let res: Response;
     let text: string;
     try {
@@ -270,11 +275,11 @@ export function segment(value: string): string {
 }
 
 /**
- * One call of an API-key resource: `path` under `prefix`, the key as `authorization`, the call's
- * signal.
+ * One call of an API-key resource: `path` under `prefix`, the key (or access token) as
+ * `authorization`, the call's signal.
  *
  * @example
- * const send: KeyedSend = keyedSend(http, apiKey, '/ext/webhook');
+ * const send: KeyedSend = keyedSend(http, credential, '/ext/webhook');
  */
 export type KeyedSend = <T>(
   method: HttpRequest['method'],
@@ -285,24 +290,27 @@ export type KeyedSend = <T>(
 
 /**
  * The {@link KeyedSend} of a resource under `prefix` (`/ext/webhook`, `/ext/webhook-endpoints`):
- * those classes differ in their paths only.
+ * those classes differ in their paths only. A 401 is tried once more with a refreshed access token
+ * when the client has a way to get one.
  *
  * @example
- * const hook = await keyedSend(http, apiKey, '/ext/webhook')<Webhook>('GET', '', undefined);
+ * const hook = await keyedSend(http, credential, '/ext/webhook')<Webhook>('GET', '', undefined);
  */
-export function keyedSend(http: Http, apiKey: string, prefix: string): KeyedSend {
+export function keyedSend(http: Http, credential: Credential, prefix: string): KeyedSend {
   return <T>(
     method: HttpRequest['method'],
     path: string,
     options: CommandOptions | undefined,
     json?: unknown,
   ): Promise<T> =>
-    http.request<T>({
-      method,
-      path: `${prefix}${path}`,
-      headers: { authorization: apiKey },
-      json,
-      signal: options?.signal,
-      idempotencyKey: options?.idempotencyKey,
-    });
+    credential.send((authorization) =>
+      http.request<T>({
+        method,
+        path: `${prefix}${path}`,
+        headers: { authorization },
+        json,
+        signal: options?.signal,
+        idempotencyKey: options?.idempotencyKey,
+      }),
+    );
 }

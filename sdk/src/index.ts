@@ -1,7 +1,7 @@
 /**
  * @lockcloud/sdk: typed clients for the lockcloud v3, v1 and extension APIs and for its sandbox,
  * task polling, opt-in retries and webhook verification. No runtime dependency beyond the
- * platform's fetch and Web Crypto.
+ * platform's fetch and Web Crypto. The app's side of OAuth (docs/oauth.md) is oauth.ts.
  *
  * This file is the package's whole public surface, named one by one: test/sdk/package.test.ts
  * holds the exact list, so nothing internal (the HTTP path, the retry loop, the error tables) leaks.
@@ -12,10 +12,13 @@
  * await client.run(deviceId, 'unlock');
  */
 export {
+  type AccessTokenCredentials,
+  type ApiKeyCredentials,
   LockcloudClient,
   type LockcloudClientOptions,
   type WaitOptions,
 } from './client.js';
+export type { AccessTokenRefresher } from './credential.js';
 export {
   AccessDeniedError,
   AccountDeletedError,
@@ -67,6 +70,22 @@ export type { GrantsApi } from './grants.js';
 export type { CallOptions, ClientOptions, CommandOptions } from './http.js';
 export type { KeysApi } from './keys.js';
 export type { LocksApi } from './locks.js';
+export {
+  type AuthorizationUrlOptions,
+  authorizationUrl,
+  type ExchangeCodeOptions,
+  exchangeCode,
+  type OAuthClientOptions,
+  OAuthError,
+  type OAuthScope,
+  type OAuthTokens,
+  type PkcePair,
+  pkcePair,
+  type RefreshTokenOptions,
+  type RevokeTokenOptions,
+  refreshToken,
+  revokeToken,
+} from './oauth.js';
 export type { RetryInfo, RetryOptions } from './retry.js';
 export { LockcloudSandboxClient, type LockcloudSandboxClientOptions } from './sandbox.js';
 export {

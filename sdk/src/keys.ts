@@ -10,6 +10,7 @@
  * @example
  * const { key } = await client.keys.create({ scopes: ['locks:read'], expires_at: '2027-01-01T00:00:00Z' });
  */
+import type { Credential } from './credential.js';
 import { type CallOptions, type Http, type KeyedSend, keyedSend, segment } from './http.js';
 import type { ApiKeyInput, ApiKeyList, CreatedApiKey } from './types-keys.js';
 
@@ -23,8 +24,8 @@ export class KeysApi {
   readonly #send: KeyedSend;
 
   /** Made by {@link LockcloudClient}; not exported as a value. */
-  constructor(http: Http, apiKey: string) {
-    this.#send = keyedSend(http, apiKey, '/ext/keys');
+  constructor(http: Http, credential: Credential) {
+    this.#send = keyedSend(http, credential, '/ext/keys');
   }
 
   /**

@@ -10,6 +10,7 @@
  * @example
  * const { locks } = await client.locks.list();
  */
+import type { Credential } from './credential.js';
 import {
   type CallOptions,
   type CommandOptions,
@@ -31,9 +32,9 @@ export class LocksApi {
   readonly #tasks: KeyedSend;
 
   /** Made by {@link LockcloudClient}; not exported as a value. */
-  constructor(http: Http, apiKey: string) {
-    this.#send = keyedSend(http, apiKey, '/ext/locks');
-    this.#tasks = keyedSend(http, apiKey, '/ext/tasks');
+  constructor(http: Http, credential: Credential) {
+    this.#send = keyedSend(http, credential, '/ext/locks');
+    this.#tasks = keyedSend(http, credential, '/ext/tasks');
   }
 
   /**

@@ -8,6 +8,7 @@
  * @example
  * const { id, secret } = await client.webhookEndpoints.create({ url: 'https://hooks.example.com/in', types: ['lock.'] });
  */
+import type { Credential } from './credential.js';
 import { type CallOptions, type Http, type KeyedSend, keyedSend, segment } from './http.js';
 import type {
   WebhookEndpoint,
@@ -38,8 +39,8 @@ export class WebhookEndpointsApi {
   readonly #send: KeyedSend;
 
   /** Made by {@link LockcloudClient}; not exported as a value. */
-  constructor(http: Http, apiKey: string) {
-    this.#send = keyedSend(http, apiKey, '/ext/webhook-endpoints');
+  constructor(http: Http, credential: Credential) {
+    this.#send = keyedSend(http, credential, '/ext/webhook-endpoints');
   }
 
   /**

@@ -218,6 +218,56 @@ describe('events.stream()', () => {
     assert.equal(s.seen.length, 1);
   });
 
+  it('an access token refused, on connecting or in mid-stream, is refreshed and the stream resumed', async () => {
+    const s = await sseServer([
+      (_req, res) =>
+        res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"UNAUTHORIZED"}'),
+      (_req, res) => {
+        head(res);
+        res.write(frame(event(1)));
+        res.end(close('unauthorized', event(1).id));
+      },
+      (_req, res) => {
+        head(res);
+        res.write(frame(event(2)));
+      },
+    ]);
+    let n = 0;
+    const oauthClient = new LockcloudClient({
+      baseUrl: s.url,
+      accessToken: 'lco_0',
+      refreshAccessToken: async () => `lco_${++n}`,
+    });
+    assert.deepEqual(await take(oauthClient.events.stream({ reconnectMs: 5 }), 2), [
+      event(1).id,
+      event(2).id,
+    ]);
+    assert.deepEqual(
+      s.seen.map((x) => [x.authorization, x.lastEventId]),
+      [
+        ['Bearer lco_0', undefined],
+        ['Bearer lco_1', undefined],
+        ['Bearer lco_2', event(1).id],
+      ],
+    );
+  });
+
+  it('a refresher that fails ends the stream with its error, not tried again', async () => {
+    const s = await sseServer([
+      (_req, res) =>
+        res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"UNAUTHORIZED"}'),
+    ]);
+    const failing = new LockcloudClient({
+      baseUrl: s.url,
+      accessToken: 'lco_0',
+      refreshAccessToken: async () => {
+        throw new Error('refresh token revoked');
+      },
+    });
+    await assert.rejects(take(failing.events.stream({ reconnectMs: 5 }), 1), /refresh token revoked/);
+    assert.equal(s.seen.length, 1);
+  });
+
   it('waits as a 503 asks, then connects again; a refused connection is tried again too', async () => {
     const s = await sseServer([
       (_req, res) =>

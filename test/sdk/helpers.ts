@@ -5,11 +5,15 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LockcloudClient, type LockcloudClientOptions } from '../../sdk/src/index.ts';
+import { type ClientOptions, LockcloudClient } from '../../sdk/src/index.ts';
 import { eventually } from '../support/eventually.ts';
 import { OWNER_KEY, type TestServer } from '../support/server.ts';
 
-export function client(t: TestServer, options: Partial<LockcloudClientOptions> = {}): LockcloudClient {
+/** A client of the owner's key (or of `apiKey`), with these options. */
+export function client(
+  t: TestServer,
+  options: Partial<ClientOptions> & { readonly apiKey?: string } = {},
+): LockcloudClient {
   return new LockcloudClient({ baseUrl: t.url, apiKey: OWNER_KEY, ...options });
 }
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import {
   type ActionResult,
+  authorizationUrl,
   type BatteryState,
   type Command,
   type CommandResponse,
@@ -14,6 +15,7 @@ import {
   type DeliveryStatus,
   DeviceBusyError,
   type DoorState,
+  exchangeCode,
   type Lock,
   LockcloudClient,
   type LockcloudError,
@@ -23,7 +25,11 @@ import {
   type LockRole,
   type LockSettings,
   type LockStatus,
+  type OAuthError,
+  type OAuthScope,
+  type OAuthTokens,
   RequestTimeoutError,
+  refreshToken,
   type SandboxFailure,
   type SandboxLockState,
   type SucceededResult,
@@ -214,7 +220,45 @@ async function compileOnly(): Promise<void> {
   }
 }
 
+async function compileOnlyOAuth(): Promise<void> {
+  const baseUrl = 'http://x';
+  // An access token where an API key goes, with or without a refresher; never both credentials.
+  new LockcloudClient({ baseUrl, accessToken: 'lco_x' });
+  new LockcloudClient({ baseUrl, accessToken: 'lco_x', refreshAccessToken: async () => 'lco_y' });
+  // @ts-expect-error an API key or an access token, not both
+  new LockcloudClient({ baseUrl, apiKey: 'k', accessToken: 'lco_x' });
+  // @ts-expect-error a refresher goes with an access token
+  new LockcloudClient({ baseUrl, apiKey: 'k', refreshAccessToken: async () => 'lco_y' });
+  // @ts-expect-error the refresher resolves to the new token, a string
+  new LockcloudClient({ baseUrl, accessToken: 'lco_x', refreshAccessToken: async () => 1 });
+
+  const scopes: OAuthScope[] = ['locks:read', 'offline_access'];
+  const url: string = authorizationUrl({
+    baseUrl,
+    clientId: 'a',
+    redirectUri: 'r',
+    scopes,
+    state: 's',
+    codeChallenge: 'c',
+  });
+  // @ts-expect-error not a scope
+  const wrongScopes: OAuthScope[] = ['locks:write'];
+  // @ts-expect-error the PKCE verifier is required
+  await exchangeCode({ baseUrl, clientId: 'a', code: 'c', redirectUri: 'r' });
+  const tokens: OAuthTokens = await refreshToken({ baseUrl, clientId: 'a', refreshToken: 'lcr_x' });
+  const access: string = tokens.access_token;
+  const err: unknown = undefined;
+  if ((err as OAuthError | undefined)?.error === 'invalid_grant') {
+    const e = err as OAuthError;
+    const description: string | undefined = e.errorDescription;
+    const base: LockcloudError = e;
+    void [description, base];
+  }
+  void [url, access, wrongScopes];
+}
+
 it('the type tests compile (checked by tsc; nothing to run)', () => {
+  assert.equal(typeof compileOnlyOAuth, 'function');
   assert.equal(typeof compileOnly, 'function');
   assert.equal(typeof compileOnlyExtAndSandbox, 'function');
   assert.equal(typeof compileOnlyLocks, 'function');
