@@ -209,11 +209,14 @@ export class EventStreams {
       if (type !== undefined && !e.type.startsWith(type)) return undefined;
       return sees(e) ? shownTo(e, readerId) : undefined;
     };
+    // The stream's credential ended: its key deleted, or (an OAuth token, whose keyId is its
+    // consent's grant) the consent withdrawn or replaced by a new one.
     const revokes = (e: LockEvent): boolean =>
       request.keyId !== undefined &&
-      e.type === 'api_key.deleted' &&
       e.accountId === readerId &&
-      e.data.key_id === request.keyId;
+      ((e.type === 'api_key.deleted' && e.data.key_id === request.keyId) ||
+        (e.type === 'oauth_app.revoked' && e.data.grant_id === request.keyId) ||
+        (e.type === 'oauth_app.authorized' && e.data.replaced_grant_id === request.keyId));
     // The events past `sent`, each once: the backlog's pages and the live events overlap.
     const deliver = ({ seq, event }: SequencedEvent) => {
       if (ended || seq <= sent) return;

@@ -195,12 +195,14 @@ export class Lockcloud {
       secrets: deps.secrets,
       random: deps.random,
       clock: deps.clock,
+      eventLog: this.eventLog,
     });
     this.oauthConsents = new OAuthConsents({
       apps: oauthApps,
       records: oauthRecords,
       locks: deps.store.locks,
       clock: deps.clock,
+      eventLog: this.eventLog,
     });
     this.tokenAuth = new TokenAuth(deps.store.tokens, deps.secrets, deps.clock);
     this.login = new Login({

@@ -200,6 +200,10 @@ export function eventWords(event: EventForWords): string {
       return `${keyWords(text(d.key_prefix))} created`;
     case 'api_key.deleted':
       return `${keyWords(text(d.key_prefix))} deleted`;
+    case 'oauth_app.authorized':
+      return `App ${text(d.app_name) ?? text(d.app_id) ?? '?'} authorized`;
+    case 'oauth_app.revoked':
+      return `App ${text(d.app_name) ?? text(d.app_id) ?? '?'} no longer authorized`;
     case 'webhook.updated':
       return `Webhook set to ${text(d.host) ?? 'a receiver'}`;
     case 'webhook.removed':

@@ -101,6 +101,8 @@ export const EVENT_TYPES = [
   'grant.used',
   'api_key.created',
   'api_key.deleted',
+  'oauth_app.authorized',
+  'oauth_app.revoked',
   'webhook.updated',
   'webhook.removed',
   'webhook.endpoint_created',

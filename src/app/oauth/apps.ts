@@ -5,6 +5,7 @@
  */
 import { displayPrefix } from '../../domain/api-key.ts';
 import { DomainError } from '../../domain/errors.ts';
+import { accountEvent, SYSTEM_ACTOR } from '../../domain/event.ts';
 import {
   type AppInput,
   CLIENT_ID_PREFIX,
@@ -13,6 +14,7 @@ import {
   type OAuthApp,
 } from '../../domain/oauth-app.ts';
 import { sameSecret } from '../constant-time.ts';
+import type { EventLog } from '../event-log.ts';
 import type { Clock, OAuthAppStore, OAuthRecordStore, RandomSource, SecretHasher } from '../ports.ts';
 
 export interface OAuthAppsDeps {
@@ -21,6 +23,8 @@ export interface OAuthAppsDeps {
   readonly secrets: SecretHasher;
   readonly random: RandomSource;
   readonly clock: Clock;
+  /** Where each owner is told that an app it authorized was deleted; none: not recorded. */
+  readonly eventLog?: EventLog;
 }
 
 /** 32 random bytes: as strong as the tokens the app will be issued. */
@@ -113,9 +117,27 @@ export class OAuthApps {
     return sameSecret(this.deps.secrets.hash(given), storedHash);
   }
 
-  /** Deletes the app, its consents, and every code and token issued to it. */
+  /**
+   * Deletes the app, its consents, and every code and token issued to it. Each owner who had
+   * authorized it reads oauth_app.revoked in its log, by the system: the developer's account is
+   * not the owner's to know.
+   */
   async delete(accountId: string, id: string): Promise<void> {
-    if (!(await this.deps.apps.delete(accountId, id))) throw noSuchApp();
+    const app = await this.get(accountId, id);
+    const consents = await this.deps.apps.consentsOf(id);
+    const events = this.deps.eventLog?.stampAll(
+      consents.map((c) =>
+        accountEvent('oauth_app.revoked', c.accountId, SYSTEM_ACTOR, {
+          app_id: id,
+          app_name: app.name,
+          scopes: c.scopes,
+          lock_ids: c.lockIds,
+          grant_id: c.grantId,
+          reason: 'the app was deleted by its developer',
+        }),
+      ),
+    );
+    if (!(await this.deps.apps.delete(accountId, id, events))) throw noSuchApp();
     await this.deps.records.revokeClient(id);
   }
 }

@@ -5,11 +5,7 @@
  * The actor of what it does is the app, for the account that authorized it.
  */
 import { DomainError } from '../../domain/errors.ts';
-import type { Actor } from '../../domain/event.ts';
-
-// TEMP until the oauth_app actor lands
-const oauthAppActor = (appId: string, appName: string, accountId: string): Actor =>
-  ({ kind: 'api_key', accountId, keyPrefix: `${appName}:${appId}` }) as Actor;
+import { oauthAppActor } from '../../domain/event.ts';
 
 import { tokenLimits } from '../../domain/oauth-app.ts';
 import type { KeyCheck, Principal } from '../auth.ts';

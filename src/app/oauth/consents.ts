@@ -3,6 +3,7 @@
  * apps an owner authorized, and withdrawing one, which revokes every code and token of it at once.
  */
 import { DomainError } from '../../domain/errors.ts';
+import { type Actor, accountEvent } from '../../domain/event.ts';
 import {
   checkConsentChoice,
   type OAuthApp,
@@ -10,6 +11,7 @@ import {
   requestedScopes,
 } from '../../domain/oauth-app.ts';
 import type { Scope } from '../../domain/scope.ts';
+import type { EventLog } from '../event-log.ts';
 import type { Clock, LockStore, OAuthAppStore, OAuthRecordStore } from '../ports.ts';
 
 export interface OAuthConsentsDeps {
@@ -17,7 +19,18 @@ export interface OAuthConsentsDeps {
   readonly records: Pick<OAuthRecordStore, 'revokeGrant'>;
   readonly locks: Pick<LockStore, 'listOwnedBy'>;
   readonly clock: Clock;
+  /** Where authorizations given and withdrawn are recorded (the owner's log); none: not recorded. */
+  readonly eventLog?: EventLog;
 }
+
+/** What the owner's log says of an authorization: the app, and the grant its tokens carry. */
+const consentData = (consent: OAuthConsent, appName: string) => ({
+  app_id: consent.appId,
+  app_name: appName,
+  scopes: consent.scopes,
+  lock_ids: consent.lockIds,
+  grant_id: consent.grantId,
+});
 
 /** What the consent page needs: the app, the scopes it asks for, the owner's locks, what is remembered. */
 export interface ConsentRequest {
@@ -78,10 +91,12 @@ export class OAuthConsents {
    */
   async record(
     accountId: string,
-    appId: string,
+    app: Pick<OAuthApp, 'id' | 'name'>,
     checked: { scopes: readonly Scope[]; lockIds: readonly string[] | null },
     grantId: string,
+    actor: Actor,
   ): Promise<OAuthConsent> {
+    const appId = app.id;
     const before = await this.deps.apps.findConsent(accountId, appId);
     const consent: OAuthConsent = {
       accountId,
@@ -92,7 +107,14 @@ export class OAuthConsents {
       grantedAt: this.deps.clock.now(),
       lastUsedAt: null,
     };
-    await this.deps.apps.putConsent(consent);
+    const events = this.deps.eventLog?.stampAll([
+      accountEvent('oauth_app.authorized', accountId, actor, {
+        ...consentData(consent, app.name),
+        // A stream acting for a token of the replaced grant ends with it.
+        replaced_grant_id: before && before.grantId !== grantId ? before.grantId : null,
+      }),
+    ]);
+    await this.deps.apps.putConsent(consent, events);
     if (before && before.grantId !== grantId) await this.deps.records.revokeGrant(before.grantId);
     return consent;
   }
@@ -103,8 +125,16 @@ export class OAuthConsents {
   }
 
   /** Withdraws the account's consent to the app: every code and token of it fails from now on. */
-  async withdraw(accountId: string, appId: string): Promise<void> {
-    const gone = await this.deps.apps.deleteConsent(accountId, appId);
+  async withdraw(accountId: string, appId: string, actor: Actor): Promise<void> {
+    const log = this.deps.eventLog;
+    const app = await this.deps.apps.find(appId);
+    const events =
+      log &&
+      ((consent: OAuthConsent) =>
+        log.stampAll([
+          accountEvent('oauth_app.revoked', accountId, actor, consentData(consent, app?.name ?? appId)),
+        ]));
+    const gone = await this.deps.apps.deleteConsent(accountId, appId, events);
     if (!gone) throw new DomainError('APP_NOT_FOUND', 'this account has not authorized that app');
     await this.deps.records.revokeGrant(gone.grantId);
   }

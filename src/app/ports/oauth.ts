@@ -3,6 +3,7 @@
  * oidc-provider keeps (codes, tokens, grants, sessions, interactions). Re-exported by app/ports.ts.
  */
 import type { Account } from '../../domain/account.ts';
+import type { LockEvent } from '../../domain/event.ts';
 import type { OAuthApp, OAuthConsent } from '../../domain/oauth-app.ts';
 import type { Scope } from '../../domain/scope.ts';
 
@@ -37,16 +38,25 @@ export interface OAuthAppStore {
    * Deletes an app of the account with its consents; false: no such app. Its records (codes,
    * tokens) are revoked by the caller through OAuthRecordStore.revokeClient.
    */
-  delete(accountId: string, id: string): Promise<boolean>;
+  delete(accountId: string, id: string, events?: readonly LockEvent[]): Promise<boolean>;
 
   /** The account's consent to the app, if any. */
   findConsent(accountId: string, appId: string): Promise<OAuthConsent | undefined>;
-  /** Records a consent, replacing the account's earlier one to the same app. */
-  putConsent(consent: OAuthConsent): Promise<void>;
+  /** Records a consent, replacing the account's earlier one to the same app; `events` with it. */
+  putConsent(consent: OAuthConsent, events?: readonly LockEvent[]): Promise<void>;
   /** The apps an account authorized, with each app; most recently granted first. */
   listConsents(accountId: string): Promise<{ consent: OAuthConsent; app: OAuthApp }[]>;
-  /** Withdraws a consent; answers it (its grant is revoked by the caller), or undefined. */
-  deleteConsent(accountId: string, appId: string): Promise<OAuthConsent | undefined>;
+  /**
+   * Withdraws a consent; answers it (its grant is revoked by the caller), or undefined. `events`
+   * (of the consent withdrawn) are written in the same transaction.
+   */
+  deleteConsent(
+    accountId: string,
+    appId: string,
+    events?: (gone: OAuthConsent) => readonly LockEvent[],
+  ): Promise<OAuthConsent | undefined>;
+  /** Every consent to the app, whoever gave it (its deletion tells each of them). */
+  consentsOf(appId: string): Promise<OAuthConsent[]>;
   /** Records a use of the consent's tokens. */
   touchConsent(grantId: string, at: number): Promise<void>;
 }

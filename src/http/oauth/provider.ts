@@ -174,6 +174,9 @@ export async function createProvider(options: ProviderOptions): Promise<Provider
     jwks: { keys: [signingKey(options.keyMaterial) as never] },
     cookies: { keys: [derive(options.keyMaterial, 'cookies').toString('base64url')] },
     pkce: { required: () => true },
+    // A secret in the Authorization header (registered) or in the form; never a JWT signed with
+    // it, which would need the secret itself, not its hash.
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
     responseTypes: ['code'],
     scopes: ['offline_access'],
     clientDefaults: { id_token_signed_response_alg: 'EdDSA' },

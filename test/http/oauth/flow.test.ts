@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sessionActor } from '../../../src/domain/event.ts';
 import { FormClient } from '../../dashboard/support.ts';
 import {
   authorizationUrl,
@@ -153,6 +154,33 @@ describe('OAuth authorization code flow', () => {
     assert.equal(await errorOf({ redirect_uri: `${REDIRECT}/` }), 400);
   });
 
+  it('sends invalid_scope to the app when nothing lockcloud knows is asked for', async () => {
+    const app = await registerApp(t, OTHER, { name: 'Unknown scopes' });
+    const verifier = oauth.generateRandomCodeVerifier();
+    const done = await follow(
+      t,
+      browser,
+      await authorizationUrl(as, app, { scope: 'locks:write', verifier }),
+    );
+    const callback = new URL(done.url);
+    assert.equal(callback.origin + callback.pathname, REDIRECT);
+    assert.equal(callback.searchParams.get('error'), 'invalid_scope');
+    assert.equal(callback.searchParams.get('state'), 'state-1');
+  });
+
+  it('takes a confidential app’s secret in the form too (client_secret_post), and advertises no JWT method', async () => {
+    assert.deepEqual([...(as.token_endpoint_auth_methods_supported ?? [])].sort(), [
+      'client_secret_basic',
+      'client_secret_post',
+      'none',
+    ]);
+    const app = await registerApp(t, OTHER, { name: 'Posting app' });
+    const { callback, verifier } = await authorize(t, browser, as, app, { scope: 'locks:read' });
+    const posting = { ...app, auth: oauth.ClientSecretPost(app.secret ?? '') };
+    const tokens = await exchange(as, posting, callback, verifier);
+    assert.equal((await get('/public/locks', tokens.access_token)).status, 200);
+  });
+
   it('sends access_denied when the owner denies', async () => {
     const app = await registerApp(t, OTHER, { name: 'Denied app' });
     const verifier = oauth.generateRandomCodeVerifier();
@@ -185,7 +213,11 @@ describe('OAuth authorization code flow', () => {
     const second = await exchange(as, app, new URL(again.url), verifier);
 
     const owner = await t.server.store.accounts.findByEmail(OWNER);
-    await t.server.lockcloud.oauthConsents.withdraw(owner?.id ?? '', app.app.id);
+    await t.server.lockcloud.oauthConsents.withdraw(
+      owner?.id ?? '',
+      app.app.id,
+      sessionActor(owner?.id ?? ''),
+    );
     assert.equal((await get('/public/locks', tokens.access_token)).status, 401);
     assert.equal((await get('/public/locks', second.access_token)).status, 401);
     assert.equal(await oauthError(refresh(as, app, second.refresh_token ?? '')), 'invalid_grant');

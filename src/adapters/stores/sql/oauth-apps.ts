@@ -1,7 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { NewOAuthApp, OAuthAppStore } from '../../../app/ports.ts';
+import type { LockEvent } from '../../../domain/event.ts';
 import type { AppKind, OAuthApp, OAuthConsent } from '../../../domain/oauth-app.ts';
 import type { Scope } from '../../../domain/scope.ts';
+import { insertEvents, withEvents } from './events.ts';
 import type { Database, OAuthAppsTable, OAuthConsentsTable } from './tables.ts';
 
 const APP_COLUMNS = [
@@ -127,7 +129,7 @@ export class SqlOAuthAppStore implements OAuthAppStore {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  async delete(accountId: string, id: string): Promise<boolean> {
+  async delete(accountId: string, id: string, events: readonly LockEvent[] = []): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       // Consents first: SQLite may run without foreign keys enforced on an old file.
       await trx
@@ -141,7 +143,9 @@ export class SqlOAuthAppStore implements OAuthAppStore {
         .where('id', '=', id)
         .where('account_id', '=', accountId)
         .executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      const deleted = Number(result.numDeletedRows) > 0;
+      if (deleted) await insertEvents(trx, events);
+      return deleted;
     });
   }
 
@@ -155,7 +159,7 @@ export class SqlOAuthAppStore implements OAuthAppStore {
     return row && toConsent(row);
   }
 
-  async putConsent(consent: OAuthConsent): Promise<void> {
+  async putConsent(consent: OAuthConsent, events: readonly LockEvent[] = []): Promise<void> {
     const values = {
       scopes: JSON.stringify(consent.scopes),
       lock_ids: consent.lockIds === null ? null : JSON.stringify(consent.lockIds),
@@ -163,11 +167,14 @@ export class SqlOAuthAppStore implements OAuthAppStore {
       granted_at: consent.grantedAt,
       last_used_at: consent.lastUsedAt,
     };
-    await this.db
-      .insertInto('oauth_consents')
-      .values({ account_id: consent.accountId, app_id: consent.appId, ...values })
-      .onConflict((oc) => oc.columns(['account_id', 'app_id']).doUpdateSet(values))
-      .execute();
+    await withEvents(this.db, events.length > 0, async (db) => {
+      await db
+        .insertInto('oauth_consents')
+        .values({ account_id: consent.accountId, app_id: consent.appId, ...values })
+        .onConflict((oc) => oc.columns(['account_id', 'app_id']).doUpdateSet(values))
+        .execute();
+      await insertEvents(db, events);
+    });
   }
 
   async listConsents(accountId: string): Promise<{ consent: OAuthConsent; app: OAuthApp }[]> {
@@ -200,7 +207,21 @@ export class SqlOAuthAppStore implements OAuthAppStore {
     }));
   }
 
-  async deleteConsent(accountId: string, appId: string): Promise<OAuthConsent | undefined> {
+  async consentsOf(appId: string): Promise<OAuthConsent[]> {
+    const rows = await this.db
+      .selectFrom('oauth_consents')
+      .selectAll()
+      .where('app_id', '=', appId)
+      .orderBy('account_id')
+      .execute();
+    return rows.map(toConsent);
+  }
+
+  async deleteConsent(
+    accountId: string,
+    appId: string,
+    events?: (gone: OAuthConsent) => readonly LockEvent[],
+  ): Promise<OAuthConsent | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
         .selectFrom('oauth_consents')
@@ -214,7 +235,9 @@ export class SqlOAuthAppStore implements OAuthAppStore {
         .where('account_id', '=', accountId)
         .where('app_id', '=', appId)
         .execute();
-      return toConsent(row);
+      const gone = toConsent(row);
+      if (events) await insertEvents(trx, events(gone));
+      return gone;
     });
   }
 

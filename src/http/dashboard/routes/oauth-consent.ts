@@ -10,6 +10,7 @@ import type { Provider } from 'oidc-provider';
 import type { Lockcloud } from '../../../app/lockcloud.ts';
 import type { ConsentRequest } from '../../../app/oauth/consents.ts';
 import { isDomainError } from '../../../domain/errors.ts';
+import { sessionActor } from '../../../domain/event.ts';
 import { API_RESOURCE, CONSENT_PATH } from '../../oauth/provider.ts';
 import type { OAuthServer } from '../../oauth/server.ts';
 import { state } from '../context.ts';
@@ -116,6 +117,27 @@ export function oauthConsentRoutes(app: FastifyInstance, lockcloud: Lockcloud, o
     );
   };
 
+  /**
+   * Answers the app without asking the owner (a remembered consent, or a request no page can
+   * answer). Reached through the login form's redirect, a redirect on to the app would be blocked:
+   * browsers hold every redirect after a form to that page's form-action, which cannot name the
+   * app (the login page does not know it). A Refresh is a navigation of its own.
+   */
+  const answerApp = async (
+    provider: Provider,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    result: Parameters<Provider['interactionFinished']>[2],
+    appName: string,
+  ) => {
+    if (!cameFromAForm(request)) return finish(provider, request, reply, result);
+    const returnTo = await provider.interactionResult(request.raw, reply.raw, result, {
+      mergeWithLastSubmission: false,
+    });
+    reply.header('refresh', `0;url=${returnTo}`);
+    return sendPage(reply, consentContinuePage(appName, returnTo));
+  };
+
   app.get<{ Params: { uid: string } }>(route, HIDDEN, async (request, reply) => {
     const provider = await oauth.provider();
     const interaction = await details(provider, request, reply);
@@ -123,21 +145,21 @@ export function oauthConsentRoutes(app: FastifyInstance, lockcloud: Lockcloud, o
       return sendPage(reply, consentGonePage(GONE), 400);
     const accountId = state(request).me?.account.id ?? '';
     const { client_id: clientId, scope, prompt } = interaction.params as Record<string, string | undefined>;
-    const consent = await consents.request(accountId, clientId ?? '', scope);
+    let consent: ConsentRequest;
+    try {
+      consent = await consents.request(accountId, clientId ?? '', scope);
+    } catch (error) {
+      // Nothing lockcloud knows was asked for: the app hears so (RFC 6749 4.1.2.1), not the owner.
+      if (!isDomainError(error) || error.code !== 'INVALID_INPUT') throw error;
+      const result = { error: 'invalid_scope', error_description: 'no scope lockcloud knows was asked for' };
+      return answerApp(provider, request, reply, result, 'the app');
+    }
     const covering = consents.covering(consent);
     const asksAgain = (prompt ?? '').split(' ').includes('consent');
     // Remembered, and still held by the authorization server: answered without asking.
     if (covering && !asksAgain && (await provider.Grant.find(covering.grantId)) !== undefined) {
       const result = { login: { accountId }, consent: { grantId: covering.grantId } };
-      if (!cameFromAForm(request)) return finish(provider, request, reply, result);
-      // Reached through the login form's redirect: browsers hold every redirect after a form to
-      // that page's form-action, which cannot name the app (the login page does not know it), so a
-      // redirect on to the app would be blocked. A Refresh is a navigation of its own.
-      const returnTo = await provider.interactionResult(request.raw, reply.raw, result, {
-        mergeWithLastSubmission: false,
-      });
-      reply.header('refresh', `0;url=${returnTo}`);
-      return sendPage(reply, consentContinuePage(consent.app.name, returnTo));
+      return answerApp(provider, request, reply, result, consent.app.name);
     }
     return page(reply, request, interaction, consent);
   });
@@ -171,7 +193,7 @@ export function oauthConsentRoutes(app: FastifyInstance, lockcloud: Lockcloud, o
     const grant = new provider.Grant({ accountId, clientId: consent.app.id });
     grant.addResourceScope(API_RESOURCE, checked.scopes.join(' '));
     const grantId = await grant.save();
-    await consents.record(accountId, consent.app.id, checked, grantId);
+    await consents.record(accountId, consent.app, checked, grantId, sessionActor(accountId));
     return finish(provider, request, reply, { login: { accountId }, consent: { grantId } });
   });
 }

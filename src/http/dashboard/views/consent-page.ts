@@ -78,12 +78,12 @@ export function consentGonePage(message: string): Html {
   );
 }
 
-/** A remembered consent reached after the login form: on to the app by the Refresh header. */
+/** The app answered without asking, reached after the login form: on by the Refresh header. */
 export function consentContinuePage(appName: string, returnTo: string): Html {
   return authLayout(
-    `Back to ${appName}`,
-    html`<h1>Back to ${appName}</h1>
-<p data-testid="consent-continue">You authorized ${appName} before. Taking you back to it…</p>
+    'Back to the app',
+    html`<h1>Back to the app</h1>
+<p data-testid="consent-continue">Taking you back to ${appName}…</p>
 <p><a href="${returnTo}">Continue</a></p>`,
   );
 }
