@@ -14,7 +14,8 @@ export class FormClient {
 
   constructor(private readonly t: TestServer) {}
 
-  private remember(res: Response): void {
+  /** Keeps the cookies an answer sets (public for tests that send their own requests). */
+  remember(res: Response): void {
     for (const line of res.headers.getSetCookie()) {
       const [pair = ''] = line.split(';');
       const eq = pair.indexOf('=');
