@@ -6,7 +6,8 @@
  * spend: the limiter runs on every request and refuses none. The same server with --no-rate-limit
  * gives the limiter's cost over HTTP, and one logging every request at info (to a file) the cost of
  * the default log level; a key limited to reading that one lock (issue 23) the cost of checking
- * a key's scope and locks against a full-access key's. Cases are interleaved round by round; each figure is the median of the
+ * a key's scope and locks against a full-access key's; an OAuth access token (issue 24) granted
+ * the same, what a bearer token costs against an API key. Cases are interleaved round by round; each figure is the median of the
  * rounds, each ratio the median of the per-round ratios to the bare server's run next to it.
  * `--profile`: afterwards, a CPU profile of the server under GET /public/lock/{id} alone.
  * BENCH_BASELINE=<commit>: also a server from that commit's tree, started the same way, for what a
@@ -16,7 +17,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { LOCK_A, OWNER, OWNER_KEY, standardSeed } from '../test/support/server.ts';
+import { BetterSqlite3 } from '../src/adapters/stores/sqlite/better-sqlite3.ts';
+import { FormClient } from '../test/dashboard/support.ts';
+import { authorize, discover, exchange, oauth, REDIRECT } from '../test/support/oauth.ts';
+import { LOCK_A, OWNER, OWNER_KEY, standardSeed, type TestServer } from '../test/support/server.ts';
 import { autocannon, cpuNote, HttpClient, type LoadResult } from './lib/load.ts';
 import {
   archiveCheckout,
@@ -109,7 +113,37 @@ async function scopedKey(server: Lockcloud): Promise<string> {
   return made.key;
 }
 
+/**
+ * An OAuth access token (issue 24) granted what the scoped key has (locks:read, this lock), from
+ * the real flow: a public app registered on the dashboard's Apps page, the owner's consent, the
+ * code exchanged with PKCE.
+ */
+async function bearerToken(server: Lockcloud): Promise<string> {
+  const t = { url: server.url } as TestServer;
+  const browser = new FormClient(t);
+  await browser.get('/dashboard/login');
+  await browser.post('/dashboard/login', { email: OWNER, password: 'owner-password' });
+  await browser.get('/dashboard/apps');
+  const registered = await browser.post('/dashboard/apps', {
+    name: 'read-path bench',
+    redirect_uris: REDIRECT,
+    kind: 'public',
+  });
+  if (registered.status !== 303) throw new Error(`registering the bench's app: ${registered.status}`);
+  const db = new BetterSqlite3(join(dir, 'on', 'lockcloud.sqlite'), { readonly: true });
+  const { id } = db.prepare("SELECT id FROM oauth_apps WHERE name = 'read-path bench'").get() as {
+    id: string;
+  };
+  db.close();
+  const app = { app: { id } as never, secret: null, client: { client_id: id }, auth: oauth.None() };
+  const as = await discover(t);
+  const fields = { decision: 'allow', scope: ['locks:read'], locks: 'some', lock: [LOCK_A] };
+  const { callback, verifier } = await authorize(t, browser, as, app, { scope: 'locks:read' }, fields);
+  return (await exchange(as, app, callback, verifier)).access_token;
+}
+
 const key = { authorization: OWNER_KEY };
+const bearer = { authorization: `Bearer ${await bearerToken(on)}` };
 const scoped = { authorization: await scopedKey(on) };
 const token = { 'x-authorization': await v1Token(on) };
 const paths = {
@@ -156,6 +190,13 @@ const scopedCase: Case = {
   headers: scoped,
   baseline: 'lock',
 };
+const bearerCase: Case = {
+  label: 'GET /public/lock/{id}, an OAuth access token (locks:read, this lock only)',
+  server: on,
+  path: paths.lock,
+  headers: bearer,
+  baseline: 'lock',
+};
 const beforeCase: Case | undefined =
   before === undefined
     ? undefined
@@ -177,6 +218,7 @@ const cases: Case[] = [
   { label: `bare node:http, ${size(paths.lock)}-byte body`, server: bare, path: paths.lock, headers: {} },
   lockCase,
   scopedCase,
+  bearerCase,
   ...(beforeCase === undefined ? [] : [beforeCase]),
   offCase,
   {
@@ -248,6 +290,8 @@ const rows = cases.map((c) => {
   ];
 });
 
+const bearerRatio = ratio(bearerCase, scopedCase);
+const bearerCpuRatio = ratio(bearerCase, scopedCase, perCpu);
 const scopedRatio = ratio(scopedCase, lockCase);
 const scopedCpuRatio = ratio(scopedCase, lockCase, perCpu);
 const lockRatio = ratio(lockCase, bareOf(lockCase));
@@ -330,6 +374,16 @@ report({
       fmtRatio(scopedCpuRatio),
       'median of per-round ratios, the same server',
     ],
+    [
+      'OAuth access token / scoped key with the same grant (GET /public/lock/{id})',
+      '',
+      '',
+      '',
+      fmtRatio(bearerRatio),
+      '',
+      fmtRatio(bearerCpuRatio),
+      'median of per-round ratios, the same server',
+    ],
     ...againstBefore.map((b) => [
       `this tree, ${b.what} / ${baseRev} (GET /public/lock/{id})`,
       '',
@@ -363,6 +417,13 @@ report({
       measured: `${fmtRatio(b.ratio)} (per server CPU-second: ${fmtRatio(b.cpu)})`,
       met: b.ratio >= 0.95,
     })),
+    {
+      point: 'issue 24',
+      what: 'GET /public/lock/{id} with an OAuth access token vs a scoped key granting the same',
+      target: '(reported)',
+      measured: `${fmtRatio(bearerRatio)} (per server CPU-second: ${fmtRatio(bearerCpuRatio)})`,
+      met: null,
+    },
     {
       point: '6',
       what: 'rate limiter on vs off, GET /public/lock/{id} over HTTP',

@@ -4,7 +4,9 @@
  * The browser-driven version of the same flow is test/dashboard/browser-oauth.test.ts.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { BetterSqlite3 } from '../../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import { sessionActor } from '../../../src/domain/event.ts';
 import { FormClient } from '../../dashboard/support.ts';
 import {
@@ -98,6 +100,33 @@ describe('OAuth authorization code flow', () => {
     // The family is gone: the newest refresh token and the access token with it.
     assert.equal(await oauthError(refresh(as, app, second.refresh_token ?? '')), 'invalid_grant');
     assert.equal((await get('/public/locks', second.access_token)).status, 401);
+  });
+
+  it('keeps no code, token or client secret in clear: only their hashes', async () => {
+    const app = await registerApp(t, OTHER, { name: 'Hashed' });
+    const { callback, verifier } = await authorize(t, browser, as, app, { scope: 'locks:read' });
+    const tokens = await exchange(as, app, callback, verifier);
+    const db = new BetterSqlite3(join(t.dataDir, 'lockcloud.sqlite'), { readonly: true });
+    try {
+      const tables = (
+        db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]
+      ).map((r) => r.name);
+      const everything = tables
+        .map((name) => JSON.stringify(db.prepare(`SELECT * FROM "${name}"`).raw().all()))
+        .join('\n');
+      const secrets = {
+        code: callback.searchParams.get('code') ?? '',
+        access: tokens.access_token,
+        refresh: tokens.refresh_token ?? '',
+        secret: app.secret ?? '',
+      };
+      for (const [what, value] of Object.entries(secrets)) {
+        assert.ok(value.length > 20, what);
+        assert.equal(everything.includes(value), false, `the ${what} is stored in clear`);
+      }
+    } finally {
+      db.close();
+    }
   });
 
   it('serves a public app with PKCE alone', async () => {
