@@ -1,6 +1,7 @@
 /**
  * The authorization matrix, refusals on the dashboard's JSON endpoints (session cookie, X-CSRF-Token)
- * and on the routes that belong to no account (log-in and sign-up pages, health, documents): each
+ * and on the routes that belong to no account (log-in and sign-up pages, health, documents, and
+ * the OAuth endpoints, which take an app's credentials): each
  * account with every credential kind in every place, on every object of every account. Each answer
  * is the documented refusal exactly (public routes: the same for every credential), carries no other
  * account's data, and changes no stored row of any account.
@@ -10,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { cases, runAll } from './matrix.ts';
 import { startWorld, type World } from './world.ts';
 
-const SURFACES = new Set(['dash-api', 'dash-public', 'public']);
+const SURFACES = new Set(['dash-api', 'dash-public', 'public', 'oauth']);
 
 describe('authorization matrix: refusals on the dashboard API and the public routes', () => {
   let w: World;

@@ -98,11 +98,11 @@ export function cases(w: World, include: (e: Endpoint) => boolean = () => true):
   const out: Case[] = [];
   // Operations and documents answer nobody in particular: one account's credentials are enough.
   for (const e of ENDPOINTS.filter((x) => x.outside === undefined && include(x)))
-    for (const actor of e.surface === 'public' ? (['stranger'] as const) : ACTORS)
+    for (const actor of e.surface === 'public' || e.surface === 'oauth' ? (['stranger'] as const) : ACTORS)
       for (const { id, relation, first } of targets(w, e, actor))
         for (const p of PRESENTATIONS)
           for (const csrf of isDashPost(e) ? (['own', 'none', 'foreign'] as const) : (['none'] as const)) {
-            const opens = e.surface === 'public' || e.surface === 'dash-public';
+            const opens = e.surface === 'public' || e.surface === 'dash-public' || e.surface === 'oauth';
             const auth = authenticates(e.surface, p);
             // Without the surface's credential the object does not matter: one of each relation is
             // enough. The CSRF token only matters to a request with a session: without one, the
@@ -111,7 +111,10 @@ export function cases(w: World, include: (e: Endpoint) => boolean = () => true):
             if (csrf !== 'own' && isDashPost(e) && !sessionCookie(p)) continue;
             let want: Want | 'open';
             let allowed = false;
-            if (opens && e.method === 'GET') want = 'open';
+            // The OAuth endpoints answer an app whatever account credential rides along: only
+            // that they tell no account's data and never fail is checked of them here (their own
+            // refusals: test/http/oauth).
+            if (opens && (e.method === 'GET' || e.surface === 'oauth')) want = 'open';
             else if (opens) {
               if (sessionCookie(p) && csrf === 'own') continue; // skipAllowed: an account-less flow
               want = CSRF_REFUSED(false);
@@ -167,7 +170,7 @@ export async function runCase(w: World, c: Case, noneStatus?: number): Promise<n
   const res = await send(w, c.actor, c.p, c.csrf, out);
   const text = await res.text();
   const viewer =
-    c.e.surface === 'public' || c.e.surface === 'dash-public'
+    c.e.surface === 'public' || c.e.surface === 'dash-public' || c.e.surface === 'oauth'
       ? c.p.secret === 'session' && c.p.place === 'cookie'
         ? c.actor
         : undefined

@@ -36,6 +36,8 @@ export type Surface =
   | 'dash-page'
   | 'dash-public'
   | 'public'
+  // The OAuth endpoints (oidc-provider): an app's credentials, never an account's.
+  | 'oauth'
   | 'sandbox';
 
 /** Whether the presentation is the one credential the surface takes. */

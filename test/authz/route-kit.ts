@@ -24,7 +24,7 @@ export interface Ctx {
 }
 
 export interface Endpoint {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
   /** The route as the server registers it. */
   readonly route: string;
   readonly surface: Surface;

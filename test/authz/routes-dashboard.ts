@@ -138,6 +138,21 @@ export const DASHBOARD_ROUTES: readonly Endpoint[] = [
   },
   // ---- the dashboard's pages: the same session; a refusal redirects to the account's own page.
   { method: 'GET', route: '/dashboard/locks', surface: 'dash-page', target: 'none', own: page(200) },
+  // The consent step needs an authorization request in flight (its interaction cookie, set by
+  // /oauth/auth): without one, the signed-in owner is told it ended (test/http/oauth for the rest).
+  ...(['GET', 'POST'] as const).map(
+    (method): Endpoint => ({
+      method,
+      route: '/dashboard/oauth/consent/:uid',
+      surface: 'dash-page',
+      target: 'none',
+      request: () => ({
+        path: '/dashboard/oauth/consent/no-request-in-flight',
+        ...(method === 'POST' ? { form: { decision: 'allow' } } : {}),
+      }),
+      own: page(400),
+    }),
+  ),
   { method: 'GET', route: '/dashboard/api-settings', surface: 'dash-page', target: 'none', own: page(200) },
   { method: 'GET', route: '/dashboard/account', surface: 'dash-page', target: 'none', own: page(200) },
   // The activity pages (the event log through EventLog, as the session's account): a guest reads the

@@ -39,6 +39,30 @@ export const OPEN_ROUTES: readonly Endpoint[] = [
   open('GET', '/docs/static/index.html', 'public'),
   open('GET', '/docs/static/swagger-initializer.js', 'public'),
   open('GET', '/docs/*', 'public', '/docs/static/swagger-ui.css'),
+  // ---- the OAuth authorization server (oidc-provider): an app's credentials, not an account's.
+  ...(
+    [
+      ['GET', '/oauth', '/oauth'],
+      ['POST', '/oauth', '/oauth'],
+      ['OPTIONS', '/oauth', '/oauth'],
+      ['GET', '/oauth*', '/oauth/jwks'],
+      ['POST', '/oauth*', '/oauth/token'],
+      ['OPTIONS', '/oauth*', '/oauth/token'],
+      [
+        'GET',
+        '/.well-known/oauth-authorization-server/oauth',
+        '/.well-known/oauth-authorization-server/oauth',
+      ],
+    ] as const
+  ).map(
+    ([method, route, path]): Endpoint => ({
+      method,
+      route,
+      surface: 'oauth',
+      target: 'none',
+      request: () => ({ path, ...(method === 'POST' ? { form: { grant_type: 'authorization_code' } } : {}) }),
+    }),
+  ),
   // ---- the sandbox.
   ...(
     [
