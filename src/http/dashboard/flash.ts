@@ -5,10 +5,12 @@ import { state } from './context.ts';
 import { query } from './reply.ts';
 import type { Notice } from './views/layout.ts';
 
-/** A secret the page shows once: a new API key or a webhook signing secret. */
+/** A secret the page shows once: a new API key, a webhook signing secret or an app's client secret. */
 export interface Revealed {
-  readonly kind: 'key' | 'webhook-secret';
+  readonly kind: 'key' | 'webhook-secret' | 'client-secret';
   readonly value: string;
+  /** A client secret's app: its client id (public, shown beside the secret). */
+  readonly clientId?: string;
 }
 
 /**

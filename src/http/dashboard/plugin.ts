@@ -14,6 +14,7 @@ import { isApi } from './reply.ts';
 import { accountRoutes } from './routes/account.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { apiSettingsRoutes } from './routes/api-settings.ts';
+import { appRoutes } from './routes/apps.ts';
 import { authRoutes } from './routes/auth.ts';
 import { eventStreamRoutes } from './routes/event-stream.ts';
 import { grantRoutes } from './routes/grants.ts';
@@ -111,6 +112,7 @@ export async function dashboardPlugin(app: FastifyInstance, { lockcloud, sandbox
   lockRoutes(app, lockcloud, sandbox, flashes);
   grantRoutes(app, lockcloud, flashes);
   apiSettingsRoutes(app, lockcloud, flashes);
+  appRoutes(app, lockcloud, flashes);
   accountRoutes(app, lockcloud, flashes);
   activityRoutes(app, lockcloud);
   eventStreamRoutes(app, lockcloud);

@@ -1,6 +1,6 @@
 import { type Html, html, type Renderable } from '../html.ts';
 
-export type Section = 'locks' | 'api-settings' | 'account';
+export type Section = 'locks' | 'apps' | 'api-settings' | 'account';
 
 export interface PageContext {
   readonly csrf: string;
@@ -82,6 +82,7 @@ ${body}
 
 const NAV: readonly { section: Section; href: string; label: string }[] = [
   { section: 'locks', href: '/dashboard/locks', label: 'Locks' },
+  { section: 'apps', href: '/dashboard/apps', label: 'Apps' },
   { section: 'api-settings', href: '/dashboard/api-settings', label: 'API Settings' },
   { section: 'account', href: '/dashboard/account', label: 'Account' },
 ];
