@@ -83,6 +83,8 @@ function objects(w: World, e: Endpoint, actor: Actor): { id: string; relation: R
       return perAccount((a) => `${w.of[a].endpointId}/deliveries/${w.of[a].endpointDeliveryId}`);
     case 'key':
       return perAccount((a) => w.of[a].spareKeyId);
+    case 'app':
+      return perAccount((a) => w.of[a].appId);
     case 'account':
       return perAccount((a) => PEOPLE[a].email).slice(0, ACTORS.length);
     default:

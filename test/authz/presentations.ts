@@ -234,6 +234,8 @@ function readMarkers(w: World, actor: Actor): string[] {
     ...rows('SELECT id FROM webhook_deliveries WHERE account_id = ?'),
     ...rows('SELECT id FROM webhook_endpoints WHERE account_id = ?'),
     ...rows('SELECT id FROM sessions WHERE account_id = ?'),
+    ...rows('SELECT id FROM oauth_apps WHERE account_id = ?'),
+    ...rows('SELECT name FROM oauth_apps WHERE account_id = ?'),
   ].map((m) => m.toLowerCase());
 }
 

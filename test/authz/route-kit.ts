@@ -12,6 +12,7 @@ export type Target =
   | 'endpoint'
   | 'endpoint-delivery'
   | 'key'
+  | 'app'
   | 'account'
   | 'none';
 

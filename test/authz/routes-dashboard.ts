@@ -15,7 +15,16 @@ import {
   ownersGrant,
   revoke,
 } from './routes-grants.ts';
-import { LOCKS, lockRelation, PEOPLE, unlockApiSettings } from './world.ts';
+import {
+  type Actor,
+  APP_REDIRECT,
+  appName,
+  authorizeOwnApp,
+  LOCKS,
+  lockRelation,
+  PEOPLE,
+  unlockApiSettings,
+} from './world.ts';
 
 const page = (status: number): Want => ({ status, page: true });
 /** The grant a row edits or revokes: the one its prepare made when allowed, the lock's first otherwise. */
@@ -60,6 +69,41 @@ const settingsPost = (path: string, more: Partial<Endpoint> = {}) =>
     own: redirect('/dashboard/api-settings?note='),
     ...more,
   }) satisfies Endpoint;
+
+/** A form of the Apps page on one app: another account's app, or none, is "no such app" (404). */
+const appsPost = (path: string, more: Partial<Endpoint> = {}) =>
+  ({
+    method: 'POST',
+    route: `/dashboard/apps${path}`,
+    surface: 'dash-page',
+    target: 'app',
+    request: () => ({ form: {} }),
+    own: redirect('/dashboard/apps?note='),
+    foreign: refused('/dashboard/apps', 404),
+    ...more,
+  }) satisfies Endpoint;
+
+/** The app a row registers, or registers to delete: named apart by account (the leak check greps names). */
+const matrixAppName = (actor: Actor) => `Matrix-${actor}-e71f`;
+/** The apps the rows made for each account, to delete (the register row's) or to name (the delete row's). */
+const madeApps = new Map<Actor, string>();
+
+async function registerSpare(ctx: Ctx): Promise<void> {
+  const { app } = await ctx.w.t.server.lockcloud.oauthApps.register(ctx.w.of[ctx.actor].accountId, {
+    name: matrixAppName(ctx.actor),
+    redirect_uris: [APP_REDIRECT],
+  });
+  madeApps.set(ctx.actor, app.id);
+}
+
+/** Deletes the app the register row made (found by its name), leaving the account's world app. */
+async function deleteRegistered(ctx: Ctx): Promise<void> {
+  const accountId = ctx.w.of[ctx.actor].accountId;
+  const apps = ctx.w.t.server.lockcloud.oauthApps;
+  const made = (await apps.list(accountId)).filter((a) => a.name === matrixAppName(ctx.actor));
+  if (made.length !== 1) throw new Error(`${ctx.actor} registered ${made.length} apps`);
+  for (const a of made) await apps.delete(accountId, a.id);
+}
 
 export const DASHBOARD_ROUTES: readonly Endpoint[] = [
   // ---- the dashboard's JSON endpoints: session cookie, X-CSRF-Token on POST.
@@ -262,6 +306,43 @@ export const DASHBOARD_ROUTES: readonly Endpoint[] = [
     own: redirect('/dashboard/locks?note='),
     ...invitedGuest,
   },
+  // The Apps page (issue 24): the apps the account authorized, and those it registered.
+  { method: 'GET', route: '/dashboard/apps', surface: 'dash-page', target: 'none', own: page(200) },
+  {
+    method: 'GET',
+    route: '/dashboard/apps/secret/:handle',
+    surface: 'dash-page',
+    target: 'none',
+    request: () => ({ path: '/dashboard/apps/secret/AAAAAAAAAAAAAAAAAAAAAA' }),
+    own: page(410),
+  },
+  // A new app: its secret shown once through a handle of this browser's; deleted after.
+  {
+    method: 'POST',
+    route: '/dashboard/apps',
+    surface: 'dash-page',
+    target: 'none',
+    request: (ctx) => ({ form: { name: matrixAppName(ctx.actor), redirect_uris: APP_REDIRECT } }),
+    own: redirect('/dashboard/apps/secret/'),
+    restore: deleteRegistered,
+  },
+  // Saved as it is: the name and redirect URIs the world gave it.
+  appsPost('/:id', {
+    request: (ctx) => ({ form: { name: appName(ctx.actor), redirect_uris: APP_REDIRECT } }),
+  }),
+  appsPost('/:id/secret', { own: redirect('/dashboard/apps/secret/') }),
+  // Allowed, a spare app of the account's is made first and deleted (the world's app stays).
+  appsPost('/:id/delete', {
+    prepare: registerSpare,
+    request: (ctx) => ({
+      path: `/dashboard/apps/${ctx.own ? madeApps.get(ctx.actor) : ctx.target}/delete`,
+      form: {},
+    }),
+  }),
+  // Each account authorized its own app only: another's app is one it has not authorized (404).
+  appsPost('/authorized/:id/revoke', {
+    restore: (ctx) => authorizeOwnApp(ctx.w.t, ctx.w.of[ctx.actor].accountId, ctx.target),
+  }),
   settingsPost('/code'),
   settingsPost('/confirm', {
     request: () => ({ form: { code: '000000' } }),

@@ -5,6 +5,7 @@
  * account's data looks like (its markers) and a reader of the database that tells which account's
  * rows a request changed.
  */
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { BetterSqlite3, type SqliteConnection } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import type { Seed } from '../../src/app/seed/schema.ts';
@@ -76,6 +77,24 @@ export function lockRelation(actor: Actor, deviceId: string): Relation {
 
 export const hookPath = (actor: Actor) => `/hook-${actor}-9c1e/{device_id}/{state}`;
 
+/** Each account's registered app: a greppable name, and where its codes would go. */
+export const appName = (actor: Actor) => `App-${actor}-5b2d`;
+export const APP_REDIRECT = 'https://app.example/callback';
+
+/**
+ * The account authorizes its own app (through the use case: the OAuth flow itself is
+ * test/http/oauth's): the authorized list then has one row of each account's, to revoke.
+ */
+export async function authorizeOwnApp(t: TestServer, accountId: string, appId: string): Promise<void> {
+  const grantId = `matrix-grant-${randomUUID()}`;
+  await t.server.lockcloud.oauthConsents.record(
+    accountId,
+    appId,
+    { scopes: ['locks:read'], lockIds: null },
+    grantId,
+  );
+}
+
 function seed(receiver: string): Seed {
   return {
     accounts: ACTORS.map((a) => ({ email: PEOPLE[a].email, password: PEOPLE[a].password, verified: true })),
@@ -106,6 +125,8 @@ export interface Holdings {
   readonly endpointDeliveryId: string;
   readonly spareKeyId: string;
   readonly keyIds: readonly string[];
+  /** The account's registered app (a confidential one), which the account itself authorized. */
+  readonly appId: string;
 }
 
 export interface World {
@@ -149,6 +170,11 @@ export async function startWorld(): Promise<World> {
     const taskId = await startTask(t, own.deviceId, 'sync', p.key);
     await waitForTask(t, taskId, p.key);
     const endpoint = await makeEndpoint(t, p.key, `${receiver.url}/endpoint-${a}`);
+    const { app } = await t.server.lockcloud.oauthApps.register(accountId, {
+      name: appName(a),
+      redirect_uris: [APP_REDIRECT],
+    });
+    await authorizeOwnApp(t, accountId, app.id);
     of[a] = {
       accountId,
       token: await login(t, p.email, p.password),
@@ -159,6 +185,7 @@ export async function startWorld(): Promise<World> {
       endpointDeliveryId: endpoint.deliveryId,
       spareKeyId: spare.id,
       keyIds: keys.map((k) => k.id),
+      appId: app.id,
     };
   }
   await settle({ t, receiver, db, of, close: async () => {} });
@@ -250,6 +277,11 @@ const QUERIES: readonly string[] = [
   // a refusal makes.
   `SELECT 'event', account_id, NULL, id || type FROM events WHERE type <> 'account.login_failed'`,
   `SELECT 'idempotency', account_id, NULL, key_hash || fingerprint || task_id FROM idempotency_keys`,
+  `SELECT 'app', account_id, NULL, id || name || redirect_uris || kind || coalesce(secret_hash, '')
+     FROM oauth_apps`,
+  // A consent is the authorizing account's, and concerns the app's developer too.
+  `SELECT 'consent', c.account_id, p.account_id, c.app_id || c.scopes || coalesce(c.lock_ids, '')
+     || c.grant_id FROM oauth_consents c JOIN oauth_apps p ON p.id = c.app_id`,
   `SELECT 'device', l.owner_id, NULL, d.device_id || d.locked || d.app_open || d.battery
      FROM sim_devices d JOIN locks l USING (device_id)`,
 ];

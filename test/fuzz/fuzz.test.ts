@@ -59,6 +59,9 @@ describe('fuzzing every endpoint', () => {
       'GET /dashboard/api-settings/secret/:handle',
       'GET /dashboard/locks/:id/activity',
       'GET /dashboard/account/activity',
+      'GET /dashboard/apps/secret/:handle',
+      'POST /dashboard/apps/:id',
+      'POST /dashboard/apps/authorized/:id/revoke',
       'POST /dashboard/login',
       'GET /healthz',
     ])
