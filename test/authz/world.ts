@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { BetterSqlite3, type SqliteConnection } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import type { Seed } from '../../src/app/seed/schema.ts';
+import { sessionActor } from '../../src/domain/event.ts';
 import { carriedOut, FormClient, latestCode } from '../dashboard/support.ts';
 import { login } from '../http/v1/helpers.ts';
 import { eventually } from '../support/eventually.ts';
@@ -87,11 +88,13 @@ export const APP_REDIRECT = 'https://app.example/callback';
  */
 export async function authorizeOwnApp(t: TestServer, accountId: string, appId: string): Promise<void> {
   const grantId = `matrix-grant-${randomUUID()}`;
+  const app = await t.server.lockcloud.oauthApps.get(accountId, appId);
   await t.server.lockcloud.oauthConsents.record(
     accountId,
-    appId,
+    app,
     { scopes: ['locks:read'], lockIds: null },
     grantId,
+    sessionActor(accountId),
   );
 }
 

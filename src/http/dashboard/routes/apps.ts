@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SignedIn } from '../../../app/accounts/index.ts';
 import type { Lockcloud } from '../../../app/lockcloud.ts';
+import { sessionActor } from '../../../domain/event.ts';
 import type { AppInput } from '../../../domain/oauth-app.ts';
 import { state } from '../context.ts';
 import { refusedForm } from '../errors.ts';
@@ -156,7 +157,7 @@ export function appRoutes(app: FastifyInstance, lockcloud: Lockcloud, flashes: F
     const accountId = who.account.id;
     const { id } = request.params;
     const name = (await oauthConsents.list(accountId)).find((c) => c.app.id === id)?.app.name;
-    await oauthConsents.withdraw(accountId, id);
+    await oauthConsents.withdraw(accountId, id, sessionActor(accountId));
     return {
       notice: {
         kind: 'success',
