@@ -162,6 +162,62 @@ export function freshnessStoreContract(
       }
     });
 
+    it('reads an OAuth access token anew after its consent changes, here or in another process', async () => {
+      await store.oauthApps.insert({
+        id: 'lca_f',
+        accountId: 'acc-2',
+        name: 'Fresh app',
+        redirectUris: ['https://a.example/cb'],
+        kind: 'public',
+        secretHash: null,
+        secretPrefix: null,
+        createdAt: 1,
+        updatedAt: 1,
+      });
+      const consent = {
+        accountId: 'acc-1',
+        appId: 'lca_f',
+        scopes: ['locks:read'] as const,
+        lockIds: null,
+        grantId: 'grant-f',
+        grantedAt: 2,
+        lastUsedAt: null,
+      };
+      await store.oauthApps.putConsent(consent);
+      await store.oauthRecords.upsert('AccessToken', 'tok-f', {
+        payload: '{}',
+        grantId: 'grant-f',
+        uid: null,
+        accountId: 'acc-1',
+        clientId: 'lca_f',
+        scope: 'locks:read',
+        expiresAt: 10_000,
+        consumedAt: null,
+      });
+      assert.equal((await store.oauthRecords.findBearer('tok-f'))?.lockIds, null);
+      // Narrowed here, then used: each read sees it.
+      await store.oauthApps.putConsent({ ...consent, lockIds: [LOCK] });
+      assert.deepEqual((await store.oauthRecords.findBearer('tok-f'))?.lockIds, [LOCK]);
+      await store.oauthApps.touchConsent('grant-f', 7);
+      assert.equal((await store.oauthRecords.findBearer('tok-f'))?.lastUsedAt, 7);
+      const other = await factory.another(store);
+      try {
+        // The app renamed, then the token revoked, by another process.
+        await committedElsewhere(
+          other.oauthApps.update('acc-2', 'lca_f', {
+            name: 'Renamed',
+            redirectUris: ['https://a.example/cb'],
+            updatedAt: 3,
+          }),
+        );
+        assert.equal((await store.oauthRecords.findBearer('tok-f'))?.app.name, 'Renamed');
+        await committedElsewhere(other.oauthRecords.revokeGrant('grant-f', 'AccessToken'));
+        assert.equal(await store.oauthRecords.findBearer('tok-f'), undefined);
+      } finally {
+        await other.close();
+      }
+    });
+
     it("reads the event log in commit order: a follower never skips another process's event", async () => {
       const other = await factory.another(store);
       try {
