@@ -11,12 +11,11 @@ import { after, before, describe, it } from 'node:test';
 import { BetterSqlite3, type SqliteConnection } from '../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import { hasScope, SCOPES, type Scope } from '../../src/domain/scope.ts';
 import { DECLARED_SCOPES } from '../../src/http/route-scope.ts';
+import { PARTNER, sendToRoute } from '../support/route-request.ts';
 import { parseRouteTree } from '../support/route-tree.ts';
 import { makeKey, simNow } from '../support/scoped-keys.ts';
 import { seededDevicesReported } from '../support/seeded-devices.ts';
 import { advanceClock, answer, LOCK_A, LOCK_B, startServer, type TestServer } from '../support/server.ts';
-
-const PARTNER = 'POST /public/partners/automation';
 
 /**
  * Every row of every table, as text by table: what a refusal must leave as it was. The webhook
@@ -41,20 +40,8 @@ function changed(before: Map<string, string>, after: Map<string, string>): strin
     .map(([name, rows]) => `${name}: ${rows.slice(0, 400)}`);
 }
 
-/** The route's request with `key`: its path parameters filled in, a body that would be valid. */
-function send(t: TestServer, route: string, key: string, deviceId = LOCK_A): Promise<Response> {
-  const [method = 'GET', pattern = ''] = route.split(' ');
-  const path = pattern.replace(':device_id', deviceId).replace(/:[a-z_]+/g, 'x');
-  if (route === PARTNER)
-    return t.request(path, { method, json: { apikey: key, device_id: deviceId, command: 'lock' } });
-  const json =
-    route === 'POST /public/lock/:device_id'
-      ? { command: 'sync' }
-      : method === 'GET' || method === 'DELETE'
-        ? undefined
-        : {};
-  return t.request(path, { method, key, ...(json === undefined ? {} : { json }) });
-}
+const send = (t: TestServer, route: string, key: string, deviceId = LOCK_A): Promise<Response> =>
+  sendToRoute(t, route, key, key, deviceId);
 
 describe('every key route refuses keys beyond their limits, and changes nothing', () => {
   let t: TestServer;

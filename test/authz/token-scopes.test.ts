@@ -11,6 +11,7 @@ import { hasScope, SCOPES, type Scope } from '../../src/domain/scope.ts';
 import { DECLARED_SCOPES } from '../../src/http/route-scope.ts';
 import type { FormClient } from '../dashboard/support.ts';
 import { authorize, discover, exchange, type oauth, registerApp, signedIn } from '../support/oauth.ts';
+import { PARTNER, sendToRoute } from '../support/route-request.ts';
 import { parseRouteTree } from '../support/route-tree.ts';
 import {
   advanceClock,
@@ -23,23 +24,8 @@ import {
   type TestServer,
 } from '../support/server.ts';
 
-const PARTNER = 'POST /public/partners/automation';
-
-/** The route's request with `token`: its path parameters filled in, a body that would be valid. */
-function send(t: TestServer, route: string, token: string, deviceId = LOCK_A): Promise<Response> {
-  const [method = 'GET', pattern = ''] = route.split(' ');
-  const path = pattern.replace(':device_id', deviceId).replace(/:[a-z_]+/g, 'x');
-  if (route === PARTNER)
-    return t.request(path, { method, json: { apikey: token, device_id: deviceId, command: 'sync' } });
-  const json =
-    route === 'POST /public/lock/:device_id'
-      ? { command: 'sync' }
-      : method === 'GET' || method === 'DELETE'
-        ? undefined
-        : {};
-  // The stream would stay open: asked for with a lock it may not see, it answers at once.
-  return t.request(path, { method, key: `Bearer ${token}`, ...(json === undefined ? {} : { json }) });
-}
+const send = (t: TestServer, route: string, token: string, deviceId = LOCK_A): Promise<Response> =>
+  sendToRoute(t, route, `Bearer ${token}`, token, deviceId);
 
 describe('OAuth tokens against every API route', () => {
   let t: TestServer;
