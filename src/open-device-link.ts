@@ -67,7 +67,9 @@ const withoutCredentials = (url: string): string => url.replace(/\/\/[^@/]*@/, '
 
 export async function openDeviceLink(config: DeviceLinkConfig, deps: DeviceLinkDeps): Promise<DeviceLink> {
   const topics = new Topics(config.mqttPrefix);
-  const inFlight = new InFlight();
+  const inFlight = new InFlight((count, apIds) =>
+    deps.logger.warn({ count, apIds }, 'simulated device messages lost on the way, no longer waited for'),
+  );
   deps.clock.settleWith(() => inFlight.idle(2000));
   let broker: EmbeddedBroker | undefined;
   let url: string;

@@ -408,12 +408,14 @@ export class SimulatedAccessPoint {
     if (!client) return;
     this.options.inFlight?.begin(this.id);
     client.publish(topic, payload, { qos: 1, retain }, (error) => {
-      // A connection lost with this message on the wire: the loss itself is told once (above).
-      if (error)
-        this.options.logger.warn(
-          { apId: this.id, topic, reason: linkReason(error) },
-          'access point publish failed',
-        );
+      if (!error) return;
+      // A connection lost with this message on the wire: the loss itself is told once (above), and
+      // the message will not arrive, so it is no longer in flight.
+      this.options.inFlight?.end(this.id);
+      this.options.logger.warn(
+        { apId: this.id, topic, reason: linkReason(error) },
+        'access point publish failed',
+      );
     });
   }
 

@@ -129,9 +129,15 @@ export class ApLink {
     if (!client) return;
     if (client.connected) {
       published();
-      await client.publishAsync(lastWords.topic, lastWords.payload, { qos: 1, retain: true }).catch(() => {});
+      // Detached, a connection that drops now is not made again, and mqtt.js keeps a QoS 1 message
+      // for the next connection: its acknowledgement would never come and the stop never end.
+      const dropped = new Promise<void>((resolve) => client.once('close', () => resolve()));
+      await Promise.race([
+        client.publishAsync(lastWords.topic, lastWords.payload, { qos: 1, retain: true }).catch(() => {}),
+        dropped,
+      ]);
     }
-    await client.endAsync();
+    await client.endAsync(!client.connected);
   }
 
   /** Loses power: the connection drops without a word, so the broker publishes the last will. */

@@ -35,16 +35,42 @@ describe('InFlight', () => {
     assert.ok(!(await settled(flight.idle(10_000))));
   });
 
-  it('gives up waiting after the timeout (a message the broker refused never comes back)', async () => {
+  it('gives up waiting after the timeout (a message the broker refused never comes back)', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
     const flight = new InFlight();
     flight.track('a');
     flight.begin('a');
-    const started = Date.now();
-    // Its timer does not hold the process open (a server has its listener for that); this test does.
-    const keepAlive = setTimeout(() => undefined, 1000);
-    await flight.idle(30);
-    clearTimeout(keepAlive);
-    assert.ok(Date.now() - started >= 25);
+    const idle = flight.idle(5000);
+    t.mock.timers.tick(4999);
+    assert.ok(!(await settled(idle)));
+    t.mock.timers.tick(1);
+    assert.ok(await settled(idle));
+  });
+
+  it('forgets what an idle gave up on: one lost message costs one wait, not every wait after', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const lost: [number, string[]][] = [];
+    const flight = new InFlight((count, apIds) => lost.push([count, apIds]));
+    flight.track('a');
+    flight.track('b');
+    flight.begin('a');
+    flight.begin('a');
+    const first = flight.idle(5000);
+    flight.begin('b'); // sent while the idle waits: it has not had the whole timeout yet
+    t.mock.timers.tick(5000);
+    assert.ok(await settled(first));
+    assert.deepEqual(lost, [[2, ['a']]]);
+    // b's message is still waited for, and only it.
+    const second = flight.idle(5000);
+    assert.ok(!(await settled(second)));
+    flight.end('b');
+    assert.ok(await settled(second));
+    // Nothing is out any more: the next idle does not wait at all.
+    assert.ok(await settled(flight.idle(5000)));
+    // A message given up on that arrives after all changes nothing.
+    flight.end('a');
+    flight.begin('a');
+    assert.ok(!(await settled(flight.idle(5000))));
   });
 
   it('forgets an untracked access point’s messages', async () => {
