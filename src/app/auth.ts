@@ -26,12 +26,15 @@ export interface Principal {
   readonly limits: KeyLimits;
 }
 
+/** Which kind of credential was presented: a refusal names it. */
+export type CredentialKind = 'api_key' | 'access_token';
+
 /**
  * The surface's check of a key's limits against the request (src/http/key-check.ts): throws the
  * surface's refusal, or answers false when the caller answers the refusal itself; either way the
  * use is not recorded.
  */
-export type KeyCheck = (limits: KeyLimits) => boolean;
+export type KeyCheck = (limits: KeyLimits, credential: CredentialKind) => boolean;
 
 export class ApiKeyAuth {
   constructor(
@@ -75,7 +78,7 @@ export class ApiKeyAuth {
     const limits = found.key.limits;
     if (limits.expiresAt !== null && now >= limits.expiresAt) throw new DomainError('UNAUTHENTICATED');
     // A key without limits (every key made before them) skips the check: the hot path stays as it was.
-    const allowed = check === undefined || isUnlimited(limits) || check(limits);
+    const allowed = check === undefined || isUnlimited(limits) || check(limits, 'api_key');
     // Once a minute, or from a new address within a second: the dashboard's "last client address"
     // is then never older than the last minute's use, and a key seen from a new place shows it at
     // once.

@@ -6,6 +6,7 @@
  * reads the database (the limits came with the key).
  */
 import type { FastifyRequest } from 'fastify';
+import type { CredentialKind } from '../app/auth.ts';
 import { DomainError } from '../domain/errors.ts';
 import { isUnlimited, type KeyDenial, type KeyLimits, keyAllows, type Scope } from '../domain/scope.ts';
 import { routeScope } from './route-scope.ts';
@@ -51,12 +52,14 @@ export function pathDeviceId(request: FastifyRequest): string | undefined {
 }
 
 /** The domain error of an expiry or a missing scope (a lock outside the key is the surface's to word). */
-export function keyRefusalError(refusal: KeyRefusal): DomainError {
+export function keyRefusalError(refusal: KeyRefusal, credential: CredentialKind = 'api_key'): DomainError {
   if (refusal.reason === 'expired') return new DomainError('UNAUTHENTICATED');
+  // An app's token was granted scopes by the owner: "lacks" says the same of it as of a key.
+  const what = credential === 'access_token' ? 'the access token' : 'the API key';
   return new DomainError(
     'SCOPE_MISSING',
     refusal.scope === undefined
-      ? 'the API key is limited to scopes, and this route takes only a key without that limit'
-      : `the API key lacks the scope ${refusal.scope}`,
+      ? `${what} is limited to scopes, and this route takes only a key without that limit`
+      : `${what} lacks the scope ${refusal.scope}`,
   );
 }

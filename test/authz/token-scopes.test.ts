@@ -63,7 +63,10 @@ describe('OAuth tokens against every API route', () => {
       const need = DECLARED_SCOPES.get(route) as Scope;
       const want = route.includes(' /public/')
         ? { status: 403, body: { error: 'ACCESS_DENY' } }
-        : { status: 403, body: { error: 'ACCESS_DENY', message: `the API key lacks the scope ${need}` } };
+        : {
+            status: 403,
+            body: { error: 'ACCESS_DENY', message: `the access token lacks the scope ${need}` },
+          };
       assert.deepEqual(await answer(await send(t, route, tokens.get(need) as string)), want, route);
     }
   });

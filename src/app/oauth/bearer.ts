@@ -32,7 +32,7 @@ export class BearerAuth {
     const now = this.clock.now();
     if (found.account.deletedAt !== null || now >= found.expiresAt) throw new DomainError('UNAUTHENTICATED');
     const limits = tokenLimits(found.scopes, found, found.expiresAt);
-    const allowed = check === undefined || check(limits);
+    const allowed = check === undefined || check(limits, 'access_token');
     if (allowed && (found.lastUsedAt === null || now - found.lastUsedAt >= LAST_USED_RESOLUTION_MS))
       await this.apps.touchConsent(found.grantId, now);
     const accountId = found.account.id;

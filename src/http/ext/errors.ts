@@ -38,7 +38,7 @@ export const EXT_ERRORS = [
     status: 403,
     error: 'ACCESS_DENY',
     cause:
-      "the API key is limited to scopes that do not include the endpoint's (the message names the scope: `the API key lacks the scope locks:operate`); `POST /ext/keys` asking for more than the calling key has; no Retry-After, which tells it from the address block",
+      "the API key is limited to scopes that do not include the endpoint's (the message names the scope and the credential: `the API key lacks the scope locks:operate`, or `the access token lacks the scope locks:operate` for an app's OAuth token); `POST /ext/keys` asking for more than the calling key has; no Retry-After, which tells it from the address block",
   },
   {
     status: 429,

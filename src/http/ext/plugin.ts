@@ -68,10 +68,10 @@ export const extPlugin: FastifyPluginAsyncTypebox<{ lockcloud: Lockcloud }> = as
       request.principal = await lockcloud.auth.fromHeader(
         request.headers.authorization,
         request.ip,
-        (keyLimits) => {
+        (keyLimits, credential) => {
           const refusal = keyRefusal(request, keyLimits, lockcloud.auth.now(), pathDeviceId(request));
           if (refusal === undefined) return true;
-          if (refusal.reason !== 'lock_not_allowed') throw keyRefusalError(refusal);
+          if (refusal.reason !== 'lock_not_allowed') throw keyRefusalError(refusal, credential);
           outsideKey = true;
           return false;
         },
