@@ -5,6 +5,8 @@ import {
   type EndpointLimit,
   LIMITED_ENDPOINTS,
   type LimitedEndpoint,
+  OAUTH_LIMITED_ENDPOINTS,
+  type OAuthLimitedEndpoint,
   type RateLimitSettings,
   type RatePolicy,
 } from '../domain/rate-limit.ts';
@@ -31,6 +33,12 @@ export const RateLimitsFile = Type.Object(
   {
     endpoints: Type.Optional(
       Type.Object(Object.fromEntries(LIMITED_ENDPOINTS.map((e) => [e, Type.Optional(Endpoint)])), {
+        additionalProperties: false,
+      }),
+    ),
+    // Per client address (docs/rate-limits.md, "OAuth").
+    oauth: Type.Optional(
+      Type.Object(Object.fromEntries(OAUTH_LIMITED_ENDPOINTS.map((e) => [e, Type.Optional(Rate)])), {
         additionalProperties: false,
       }),
     ),
@@ -100,9 +108,17 @@ export function parseRateLimits(text: string): RateLimitSettings {
       ip: given.ip ? toPolicy(given.ip) : current.ip,
     };
   }
+  const oauth = { ...DEFAULT_RATE_LIMITS.oauth };
+  for (const name of OAUTH_LIMITED_ENDPOINTS) {
+    const given = (file.oauth as Partial<Record<OAuthLimitedEndpoint, Static<typeof Rate>>> | undefined)?.[
+      name
+    ];
+    if (given) oauth[name] = toPolicy(given);
+  }
   const block = DEFAULT_RATE_LIMITS.block;
   return {
     endpoints,
+    oauth,
     commands: file.commands ? toPolicy(file.commands) : DEFAULT_RATE_LIMITS.commands,
     block: {
       excess: file.block?.excess ?? block.excess,

@@ -1,6 +1,7 @@
 import {
   excessPolicy,
   type LimitedEndpoint,
+  type OAuthLimitedEndpoint,
   type RateDecision,
   type RateLimitSettings,
   type RatePolicy,
@@ -73,6 +74,14 @@ export class RateLimits {
   async checkAddress(endpoint: LimitedEndpoint, ip: string): Promise<RateCheck> {
     const now = this.clock.now();
     const policy = this.settings.endpoints[endpoint].ip;
+    const decision = await this.buckets.consume(`ip:${endpoint}:${ip}`, policy, now);
+    return this.verdict({ policy, decision }, ip, now);
+  }
+
+  /** Spends one request of the address's budget for an OAuth endpoint (per address only). */
+  async checkOAuth(endpoint: OAuthLimitedEndpoint, ip: string): Promise<RateCheck> {
+    const now = this.clock.now();
+    const policy = this.settings.oauth[endpoint];
     const decision = await this.buckets.consume(`ip:${endpoint}:${ip}`, policy, now);
     return this.verdict({ policy, decision }, ip, now);
   }

@@ -89,6 +89,20 @@ export const EXT_LIMITED_ENDPOINTS = [
 export const LIMITED_ENDPOINTS = [...V3_LIMITED_ENDPOINTS, ...EXT_LIMITED_ENDPOINTS] as const;
 export type LimitedEndpoint = (typeof LIMITED_ENDPOINTS)[number];
 
+/**
+ * The OAuth authorization server's endpoints that do work per request (issue 24): each request to
+ * the authorization endpoint stores an interaction, each to the token endpoint checks a client and
+ * a code or a token. No account is known before they answer, so they are limited per address only,
+ * and under the same block. Discovery and the keys are fixed documents, not limited.
+ */
+export const OAUTH_LIMITED_ENDPOINTS = [
+  'GET /oauth/auth',
+  'POST /oauth/auth',
+  'POST /oauth/token',
+  'POST /oauth/token/revocation',
+] as const;
+export type OAuthLimitedEndpoint = (typeof OAUTH_LIMITED_ENDPOINTS)[number];
+
 export interface EndpointLimit {
   /** Per account (the API key's owner), over all its keys and addresses. */
   readonly account: RatePolicy;
@@ -108,6 +122,8 @@ export interface BlockPolicy {
 
 export interface RateLimitSettings {
   readonly endpoints: Readonly<Record<LimitedEndpoint, EndpointLimit>>;
+  /** Per client address. */
+  readonly oauth: Readonly<Record<OAuthLimitedEndpoint, RatePolicy>>;
   /**
    * The command budget: per account and lock, over every surface that sends commands (v3, the
    * partner endpoint, v1 control, the dashboard), since each command moves the same motor.
@@ -179,6 +195,15 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
     // Commands and their tasks as v3's: the command budget holds each lock, whoever sends.
     'POST /ext/locks/{device_id}/commands': { account: perSecond(10, 1), ip: perSecond(20, 2) },
     'GET /ext/tasks/{task_id}': { account: perSecond(30, 5), ip: perSecond(60, 10) },
+  },
+  oauth: {
+    // People authorizing apps in their browsers: a page, a login, a consent. A whole office behind
+    // one address stays under it; a flood of interactions does not.
+    'GET /oauth/auth': perSecond(20, 2),
+    'POST /oauth/auth': perSecond(20, 2),
+    // App servers: one address refreshes the tokens of all its users, an hour apart each.
+    'POST /oauth/token': perSecond(60, 10),
+    'POST /oauth/token/revocation': perSecond(60, 10),
   },
   commands: perSecond(10, 1),
   block: { excess: 100, windowMs: 60_000, blockMs: 30 * 60_000 },

@@ -12,7 +12,10 @@ function windowSeconds(policy: RatePolicy): number {
  * tighter of the account's and the address's buckets, its quota and window, what remains of it
  * and the seconds until it is full again.
  */
-export function setRateLimitHeaders(reply: FastifyReply, state: RateState): void {
+export function setRateLimitHeaders(
+  reply: { header(name: string, value: string): unknown },
+  state: RateState,
+): void {
   const { policy, decision } = state;
   reply.header('ratelimit-policy', `"endpoint";q=${policy.burst};w=${windowSeconds(policy)}`);
   reply.header('ratelimit', `"endpoint";r=${decision.remaining};t=${Math.ceil(decision.resetMs / 1000)}`);

@@ -102,7 +102,7 @@ export async function buildHttp(options: HttpOptions): Promise<FastifyInstance> 
       },
       () => listeningAt(app),
     );
-  if (oauth) await app.register(oauthPlugin, { oauth });
+  if (oauth) await app.register(oauthPlugin, { oauth, limits: lockcloud.rateLimits });
   if (options.sandbox) await app.register(sandboxPlugin, { prefix: '/_sim', lockcloud });
   await app.register(dashboardPlugin, { prefix: '/dashboard', lockcloud, sandbox: options.sandbox, oauth });
   // People who open the bare address get the dashboard.

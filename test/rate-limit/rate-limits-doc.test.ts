@@ -7,7 +7,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { DEFAULT_LOGIN_LIMITS, KNOWN_CLIENT_MS } from '../../src/app/login.ts';
-import { DEFAULT_RATE_LIMITS, LIMITED_ENDPOINTS, type RatePolicy } from '../../src/domain/rate-limit.ts';
+import {
+  DEFAULT_RATE_LIMITS,
+  LIMITED_ENDPOINTS,
+  OAUTH_LIMITED_ENDPOINTS,
+  type RatePolicy,
+} from '../../src/domain/rate-limit.ts';
 
 const doc = readFileSync(new URL('../../docs/rate-limits.md', import.meta.url), 'utf8');
 // Prose checked as words, whatever the line breaks.
@@ -25,6 +30,17 @@ describe('docs/rate-limits.md', () => {
       return [e, cell(account), cell(ip)];
     });
     assert.deepEqual(rows, expected);
+  });
+
+  it('lists every limited OAuth endpoint with its default address limit, and nothing else', () => {
+    const rows = [...doc.matchAll(/^\| `((?:GET|POST) \/oauth[^`]*)` \| ([^|]+) \|$/gm)].map((m) => [
+      m[1],
+      m[2]?.trim(),
+    ]);
+    assert.deepEqual(
+      rows,
+      OAUTH_LIMITED_ENDPOINTS.map((e) => [e, cell(DEFAULT_RATE_LIMITS.oauth[e])]),
+    );
   });
 
   it('states the default command budget', () => {

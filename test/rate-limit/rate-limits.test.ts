@@ -21,6 +21,7 @@ const SETTINGS: RateLimitSettings = {
     ...DEFAULT_RATE_LIMITS.endpoints,
     [ENDPOINT]: { account: { burst: 100, intervalMs: 10 }, ip: { burst: 1, intervalMs: 1_000 } },
   },
+  oauth: { ...DEFAULT_RATE_LIMITS.oauth, 'POST /oauth/token': { burst: 1, intervalMs: 1_000 } },
   commands: DEFAULT_RATE_LIMITS.commands,
   block: { excess: 1, windowMs: 60_000, blockMs: 30 * 60_000 },
 };
@@ -102,6 +103,27 @@ async function floodUntilBlocked(limits: RateLimits): Promise<void> {
   for (let i = 0; i < 5 && limits.blockedFor(IP) === undefined; i++) await limits.checkAddress(ENDPOINT, IP);
   assert.ok(limits.blockedFor(IP) !== undefined, 'not blocked after 5 requests');
 }
+
+describe('RateLimits: the OAuth endpoints', () => {
+  it('limit per address, refill with time, and their refusals lead to the same block', async () => {
+    const { clock, limits } = await setup();
+    assert.equal((await limits.checkOAuth('POST /oauth/token', IP)).kind, 'allowed');
+    // Another address, and another OAuth endpoint, have budgets of their own.
+    assert.equal((await limits.checkOAuth('POST /oauth/token', '192.0.2.2')).kind, 'allowed');
+    assert.equal((await limits.checkOAuth('POST /oauth/token/revocation', IP)).kind, 'allowed');
+    const refused = await limits.checkOAuth('POST /oauth/token', IP);
+    assert.deepEqual(
+      [refused.kind, refused.kind === 'throttled' && refused.retryAfterSeconds],
+      ['throttled', 1],
+    );
+    clock.advance(1_000);
+    assert.equal((await limits.checkOAuth('POST /oauth/token', IP)).kind, 'allowed');
+    assert.equal(limits.blockedFor(IP), undefined);
+    // The second refusal within the window (excess 1) blocks the address everywhere.
+    await limits.checkOAuth('POST /oauth/token', IP);
+    assert.equal(limits.blockedFor(IP), 1_800);
+  });
+});
 
 describe('RateLimits: blocks and the periodic re-read of the block store', () => {
   it('blocks after the excess, for 30 minutes, and the block store holds it', async () => {
