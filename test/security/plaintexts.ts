@@ -13,7 +13,10 @@ export type Kind =
   | 'session'
   | 'csrf'
   | 'server key'
-  | 'device secret';
+  | 'device secret'
+  | 'oauth client secret'
+  | 'oauth code'
+  | 'oauth token';
 
 export interface Plaintext {
   readonly label: string;

@@ -63,6 +63,8 @@ export class Recorder {
   }
 }
 
+const INTERACTION_IDS = new Set(['_interaction', '_interaction_resume']);
+
 /** A browser on the dashboard: it keeps its cookies and sends the last page's CSRF token. */
 export class Browser {
   private readonly cookies = new Map<string, string>();
@@ -82,7 +84,9 @@ export class Browser {
       if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(line)) this.cookies.delete(name);
       else {
         this.cookies.set(name, value);
-        this.secrets.add('session', `cookie ${name}`, value);
+        // oidc-provider's interaction cookies hold the interaction's id, which is in its URL by
+        // design: what makes them unforgeable is their signature (the .sig cookie), a secret.
+        if (!INTERACTION_IDS.has(name)) this.secrets.add('session', `cookie ${name}`, value);
       }
     }
     const token = /name="_csrf" value="([^"]+)"/.exec(answer.body)?.[1];

@@ -4,12 +4,13 @@
  * change, reset, the sandbox, the admin CLI), v1 tokens, API keys (seeded, made in the dashboard,
  * sent as the partner endpoint's apikey), webhook secrets (seeded, set, rotated, by the CLI), the
  * codes of sign-up, API Settings and password reset, dashboard cookies and CSRF tokens, an access
- * point's MQTT secret and the server key. Wrong guesses and unreadable bodies carrying them too, so
+ * point's MQTT secret, the server key, and OAuth's (an app's client secret made in the dashboard,
+ * an authorization code, access and refresh tokens, the provider's cookies). Wrong guesses and unreadable bodies carrying them too, so
  * the error answers have something to leak. The callers then search the store, the logs and the
  * error answers for all of it (plaintexts.ts).
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import { type Run, runAdmin } from '../support/admin-cli.ts';
 import { LOCK_A, OTHER_LOCK } from '../support/server.ts';
@@ -22,6 +23,8 @@ export const OTHER = 'other@example.com';
 export const UNVERIFIED = 'unverified@example.com';
 export const NEWCOMER = 'newcomer@example.com';
 export const CLI_MADE = 'cli-made@example.com';
+/** The redirect URI of the OAuth app the flow registers: nothing listens there, the test reads it. */
+export const OAUTH_REDIRECT = 'http://127.0.0.1:9/callback';
 
 const unique = (what: string): string => `${what}-${randomBytes(12).toString('base64url')}`;
 
@@ -157,6 +160,7 @@ export async function exercise(
   secrets.add('webhook secret', 'rotated in the dashboard', revealedSecret(rotatePage.body));
   await http.expect(200, 'GET', '/public/locks', { headers: { authorization: dashKey } });
   await http.expect(401, 'POST', '/public/partners/automation', partner(dashKey.slice(0, -1)));
+  await oauthFlow(http, browser, secrets);
   await browser.get('/dashboard/account');
   const changed = secrets.add('password', 'changed in the dashboard', unique('changed-pw'));
   await browser.submit(
@@ -222,4 +226,101 @@ export async function exercise(
   await login(OTHER, adminPassword, 200);
   await login(CLI_MADE, createdPassword, 200);
   return runs;
+}
+
+/** The Location of the last answer, which must be a redirect. */
+function locationOf(http: Recorder): string {
+  const location = http.answers.at(-1)?.headers.match(/^location: (.+)$/m)?.[1];
+  if (location === undefined) throw new Error(`${http.answers.at(-1)?.what}: no Location`);
+  return location;
+}
+
+/**
+ * OAuth (issue 24), as an app and its user go through it: an app registered in the dashboard (its
+ * client secret shown once), the authorization with PKCE and the consent page, the code exchanged
+ * (a wrong secret first), the access token used (and a wrong one), the refresh token rotated and
+ * the spent one presented again, a token revoked.
+ */
+async function oauthFlow(http: Recorder, browser: Browser, secrets: Plaintexts): Promise<void> {
+  await browser.get('/dashboard/apps');
+  const registered = await browser.submit(
+    '/dashboard/apps',
+    { name: 'Secrets test app', redirect_uris: OAUTH_REDIRECT, kind: 'confidential' },
+    200,
+  );
+  const clientId = /data-testid="revealed-client-id">([^<]+)</.exec(registered.body)?.[1] ?? '';
+  const clientSecret = secrets.add(
+    'oauth client secret',
+    'client secret made in the dashboard',
+    /data-testid="revealed-client-secret">([^<]+)</.exec(registered.body)?.[1] ?? '',
+  );
+  assert.match(clientId, /^lca_/);
+
+  const verifier = randomBytes(32).toString('base64url');
+  const authorization = new URLSearchParams({
+    client_id: clientId,
+    redirect_uri: OAUTH_REDIRECT,
+    response_type: 'code',
+    scope: 'locks:read',
+    state: 'state-1',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  });
+  await browser.get(`/oauth/auth?${authorization}`, 303);
+  const consentPage = new URL(locationOf(http), http.url);
+  await browser.get(consentPage.pathname);
+  await browser.post(consentPage.pathname, { decision: 'allow', scope: 'locks:read', locks: 'all' }, 303);
+  await browser.get(new URL(locationOf(http), http.url).pathname, 303);
+  const callback = new URL(locationOf(http));
+  assert.equal(callback.origin + callback.pathname, OAUTH_REDIRECT);
+  const code = secrets.add('oauth code', 'authorization code', callback.searchParams.get('code') ?? '');
+
+  const basic = (secret: string) =>
+    `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+  const token = (status: number, fields: Record<string, string>, secret = clientSecret) =>
+    http.expect(status, 'POST', '/oauth/token', {
+      headers: { authorization: basic(secret) },
+      form: new URLSearchParams(fields),
+    });
+  const exchange = {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: OAUTH_REDIRECT,
+    code_verifier: verifier,
+  };
+  await token(401, exchange, `${clientSecret}x`);
+  // The secret in the form instead (client_secret_post), with a code that is not one.
+  await http.expect(400, 'POST', '/oauth/token', {
+    form: new URLSearchParams({
+      ...exchange,
+      code: `${code}x`,
+      client_id: clientId,
+      client_secret: clientSecret,
+    }),
+  });
+  const issued = JSON.parse((await token(200, exchange)).body) as {
+    access_token: string;
+    refresh_token: string;
+  };
+  const accessToken = secrets.add('oauth token', 'access token', issued.access_token);
+  const refreshToken = secrets.add('oauth token', 'refresh token', issued.refresh_token);
+
+  await http.expect(200, 'GET', '/public/locks', { headers: { authorization: `Bearer ${accessToken}` } });
+  await http.expect(401, 'GET', '/public/locks', { headers: { authorization: `Bearer ${accessToken}x` } });
+  await http.expect(403, 'GET', '/ext/events', { headers: { authorization: accessToken } });
+
+  const refreshed = JSON.parse(
+    (await token(200, { grant_type: 'refresh_token', refresh_token: refreshToken })).body,
+  ) as { access_token: string; refresh_token: string };
+  secrets.add('oauth token', 'refreshed access token', refreshed.access_token);
+  secrets.add('oauth token', 'rotated refresh token', refreshed.refresh_token);
+  // The spent refresh token again: refused, and the family with it (reuse detection).
+  await token(400, { grant_type: 'refresh_token', refresh_token: refreshToken });
+  await http.expect(401, 'GET', '/public/locks', {
+    headers: { authorization: `Bearer ${refreshed.access_token}` },
+  });
+  await http.expect(200, 'POST', '/oauth/token/revocation', {
+    headers: { authorization: basic(clientSecret) },
+    form: new URLSearchParams({ token: refreshed.refresh_token }),
+  });
 }

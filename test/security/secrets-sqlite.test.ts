@@ -67,6 +67,9 @@ describe('secrets at rest, in logs and in error answers (SQLite, a server proces
       'code',
       'session',
       'csrf',
+      'oauth client secret',
+      'oauth code',
+      'oauth token',
     ] as const)
       assert.ok(kinds.has(kind), `no ${kind} was exercised`);
     // The search is not blind: the once-shown key is in the page that showed it, and so on.
@@ -80,6 +83,8 @@ describe('secrets at rest, in logs and in error answers (SQLite, a server proces
       'made in the dashboard',
       'set over /ext',
       'rotated in the dashboard',
+      'client secret made in the dashboard',
+      'refresh token',
     ])
       assert.ok(found.has(label), `${label} not found where it was shown`);
     assert.ok(logs.includes('"level":20') || logs.includes('"level":30'), 'the server logged');
