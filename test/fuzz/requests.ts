@@ -145,7 +145,17 @@ function queryOf(endpoint: Endpoint): fc.Arbitrary<string> {
 
 const huge = fc.integer({ min: 2000, max: 20_000 }).map((n) => 'k'.repeat(n));
 const authorization = weighted(
-  [20, fc.constantFrom(OWNER_KEY, `Bearer ${OWNER_KEY}`, OTHER_KEY)],
+  // An OAuth access token works wherever a key does (issue 24), bare or as a Bearer token.
+  [
+    20,
+    fc.constantFrom(
+      OWNER_KEY,
+      `Bearer ${OWNER_KEY}`,
+      OTHER_KEY,
+      '{{ACCESS_TOKEN}}',
+      'Bearer {{ACCESS_TOKEN}}',
+    ),
+  ],
   [8, fc.constant(undefined)],
   [
     2,

@@ -42,6 +42,7 @@ const DELIVERIES: Endpoint = {
   operation: { responses: {} },
 };
 const RATE = { ratelimit: '"endpoint";r=1;t=1', 'ratelimit-policy': '"endpoint";q=2;w=2' };
+const BLOCKED = { ratelimit: '"blocked";r=0;t=1800', 'ratelimit-policy': '"blocked";q=0;w=1800' };
 
 function asked(target: string, method = 'GET', requestIds: string[] = []): Asked {
   return { method, target, requestIds, raw: false, headBytes: target.length };
@@ -86,9 +87,12 @@ describe('the fuzzer judges answers by the documents', () => {
     assert.deepEqual(problems(asked('/ext/webhook/deliveries'), answer(200, [], RATE)), []);
     const blocked = { error: 'ACCESS_DENY', message: 'blocked' };
     assert.deepEqual(
-      problems(asked('/ext/webhook/deliveries'), answer(403, blocked, { ...RATE, 'retry-after': '1800' })),
+      problems(asked('/ext/webhook/deliveries'), answer(403, blocked, { ...BLOCKED, 'retry-after': '1800' })),
       [],
     );
+    // A refusal for a scoped key's or a token's limits does not wait: no Retry-After.
+    const scope = { error: 'ACCESS_DENY', message: 'the access token lacks the scope webhooks:manage' };
+    assert.deepEqual(problems(asked('/ext/webhook/deliveries'), answer(403, scope, RATE)), []);
     assert.deepEqual(
       problems(
         asked('/v1/locks/x/control', 'POST'),
@@ -120,12 +124,12 @@ describe('the fuzzer judges answers by the documents', () => {
       [
         'an /ext block without Retry-After',
         asked('/ext/webhook/deliveries'),
-        answer(403, { error: 'ACCESS_DENY', message: 'blocked' }, RATE),
+        answer(403, { error: 'ACCESS_DENY', message: 'blocked' }, BLOCKED),
       ],
       [
         'an /ext block without its message',
         asked('/ext/webhook/deliveries'),
-        answer(403, { error: 'ACCESS_DENY' }, { ...RATE, 'retry-after': '1800' }),
+        answer(403, { error: 'ACCESS_DENY' }, { ...BLOCKED, 'retry-after': '1800' }),
       ],
       [
         'a v1 429 without Retry-After',

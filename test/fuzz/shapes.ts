@@ -243,9 +243,11 @@ export function answerProblems(endpoints: readonly Endpoint[], asked: Asked, ans
         errorProblem(split ? 'v3' : surface, status, json.value) && errorProblem(surface, status, json.value);
       if (problem) problems.push(problem);
     }
-    const value = json.ok && isRecord(json.value) ? json.value : {};
-    const waits = status === 429 || value.error === 'ACCESS_DENY';
-    if (waits && !/^\d+$/.test(headers['retry-after'] ?? ''))
+    // A 429 says when to come back, and so does the block (a 403 whose RateLimit fields say
+    // "blocked"); a 403 for a key's or a token's limits does not, which tells it from the block
+    // (docs/errors.md).
+    const blocked = (headers['ratelimit-policy'] ?? '').startsWith('"blocked"');
+    if ((status === 429 || blocked) && !/^\d+$/.test(headers['retry-after'] ?? ''))
       problems.push(`a ${status} without Retry-After`);
     return problems;
   }
