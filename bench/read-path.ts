@@ -17,10 +17,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { BetterSqlite3 } from '../src/adapters/stores/sqlite/better-sqlite3.ts';
-import { FormClient } from '../test/dashboard/support.ts';
-import { authorize, discover, exchange, oauth, REDIRECT } from '../test/support/oauth.ts';
-import { LOCK_A, OWNER, OWNER_KEY, standardSeed, type TestServer } from '../test/support/server.ts';
+import { LOCK_A, OWNER_KEY, standardSeed } from '../test/support/server.ts';
+import { bearerToken, scopedKey, v1Token } from './lib/credentials.ts';
 import { autocannon, cpuNote, HttpClient, type LoadResult } from './lib/load.ts';
 import {
   archiveCheckout,
@@ -85,65 +83,8 @@ const [on, off, logged, before] = await Promise.all([
       }),
 ]);
 
-async function v1Token(server: Lockcloud): Promise<string> {
-  const client = new HttpClient(server.url, 1);
-  const { authorization } = await client.json<{ authorization: string }>(
-    'POST',
-    '/v1/accounts/login',
-    {},
-    {
-      email: OWNER,
-      password: 'owner-password',
-    },
-  );
-  client.close();
-  return authorization;
-}
-
-/** A key limited to reading one lock (issue 23), made by the owner's full-access key over /ext. */
-async function scopedKey(server: Lockcloud): Promise<string> {
-  const client = new HttpClient(server.url, 1);
-  const made = await client.json<{ key: string }>(
-    'POST',
-    '/ext/keys',
-    { authorization: OWNER_KEY },
-    { name: 'read-path bench', scopes: ['locks:read'], lock_ids: [LOCK_A] },
-  );
-  client.close();
-  return made.key;
-}
-
-/**
- * An OAuth access token (issue 24) granted what the scoped key has (locks:read, this lock), from
- * the real flow: a public app registered on the dashboard's Apps page, the owner's consent, the
- * code exchanged with PKCE.
- */
-async function bearerToken(server: Lockcloud): Promise<string> {
-  const t = { url: server.url } as TestServer;
-  const browser = new FormClient(t);
-  await browser.get('/dashboard/login');
-  await browser.post('/dashboard/login', { email: OWNER, password: 'owner-password' });
-  await browser.get('/dashboard/apps');
-  const registered = await browser.post('/dashboard/apps', {
-    name: 'read-path bench',
-    redirect_uris: REDIRECT,
-    kind: 'public',
-  });
-  if (registered.status !== 303) throw new Error(`registering the bench's app: ${registered.status}`);
-  const db = new BetterSqlite3(join(dir, 'on', 'lockcloud.sqlite'), { readonly: true });
-  const { id } = db.prepare("SELECT id FROM oauth_apps WHERE name = 'read-path bench'").get() as {
-    id: string;
-  };
-  db.close();
-  const app = { app: { id } as never, secret: null, client: { client_id: id }, auth: oauth.None() };
-  const as = await discover(t);
-  const fields = { decision: 'allow', scope: ['locks:read'], locks: 'some', lock: [LOCK_A] };
-  const { callback, verifier } = await authorize(t, browser, as, app, { scope: 'locks:read' }, fields);
-  return (await exchange(as, app, callback, verifier)).access_token;
-}
-
 const key = { authorization: OWNER_KEY };
-const bearer = { authorization: `Bearer ${await bearerToken(on)}` };
+const bearer = { authorization: `Bearer ${await bearerToken(on, join(dir, 'on'))}` };
 const scoped = { authorization: await scopedKey(on) };
 const token = { 'x-authorization': await v1Token(on) };
 const paths = {
