@@ -144,6 +144,26 @@ export function redirectWithNotice(
 }
 
 /**
+ * The redirect after a change was made (303, Post/Redirect/Get): a new secret to the page's one-time
+ * view (`<page>/secret/<handle>`), which only this browser can open, once; otherwise to the page,
+ * with the change's notice if it has one.
+ */
+export function redirectAfterChange(
+  flashes: Flashes,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: string,
+  flash: Flash,
+): FastifyReply {
+  if (flash.revealed !== undefined) {
+    const handle = flashes.put(state(request).csrf, flash);
+    return reply.redirect(`${page}/secret/${handle}`, 303);
+  }
+  if (flash.notice === undefined) return reply.redirect(page, 303);
+  return redirectWithNotice(flashes, request, reply, page, flash.notice);
+}
+
+/**
  * The redirect after a refused form (303 to the form's page, never answering the POST in place): a
  * reload of that page then shows the form again and sends nothing, so it spends no second attempt.
  * The refusal waits under a handle of this browser's, once; the URL carries only the handle

@@ -8,8 +8,8 @@ import {
   type Flash,
   type Flashes,
   handleOf,
+  redirectAfterChange,
   redirectRefused,
-  redirectWithNotice,
   refusedStatus,
 } from '../flash.ts';
 import { form, HIDDEN, sendPage } from '../reply.ts';
@@ -102,13 +102,7 @@ export function apiSettingsRoutes(app: FastifyInstance, lockcloud: Lockcloud, fl
   function post(path: string, run: (request: FastifyRequest, who: SignedIn) => Promise<Flash>) {
     app.post(path, HIDDEN, async (request, reply) => {
       try {
-        const flash = await run(request, me(request));
-        if (flash.revealed !== undefined) {
-          const handle = flashes.put(state(request).csrf, flash);
-          return reply.redirect(`${PAGE}/secret/${handle}`, 303);
-        }
-        if (flash.notice === undefined) return reply.redirect(PAGE, 303);
-        return redirectWithNotice(flashes, request, reply, PAGE, flash.notice);
+        return redirectAfterChange(flashes, request, reply, PAGE, await run(request, me(request)));
       } catch (error) {
         const f = form(request);
         // The code field is on the page only while locked; the webhook and key fields only once unlocked.

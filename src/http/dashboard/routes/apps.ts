@@ -16,8 +16,8 @@ import {
   type Flashes,
   handleOf,
   type Refused,
+  redirectAfterChange,
   redirectRefused,
-  redirectWithNotice,
   refusedStatus,
 } from '../flash.ts';
 import { form, HIDDEN, sendPage } from '../reply.ts';
@@ -103,13 +103,7 @@ export function appRoutes(app: FastifyInstance, lockcloud: Lockcloud, flashes: F
   ) {
     app.post<{ Params: P }>(path, HIDDEN, async (request, reply) => {
       try {
-        const flash = await run(request, me(request));
-        if (flash.revealed !== undefined) {
-          const handle = flashes.put(state(request).csrf, flash);
-          return reply.redirect(`${PAGE}/secret/${handle}`, 303);
-        }
-        if (flash.notice === undefined) return reply.redirect(PAGE, 303);
-        return redirectWithNotice(flashes, request, reply, PAGE, flash.notice);
+        return redirectAfterChange(flashes, request, reply, PAGE, await run(request, me(request)));
       } catch (error) {
         const which = formOf?.(request);
         const refused = besideField(refusedForm(error, which === undefined ? [] : APP_FIELDS));
