@@ -75,13 +75,15 @@ export class OAuthConsents {
     return remembered && asked.every((s) => remembered.scopes.includes(s)) ? remembered : undefined;
   }
 
-  /** Checks the owner's choice against what the app asked and the owner's locks. */
-  async check(
-    accountId: string,
+  /**
+   * Checks the owner's choice against what the app asked and the owner's locks, as the request read
+   * them for the page a moment ago (not read twice).
+   */
+  check(
     request: ConsentRequest,
     choice: ConsentChoice,
-  ): Promise<{ scopes: readonly Scope[]; lockIds: readonly string[] | null }> {
-    const owned = new Set((await this.deps.locks.listOwnedBy(accountId)).map((l) => l.deviceId));
+  ): { scopes: readonly Scope[]; lockIds: readonly string[] | null } {
+    const owned = new Set(request.locks.map((l) => l.deviceId));
     return checkConsentChoice(request.asked, choice.scopes, choice.lockIds, owned);
   }
 
@@ -124,18 +126,20 @@ export class OAuthConsents {
     return this.deps.apps.listConsents(accountId);
   }
 
-  /** Withdraws the account's consent to the app: every code and token of it fails from now on. */
-  async withdraw(accountId: string, appId: string, actor: Actor): Promise<void> {
+  /**
+   * Withdraws the account's consent to the app: every code and token of it fails from now on.
+   * Answers the app's name (for the owner's notice, and the event's).
+   */
+  async withdraw(accountId: string, appId: string, actor: Actor): Promise<{ appName: string }> {
     const log = this.deps.eventLog;
-    const app = await this.deps.apps.find(appId);
+    const appName = (await this.deps.apps.find(appId))?.name ?? appId;
     const events =
       log &&
       ((consent: OAuthConsent) =>
-        log.stampAll([
-          accountEvent('oauth_app.revoked', accountId, actor, consentData(consent, app?.name ?? appId)),
-        ]));
+        log.stampAll([accountEvent('oauth_app.revoked', accountId, actor, consentData(consent, appName))]));
     const gone = await this.deps.apps.deleteConsent(accountId, appId, events);
     if (!gone) throw new DomainError('APP_NOT_FOUND', 'this account has not authorized that app');
     await this.deps.records.revokeGrant(gone.grantId);
+    return { appName };
   }
 }

@@ -150,12 +150,11 @@ export function appRoutes(app: FastifyInstance, lockcloud: Lockcloud, flashes: F
   post<{ id: string }>('/apps/authorized/:id/revoke', async (request, who) => {
     const accountId = who.account.id;
     const { id } = request.params;
-    const name = (await oauthConsents.list(accountId)).find((c) => c.app.id === id)?.app.name;
-    await oauthConsents.withdraw(accountId, id, sessionActor(accountId));
+    const { appName } = await oauthConsents.withdraw(accountId, id, sessionActor(accountId));
     return {
       notice: {
         kind: 'success',
-        text: `${name ?? 'The app'} is revoked: it can no longer reach your locks, and its tokens stopped working.`,
+        text: `${appName} is revoked: it can no longer reach your locks, and its tokens stopped working.`,
       },
     };
   });

@@ -181,9 +181,9 @@ export function oauthConsentRoutes(app: FastifyInstance, lockcloud: Lockcloud, o
       scopes: many(request, 'scope'),
       lockIds: form(request).locks === 'some' ? many(request, 'lock') : null,
     };
-    let checked: Awaited<ReturnType<typeof consents.check>>;
+    let checked: ReturnType<typeof consents.check>;
     try {
-      checked = await consents.check(accountId, consent, picked);
+      checked = consents.check(consent, picked);
     } catch (error) {
       if (!isDomainError(error) || error.code !== 'INVALID_INPUT') throw error;
       const field = error.details.field ?? 'scopes';
