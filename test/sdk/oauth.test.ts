@@ -21,7 +21,7 @@ import {
   UnauthorizedError,
 } from '../../sdk/src/index.ts';
 import type { FormClient } from '../dashboard/support.ts';
-import { answerConsent, follow, REDIRECT, signedIn } from '../support/oauth.ts';
+import { answerConsent, follow, REDIRECT, registerApp, signedIn } from '../support/oauth.ts';
 import {
   advanceClock,
   LOCK_A,
@@ -43,12 +43,7 @@ describe('sdk: OAuth', () => {
 
   /** An app of the other account (a developer's), registered as the dashboard's Apps page does. */
   async function register(name: string, kind: 'confidential' | 'public' = 'confidential') {
-    const account = await t.server.store.accounts.findByEmail(OTHER);
-    const { app, secret } = await t.server.lockcloud.oauthApps.register(account?.id ?? '', {
-      name,
-      redirect_uris: [REDIRECT],
-      kind,
-    });
+    const { app, secret } = await registerApp(t, OTHER, { name, kind });
     return {
       baseUrl: t.url,
       clientId: app.id,
