@@ -75,6 +75,18 @@ describe('WAL checkpoints in a worker thread', () => {
     db.close();
   });
 
+  it('refuses a checkpoint once closed, at once (a stopped worker would never answer it)', async () => {
+    const file = join(dir, 'c.sqlite');
+    const db = new BetterSqlite3(file);
+    db.pragma('journal_mode = WAL');
+    db.exec('CREATE TABLE t (n INTEGER)');
+    const checkpointer = await WalCheckpointer.start(file, () => {}, false);
+    await checkpointer.close();
+    await assert.rejects(checkpointer.checkpoint(), /the checkpoint worker stopped/);
+    await checkpointer.close(); // and a second close resolves
+    db.close();
+  });
+
   it('fails to start on a file that is not there', async () => {
     await assert.rejects(WalCheckpointer.start(join(dir, 'missing.sqlite'), () => {}, false));
   });

@@ -123,8 +123,10 @@ export class WalCheckpointer {
     return checkpointer;
   }
 
-  /** Runs one passive checkpoint in the worker. */
+  /** Runs one passive checkpoint in the worker; rejects once the worker is closing or gone. */
   checkpoint(): Promise<CheckpointResult> {
+    // A message to a worker that has stopped is dropped without a word: it would never be answered.
+    if (this.exited || this.closing) return Promise.reject(new Error('the checkpoint worker stopped'));
     const id = ++this.next;
     return new Promise((ok, fail) => {
       this.pending.set(id, { ok, fail });
