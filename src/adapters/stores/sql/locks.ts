@@ -10,84 +10,13 @@ import type {
   TaskEnd,
 } from '../../../app/ports.ts';
 import type { LockEvent } from '../../../domain/event.ts';
-import {
-  type BatteryState,
-  type DoorState,
-  initialHealth,
-  type Lock,
-  type NewLock,
-  type ReportMark,
-} from '../../../domain/lock.ts';
+import { initialHealth, type Lock, type NewLock, type ReportMark } from '../../../domain/lock.ts';
 import { insertEvents, withEvents } from './events.ts';
 import { guestSees } from './guest-access.ts';
 import { KeptSql } from './kept-sql.ts';
+import { statusColumns, toLock, trendColumns } from './lock-rows.ts';
 import { bool, type Database, type LocksTable } from './tables.ts';
 import { endProcessing } from './tasks.ts';
-
-function toLock(row: Selectable<LocksTable>): Lock {
-  return {
-    deviceId: row.device_id,
-    serial: row.serial,
-    nickname: row.nickname,
-    ownerId: row.owner_id,
-    locked: row.locked === 1,
-    battery: row.battery,
-    responsive: row.responsive === 1,
-    integration: row.integration === 1,
-    accessPoint: row.access_point === 1,
-    appOpen: row.app_open === 1,
-    accessPointId: row.ap_id,
-    createdAt: Number(row.created_at),
-    jammed: row.jammed === 1,
-    door: doorOf(row.door),
-    firmware: row.firmware,
-    lastSeenAt: row.last_seen_at === null ? null : Number(row.last_seen_at),
-    autoLockSeconds: row.auto_lock_seconds,
-    batteryLow: row.battery_low,
-    batteryCritical: row.battery_critical,
-    timeZone: row.time_zone,
-    batteryState: batteryStateOfRow(row.battery_state),
-    offlineSince: row.offline_since === null ? null : Number(row.offline_since),
-    offlineAnnounced: row.offline_announced === 1,
-    batteryPerDay: row.battery_per_day_tenths === null ? null : row.battery_per_day_tenths / 10,
-    batteryRef:
-      row.battery_ref_level === null || row.battery_ref_at === null
-        ? null
-        : { level: row.battery_ref_level, at: Number(row.battery_ref_at) },
-  };
-}
-
-const doorOf = (value: string | null): DoorState | null =>
-  value === 'open' || value === 'closed' ? value : null;
-const batteryStateOfRow = (value: string): BatteryState =>
-  value === 'low' || value === 'critical' ? value : 'ok';
-
-/** The columns of a lock's status: what every status write sets (the report's fields and their bookkeeping). */
-function statusColumns(status: LockStatus) {
-  return {
-    locked: bool(status.locked),
-    battery: status.battery,
-    responsive: bool(status.responsive),
-    app_open: bool(status.appOpen),
-    jammed: bool(status.jammed),
-    door: status.door,
-    firmware: status.firmware,
-    last_seen_at: status.lastSeenAt,
-    battery_state: status.batteryState,
-    offline_since: status.offlineSince,
-    offline_announced: bool(status.offlineAnnounced),
-    ...trendColumns(status),
-  };
-}
-
-/** The trend in tenths of a point (an integer column: exact on both backends) and its reference reading. */
-function trendColumns(trend: Pick<Lock, 'batteryPerDay' | 'batteryRef'>) {
-  return {
-    battery_per_day_tenths: trend.batteryPerDay === null ? null : Math.round(trend.batteryPerDay * 10),
-    battery_ref_level: trend.batteryRef?.level ?? null,
-    battery_ref_at: trend.batteryRef?.at ?? null,
-  };
-}
 
 // The statements of every command and device report, compiled once (kept-sql.ts).
 const LOCK_ROW = new KeptSql();
