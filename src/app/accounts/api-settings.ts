@@ -2,10 +2,9 @@ import type { ApiKey } from '../../domain/api-key.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { sessionActor } from '../../domain/event.ts';
 import { FULL_ACCESS } from '../../domain/scope.ts';
-import type { ApiKeyStore, Clock } from '../ports.ts';
-import type { ApiKeys } from './api-keys.ts';
+import type { ApiKeyStore } from '../ports.ts';
+import type { ApiKeys, NewKeyInput } from './api-keys.ts';
 import type { OneTimeCodes } from './codes.ts';
-import { formRefusal, type KeyForm, keyInputOfForm } from './key-form.ts';
 import type { Sessions, SignedIn } from './sessions.ts';
 
 export interface ApiSettingsDeps {
@@ -14,8 +13,6 @@ export interface ApiSettingsDeps {
   readonly keys: ApiKeys;
   readonly codes: OneTimeCodes;
   readonly sessions: Sessions;
-  /** For the key form's expiry, refused in the past beside the form's other errors. */
-  readonly clock: Clock;
 }
 
 /**
@@ -40,19 +37,16 @@ export class ApiSettings {
   }
 
   /**
-   * A new key with the form's limits (none given: full access, as before limits): the full key is
+   * A new key with these limits (none given: full access, as before limits): the full key is
    * answered this once; only its hash and prefix are kept. The owner's session may give any limits,
    * so it calls as a full-access key would; the checks (scopes, own locks, a future expiry) are
-   * those of /ext/keys, their refusals named by the form's fields.
+   * those of /ext/keys. The dashboard reads its form into this input and words the refusals by the
+   * form's fields (src/http/dashboard/key-form.ts).
    */
-  async createKey(me: SignedIn, form: KeyForm = {}): Promise<{ key: string; view: ApiKey }> {
+  async createKey(me: SignedIn, input: NewKeyInput): Promise<{ key: string; view: ApiKey }> {
     this.requireUnlocked(me);
     const caller = { accountId: me.account.id, actor: sessionActor(me.account.id), limits: FULL_ACCESS };
-    try {
-      return await this.deps.keys.createWithin(caller, keyInputOfForm(form, this.deps.clock.now()));
-    } catch (error) {
-      throw formRefusal(error);
-    }
+    return this.deps.keys.createWithin(caller, input);
   }
 
   async deleteKey(me: SignedIn, keyId: unknown): Promise<void> {

@@ -115,7 +115,6 @@ export class Accounts {
       keys: this.apiKeys,
       codes,
       sessions: this.sessions,
-      clock,
     });
   }
 

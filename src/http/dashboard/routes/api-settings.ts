@@ -12,6 +12,7 @@ import {
   redirectRefused,
   refusedStatus,
 } from '../flash.ts';
+import { formRefusal, keyInputOfForm } from '../key-form.ts';
 import { form, HIDDEN, sendPage } from '../reply.ts';
 import { type ApiSettingsView, apiSettingsPage, deliveryView } from '../views/api-settings-page.ts';
 
@@ -168,7 +169,16 @@ export function apiSettingsRoutes(app: FastifyInstance, lockcloud: Lockcloud, fl
   });
 
   post('/api-settings/keys', async (request, who) => {
-    const { key } = await apiSettings.createKey(who, keyForm(request).sent);
+    // Locked API Settings are refused before the form is read.
+    apiSettings.requireUnlocked(who);
+    let key: string;
+    try {
+      // A date in the past is refused beside the form's other errors, on the clock expiries are held to.
+      const input = keyInputOfForm(keyForm(request).sent, lockcloud.auth.now());
+      ({ key } = await apiSettings.createKey(who, input));
+    } catch (error) {
+      throw formRefusal(error);
+    }
     return {
       revealed: { kind: 'key', value: key },
       notice: { kind: 'success', text: 'A new key is ready.' },

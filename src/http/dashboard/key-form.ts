@@ -3,9 +3,9 @@
  * scope or some, optionally locks and an expiry date. Its refusals name the form's own fields
  * (access, scopes, locks, expires, name) with sentences for a person, not the API's field names.
  */
+import type { NewKeyInput } from '../../app/accounts/api-keys.ts';
 import { checkFields, DomainError, isDomainError } from '../../domain/errors.ts';
 import { SCOPES, type Scope } from '../../domain/scope.ts';
-import type { NewKeyInput } from './api-keys.ts';
 
 /** The form as sent: each list the checkboxes ticked (none: empty), each text as typed. */
 export interface KeyForm {
