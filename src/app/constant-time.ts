@@ -4,7 +4,7 @@
  * many answers learns a secret one character at a time. Every such comparison in the server goes
  * through these two functions (docs/security.md lists them).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 /**
  * Byte strings of a length that is public (digests, derived keys of a fixed size): false at once
@@ -14,7 +14,7 @@ export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+const digest = (text: string): Buffer => hash('sha256', text, 'buffer');
 
 /**
  * Text from a caller against the secret it must equal (a CSRF token, a broker password, a hex

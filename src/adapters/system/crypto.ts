@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID, scrypt } from 'node:crypto';
+import { hash, randomBytes, randomUUID, scrypt } from 'node:crypto';
 import { promisify } from 'node:util';
 import { sameBytes } from '../../app/constant-time.ts';
 import type { PasswordHasher, RandomSource, SecretHasher } from '../../app/ports.ts';
@@ -15,9 +15,13 @@ export const cryptoRandom: RandomSource = {
   secret: (bytes) => randomBytes(bytes).toString('base64url'),
 };
 
-/** SHA-256 for random secrets of 128 bits or more: no salt or stretching needed, and lookups stay indexed. */
+/**
+ * SHA-256 for random secrets of 128 bits or more: no salt or stretching needed, and lookups stay
+ * indexed. Every v3 request hashes its key: the one-shot `crypto.hash` costs about a third of a
+ * `createHash` object's round trip.
+ */
 export const sha256Hasher: SecretHasher = {
-  hash: (secret) => createHash('sha256').update(secret, 'utf8').digest('hex'),
+  hash: (secret) => hash('sha256', secret, 'hex'),
 };
 
 export interface ScryptCost {

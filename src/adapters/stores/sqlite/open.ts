@@ -8,6 +8,7 @@ import { SqlStore } from '../sql/store.ts';
 import type { Database } from '../sql/tables.ts';
 import { BetterSqlite3, type SqliteConnection } from './better-sqlite3.ts';
 import { SERVER_AUTOCHECKPOINT_PAGES, WalCheckpointer } from './checkpointer.ts';
+import { walChangeCheck } from './wal-change-hint.ts';
 
 const STATEMENT_CACHE_SIZE = 256;
 
@@ -64,6 +65,7 @@ const READ_CACHE_ENTRIES = 100_000;
  * The store a server runs on: the SQLite store with the read cache in front (read-cache.ts). The
  * file is the server's own, so the only other writers are short-lived processes beside it (the admin
  * CLI); `PRAGMA data_version` changes when one of them commits, and the cache drops everything then.
+ * It is asked only when the WAL-index header moved (wal-change-hint.ts), which is rare on reads.
  */
 export async function openCachedSqliteStore(
   dataDir: string,
@@ -82,14 +84,16 @@ export async function openCachedSqliteStore(
     await db.destroy();
     throw error;
   }
-  // Prepared once: the check runs before every cached read and costs about a microsecond.
+  // Prepared once; asked only when the WAL-index header says a commit may have happened.
   const dataVersion = raw.prepare('PRAGMA data_version').pluck();
-  const closeBoth = async (): Promise<void> => {
+  const commits = walChangeCheck(join(dataDir, SQLITE_FILE_NAME), () => dataVersion.get() as number);
+  const closeAll = async (): Promise<void> => {
+    commits.close();
     await checkpointer.close();
     await db.destroy();
   };
-  return withReadCache(new SqlStore(db, closeBoth), {
-    writesElsewhere: () => dataVersion.get() as number,
+  return withReadCache(new SqlStore(db, closeAll), {
+    writesElsewhere: commits.dataVersion,
     maxEntries: READ_CACHE_ENTRIES,
   });
 }
