@@ -10,7 +10,8 @@ import { durations, fmtMs, fmtRate, progress, quantile, report } from './lib/rep
 import { startRig } from './lib/rig.ts';
 
 const { seconds } = durations({ seconds: 6, rounds: 1 }, { seconds: 4, rounds: 1 });
-const P99_TARGET = 10;
+// Issue 25, point 2 (issue 10 asked 10).
+const P99_TARGET = 4;
 const PASSWORD = 'bench-password-0001';
 
 const rig = await startRig({
@@ -75,7 +76,7 @@ report({
   ],
   targets: [
     {
-      point: '3',
+      point: '2',
       what: 'v1 control round trip p99 (zero-latency lock)',
       target: `≤ ${P99_TARGET} ms`,
       measured: fmtMs(p99),

@@ -193,7 +193,7 @@ if (write) {
     '',
     machine,
     '',
-    '## Targets (issue 10)',
+    '## Targets (issue 25; rows of earlier issues name them)',
     '',
     targets,
     failed.length > 0 ? `\nThese benches failed and have no figures here: ${failed.join(', ')}.` : '',
