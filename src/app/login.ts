@@ -208,7 +208,7 @@ export class Login {
     await this.refuseIf(this.deps.limiter?.consume(key, policy, this.now()));
   }
 
-  private async refuseIf(decided: Promise<RateDecision> | undefined): Promise<void> {
+  private async refuseIf(decided: RateDecision | Promise<RateDecision> | undefined): Promise<void> {
     const decision = await decided;
     if (decision && !decision.allowed) {
       throw new DomainError('THROTTLED', 'too many login attempts', {

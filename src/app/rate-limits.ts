@@ -7,6 +7,7 @@ import {
   type RatePolicy,
   retryAfterSeconds,
 } from '../domain/rate-limit.ts';
+import { andThen, type MaybePromise } from './maybe-async.ts';
 import type { BlockStore, Cancel, Clock, Logger, RateLimitStore } from './ports.ts';
 
 export interface RateState {
@@ -71,43 +72,51 @@ export class RateLimits {
    * limited endpoint as soon as it arrives, whatever its key or body turn out to be: a flood of bad
    * keys or unreadable bodies is throttled, and blocked, like any other.
    */
-  async checkAddress(endpoint: LimitedEndpoint, ip: string): Promise<RateCheck> {
-    const now = this.clock.now();
-    const policy = this.settings.endpoints[endpoint].ip;
-    const decision = await this.buckets.consume(`ip:${endpoint}:${ip}`, policy, now);
-    return this.verdict({ policy, decision }, ip, now);
+  checkAddress(endpoint: LimitedEndpoint, ip: string): MaybePromise<RateCheck> {
+    return this.spend(`ip:${endpoint}:${ip}`, this.settings.endpoints[endpoint].ip, ip);
   }
 
   /** Spends one request of the address's budget for an OAuth endpoint (per address only). */
-  async checkOAuth(endpoint: OAuthLimitedEndpoint, ip: string): Promise<RateCheck> {
+  checkOAuth(endpoint: OAuthLimitedEndpoint, ip: string): MaybePromise<RateCheck> {
+    return this.spend(`ip:${endpoint}:${ip}`, this.settings.oauth[endpoint], ip);
+  }
+
+  /** Spends one request of `key`'s bucket; answered at once when the bucket store answers at once. */
+  private spend(key: string, policy: RatePolicy, ip: string): MaybePromise<RateCheck> {
     const now = this.clock.now();
-    const policy = this.settings.oauth[endpoint];
-    const decision = await this.buckets.consume(`ip:${endpoint}:${ip}`, policy, now);
-    return this.verdict({ policy, decision }, ip, now);
+    return andThen(this.buckets.consume(key, policy, now), (decision) =>
+      this.verdict({ policy, decision }, ip, now),
+    );
   }
 
   /**
    * Then, once the key has named the account, spends one request of the account's budget. An address
    * already refused spends nothing more. Answers the tighter of the two buckets.
    */
-  async checkAccount(
+  checkAccount(
     endpoint: LimitedEndpoint,
     accountId: string,
     ip: string,
     byAddress: RateCheck,
-  ): Promise<RateCheck> {
+  ): MaybePromise<RateCheck> {
     if (byAddress.kind === 'throttled') return byAddress;
     const now = this.clock.now();
     const policy = this.settings.endpoints[endpoint].account;
-    const decision = await this.buckets.consume(`acct:${endpoint}:${accountId}`, policy, now);
-    if (decision.allowed && decision.remaining >= byAddress.decision.remaining) return byAddress;
-    return this.verdict({ policy, decision }, ip, now);
+    return andThen(this.buckets.consume(`acct:${endpoint}:${accountId}`, policy, now), (decision) =>
+      decision.allowed && decision.remaining >= byAddress.decision.remaining
+        ? byAddress
+        : this.verdict({ policy, decision }, ip, now),
+    );
   }
 
-  private async verdict(state: RateState, ip: string, now: number): Promise<RateCheck> {
+  /** Let through at once; a refusal first spends the address's excess (which may block it). */
+  private verdict(state: RateState, ip: string, now: number): MaybePromise<RateCheck> {
     if (state.decision.allowed) return { kind: 'allowed', ...state };
-    await this.recordExcess(ip, now);
-    return { kind: 'throttled', retryAfterSeconds: retryAfterSeconds(state.decision.retryAfterMs), ...state };
+    return this.recordExcess(ip, now).then(() => ({
+      kind: 'throttled',
+      retryAfterSeconds: retryAfterSeconds(state.decision.retryAfterMs),
+      ...state,
+    }));
   }
 
   /**

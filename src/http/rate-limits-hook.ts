@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { andThen, type MaybePromise } from '../app/maybe-async.ts';
 import type { RateCheck, RateLimits } from '../app/rate-limits.ts';
 import { DomainError, isDomainError } from '../domain/errors.ts';
 import { LIMITED_ENDPOINTS, type LimitedEndpoint } from '../domain/rate-limit.ts';
@@ -62,18 +63,36 @@ function refuse(request: FastifyRequest, reply: FastifyReply, seconds: number): 
  * the request has spent the budget, and the refusal the excess. The extension API, ours to order,
  * refuses it at once (`refuseAtOnce`), so a flood of bad keys is answered 429 without a key lookup.
  */
-export async function limitAddress(
+export function limitAddress(
   limits: RateLimits | undefined,
   request: FastifyRequest,
   reply: FastifyReply,
   refuseAtOnce = false,
-): Promise<void> {
+): MaybePromise<void> {
   const endpoint = endpointOf(request);
   if (!limits || !endpoint) return;
-  const check = await limits.checkAddress(endpoint, request.ip);
-  addressChecks.set(request, check);
-  setRateLimitHeaders(reply, check);
-  if (refuseAtOnce && check.kind === 'throttled') refuse(request, reply, check.retryAfterSeconds);
+  return andThen(limits.checkAddress(endpoint, request.ip), (check) => {
+    addressChecks.set(request, check);
+    setRateLimitHeaders(reply, check);
+    if (refuseAtOnce && check.kind === 'throttled') refuse(request, reply, check.retryAfterSeconds);
+  });
+}
+
+/**
+ * Runs an onRequest hook's work as a callback-style hook: work answered at once (the in-memory
+ * limits) calls `done` at once, with no promise made; work that waits calls it when it settles. A
+ * throw or a rejection reaches Fastify's error handling as an async hook's would.
+ */
+export function hookDone(work: () => MaybePromise<void>, done: (error?: Error) => void): void {
+  let pending: MaybePromise<void>;
+  try {
+    pending = work();
+  } catch (error) {
+    done(error as Error);
+    return;
+  }
+  if (pending instanceof Promise) pending.then(() => done(), done);
+  else done();
 }
 
 /**
@@ -91,7 +110,8 @@ export async function authenticateAndLimit(
   const endpoint = endpointOf(request);
   const byAddress = addressChecks.get(request);
   if (!limits || !endpoint || !byAddress) return;
-  const check = await limits.checkAccount(endpoint, accountId, request.ip, byAddress);
+  const checked = limits.checkAccount(endpoint, accountId, request.ip, byAddress);
+  const check = checked instanceof Promise ? await checked : checked;
   setRateLimitHeaders(reply, check);
   if (check.kind === 'throttled') refuse(request, reply, check.retryAfterSeconds);
 }

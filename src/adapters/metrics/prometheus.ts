@@ -4,7 +4,7 @@
  * one process); the process metrics (CPU, memory, event loop, GC) are the process's, collected once
  * per process into a registry of their own and appended to every scrape.
  */
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { DEVICE_CONNECTION_REFUSALS } from '../../app/ports/ops.ts';
 import type {
   CommandOutcome,
@@ -15,6 +15,7 @@ import type {
 } from '../../app/ports.ts';
 import { LOCK_COMMANDS, type LockCommand } from '../../domain/lock.ts';
 import { TASK_FAILURES } from '../../domain/task.ts';
+import { RequestDurations } from './request-durations.ts';
 
 /** Seconds; up to 30 since v1 control waits for its command (15 s by default) before answering. */
 const WEBHOOK_OUTCOMES: readonly WebhookAttemptOutcome[] = [
@@ -47,7 +48,7 @@ export interface PrometheusMetricsOptions {
 
 export class PrometheusMetrics implements Metrics, DeviceBrokerMetrics {
   readonly registry = new Registry();
-  private readonly requests: Histogram<'method' | 'route' | 'status_code'>;
+  private readonly requests: RequestDurations;
   private readonly commands: Counter<'command' | 'outcome'>;
   private readonly webhooks: Counter<'outcome'>;
   private readonly rateLimitFallbacks: Counter;
@@ -56,13 +57,12 @@ export class PrometheusMetrics implements Metrics, DeviceBrokerMetrics {
 
   constructor(options: PrometheusMetricsOptions) {
     const registers = [this.registry];
-    this.requests = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'HTTP requests by method, route pattern and status code, and how long they took',
-      labelNames: ['method', 'route', 'status_code'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
+    this.requests = new RequestDurations(
+      'http_request_duration_seconds',
+      'HTTP requests by method, route pattern and status code, and how long they took',
+      LATENCY_BUCKETS,
+    );
+    this.registry.registerMetric(this.requests.asMetric());
     this.commands = new Counter({
       name: 'lockcloud_commands_total',
       help: 'Lock commands ended by this process, by command and outcome (success or the task error)',
@@ -131,7 +131,7 @@ export class PrometheusMetrics implements Metrics, DeviceBrokerMetrics {
   }
 
   observeRequest(method: string, route: string, statusCode: number, seconds: number): void {
-    this.requests.observe({ method, route, status_code: String(statusCode) }, seconds);
+    this.requests.observe(method, route, statusCode, seconds);
   }
 
   async scrape(): Promise<{ readonly contentType: string; readonly body: string }> {

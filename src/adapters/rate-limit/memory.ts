@@ -13,7 +13,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   private readonly times = new Map<string, number>();
   private calls = 0;
 
-  async consume(key: string, policy: RatePolicy, now: number): Promise<RateDecision> {
+  consume(key: string, policy: RatePolicy, now: number): RateDecision {
     if (++this.calls % SWEEP_EVERY === 0) this.sweep(now);
     const { decision, tat } = gcra(this.times.get(key), now, policy);
     this.times.set(key, tat);

@@ -152,7 +152,7 @@ export class RedisRateLimitStore implements RateLimitStore {
           resetMs: Number(resetMs),
         };
       },
-      () => (peek === 1 ? this.memory.peek(key, policy, now) : this.memory.consume(key, policy, now)),
+      async () => (peek === 1 ? this.memory.peek(key, policy, now) : this.memory.consume(key, policy, now)),
     );
   }
 

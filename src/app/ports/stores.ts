@@ -87,7 +87,12 @@ export interface BlockStore {
  * the policy to the key atomically at the time given, so the clock stays the caller's.
  */
 export interface RateLimitStore {
-  consume(key: string, policy: RatePolicy, now: number): Promise<RateDecision>;
+  /**
+   * Spends one request of `key`'s bucket. A store in this process's memory answers at once, not
+   * through a promise: every limited request spends two buckets, and the read path's CPU budget has
+   * no room for the microtasks (issue 25).
+   */
+  consume(key: string, policy: RatePolicy, now: number): RateDecision | Promise<RateDecision>;
   /**
    * What consume would answer, spending nothing: for a budget of failures, checked before the
    * attempt and spent only once it has failed (app/login.ts).

@@ -5,6 +5,7 @@ import { keyRefusal, pathDeviceId } from '../key-check.ts';
 import {
   authenticateAndLimit,
   countBudgetRefusals,
+  hookDone,
   limitAddress,
   refuseBlocked,
 } from '../rate-limits-hook.ts';
@@ -29,10 +30,13 @@ export async function v3Plugin(app: FastifyInstance, { lockcloud }: V3Options): 
   // A command refused by its lock's budget spends the address's excess like a 429 of the limits.
   countBudgetRefusals(app, limits);
   // Before anything else: a blocked address is refused; any other spends its address's budget.
-  app.addHook('onRequest', async (request, reply) => {
-    refuseBlocked(limits, request, reply);
-    await limitAddress(limits, request, reply);
-  });
+  // Callback-style: with the in-memory limits, no promise is made for it on any request.
+  app.addHook('onRequest', (request, reply, done) =>
+    hookDone(() => {
+      refuseBlocked(limits, request, reply);
+      return limitAddress(limits, request, reply);
+    }, done),
+  );
 
   // Routes that carry the key in the Authorization header. onRequest runs before the body is read,
   // so a missing key answers 401 (and a throttled one 429) before any body error: the documented order.
