@@ -1,12 +1,14 @@
 import type {
   AccountStore,
   ApiKeyStore,
+  GrantStore,
   LockStore,
   OAuthAppStore,
   OAuthRecordStore,
   Store,
   TokenStore,
 } from '../../app/ports.ts';
+import type { Lock } from '../../domain/lock.ts';
 
 export interface ReadCacheOptions {
   /**
@@ -20,26 +22,42 @@ export interface ReadCacheOptions {
   readonly maxEntries: number;
 }
 
+/**
+ * Counts the cache's drops. A read from the store is in flight across awaits; a write that commits
+ * and drops meanwhile may be one the read did not see, so what the read found is kept only if no
+ * drop happened since it began (`BoundedMap.fill`).
+ */
+class Drops {
+  count = 0;
+}
+
 /** A bounded map: a full map starts afresh rather than tracking recency on the hot path. */
 class BoundedMap<V> {
   private readonly entries = new Map<string, V>();
 
-  constructor(private readonly maxEntries: number) {}
+  constructor(
+    private readonly maxEntries: number,
+    private readonly drops: Drops,
+  ) {}
 
   get(key: string): V | undefined {
     return this.entries.get(key);
   }
 
-  set(key: string, value: V): void {
+  /** Keeps what a store read found, unless something was dropped since `since` (drops.count then). */
+  fill(key: string, value: V, since: number): void {
+    if (since !== this.drops.count) return;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(key, value);
   }
 
   delete(key: string): void {
+    this.drops.count++;
     this.entries.delete(key);
   }
 
   clear(): void {
+    this.drops.count++;
     this.entries.clear();
   }
 
@@ -66,11 +84,46 @@ type BearerFound = Awaited<ReturnType<OAuthRecordStore['findBearer']>>;
  * cheap way to learn of the others' commits, and they change lock status many times a second.
  */
 export function withReadCache(store: Store, options: ReadCacheOptions): Store {
-  const keys = new BoundedMap<NonNullable<KeyFound>>(options.maxEntries);
-  const keyHashById = new BoundedMap<string>(options.maxEntries);
-  const tokens = new BoundedMap<NonNullable<TokenFound>>(options.maxEntries);
-  const locks = new BoundedMap<NonNullable<LockFound>>(options.maxEntries);
-  const bearers = new BoundedMap<NonNullable<BearerFound>>(options.maxEntries);
+  const drops = new Drops();
+  const keys = new BoundedMap<NonNullable<KeyFound>>(options.maxEntries, drops);
+  const keyHashById = new BoundedMap<string>(options.maxEntries, drops);
+  const tokens = new BoundedMap<NonNullable<TokenFound>>(options.maxEntries, drops);
+  const locks = new BoundedMap<NonNullable<LockFound>>(options.maxEntries, drops);
+  const bearers = new BoundedMap<NonNullable<BearerFound>>(options.maxEntries, drops);
+  // An account's lock lists (v3's GET /public/locks, v1's GET /v1/locks): each depends on every lock
+  // it may hold and on the grants, so any lock or grant write drops them all.
+  const owned = new BoundedMap<readonly Lock[]>(options.maxEntries, drops);
+  const visible = new BoundedMap<readonly Lock[]>(options.maxEntries, drops);
+  const dropLists = (): void => {
+    owned.clear();
+    visible.clear();
+  };
+  /** A lock write: the lock itself and every list are dropped once it is done, even if it failed. */
+  const lockWrite =
+    <A extends unknown[], R>(write: (...args: A) => Promise<R>, deviceId?: (...args: A) => string) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await write(...args);
+      } finally {
+        dropLists();
+        if (deviceId === undefined) locks.clear();
+        else locks.delete(deviceId(...args));
+      }
+    };
+  /** A list read: from memory when held, a copy either way (callers may sort or change theirs). */
+  const listed = async (
+    map: BoundedMap<readonly Lock[]>,
+    accountId: string,
+    read: () => Promise<Lock[]>,
+  ): Promise<Lock[]> => {
+    checkElsewhere();
+    const cached = map.get(accountId);
+    if (cached !== undefined) return [...cached];
+    const since = drops.count;
+    const found = await read();
+    map.fill(accountId, [...found], since);
+    return found;
+  };
 
   const dropCredentials = (): void => {
     keys.clear();
@@ -96,6 +149,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     seenVersion = version;
     dropCredentials();
     locks.clear();
+    dropLists();
   };
 
   const accounts: AccountStore = {
@@ -119,11 +173,12 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
       checkElsewhere();
       const cached = keys.get(hash);
       if (cached !== undefined) return cached;
+      const since = drops.count;
       const found = await store.apiKeys.findByHash(hash);
       if (found !== undefined) {
-        keys.set(hash, found);
+        keys.fill(hash, found, since);
         // A touch of a key no longer mapped only skips updating the cache.
-        keyHashById.set(found.key.id, hash);
+        keyHashById.fill(found.key.id, hash, since);
       }
       return found;
     },
@@ -147,8 +202,9 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
       checkElsewhere();
       const cached = tokens.get(hash);
       if (cached !== undefined) return cached;
+      const since = drops.count;
       const found = await store.tokens.findByHash(hash);
-      if (found !== undefined) tokens.set(hash, found);
+      if (found !== undefined) tokens.fill(hash, found, since);
       return found;
     },
     async purgeIssuedBefore(cutoff) {
@@ -163,53 +219,82 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
       checkElsewhere();
       const cached = locks.get(deviceId);
       if (cached !== undefined) return cached;
+      const since = drops.count;
       const found = await store.locks.get(deviceId);
-      if (found !== undefined) locks.set(deviceId, found);
+      if (found !== undefined) locks.fill(deviceId, found, since);
       return found;
     },
-    insert: async (lock) => {
-      await store.locks.insert(lock);
-      locks.delete(lock.deviceId);
-    },
-    update: async (deviceId, patch) => {
-      await store.locks.update(deviceId, patch);
-      locks.delete(deviceId);
-    },
+    insert: lockWrite(
+      (lock) => store.locks.insert(lock),
+      (lock) => lock.deviceId,
+    ),
+    update: lockWrite(
+      (deviceId, patch) => store.locks.update(deviceId, patch),
+      (deviceId) => deviceId,
+    ),
     readStatus: (deviceId) => store.locks.readStatus(deviceId),
-    writeStatusIf: async (deviceId, version, status, mark, events) => {
-      const written = await store.locks.writeStatusIf(deviceId, version, status, mark, events);
-      if (written) locks.delete(deviceId);
-      return written;
-    },
-    updateSettingsIf: async (deviceId, version, settings, events) => {
-      const written = await store.locks.updateSettingsIf(deviceId, version, settings, events);
-      if (written) locks.delete(deviceId);
-      return written;
-    },
-    writeStatusIfAndEnd: async (deviceId, version, status, mark, events, end) => {
-      const written = await store.locks.writeStatusIfAndEnd(deviceId, version, status, mark, events, end);
-      if (written.written) locks.delete(deviceId);
-      return written;
-    },
-    releaseAccount: async (accountId) => {
-      const released = await store.locks.releaseAccount(accountId);
-      locks.clear();
-      return released;
-    },
+    // The conditional writes drop even when they wrote nothing: a lost race means another writer
+    // moved the row, and dropping is never wrong, only a re-read.
+    writeStatusIf: lockWrite(
+      (deviceId, version, status, mark, events) =>
+        store.locks.writeStatusIf(deviceId, version, status, mark, events),
+      (deviceId) => deviceId,
+    ),
+    updateSettingsIf: lockWrite(
+      (deviceId, version, settings, events) =>
+        store.locks.updateSettingsIf(deviceId, version, settings, events),
+      (deviceId) => deviceId,
+    ),
+    writeStatusIfAndEnd: lockWrite(
+      (deviceId, version, status, mark, events, end) =>
+        store.locks.writeStatusIfAndEnd(deviceId, version, status, mark, events, end),
+      (deviceId) => deviceId,
+    ),
+    releaseAccount: lockWrite((accountId) => store.locks.releaseAccount(accountId)),
     listOfflineDue: (cutoff, limit) => store.locks.listOfflineDue(cutoff, limit),
-    announceOffline: async (deviceId, offlineSince, events) => {
-      const announced = await store.locks.announceOffline(deviceId, offlineSince, events);
-      if (announced) locks.delete(deviceId);
-      return announced;
-    },
-    listOwnedBy: (accountId) => store.locks.listOwnedBy(accountId),
-    share: (deviceId, accountId, events, made) => store.locks.share(deviceId, accountId, events, made),
+    announceOffline: lockWrite(
+      (deviceId, offlineSince, events) => store.locks.announceOffline(deviceId, offlineSince, events),
+      (deviceId) => deviceId,
+    ),
+    listOwnedBy: (accountId) => listed(owned, accountId, () => store.locks.listOwnedBy(accountId)),
+    share: lockWrite(
+      (deviceId, accountId, events, made) => store.locks.share(deviceId, accountId, events, made),
+      (deviceId) => deviceId,
+    ),
     countByOwner: () => store.locks.countByOwner(),
-    listVisibleTo: (accountId) => store.locks.listVisibleTo(accountId),
+    listVisibleTo: (accountId) => listed(visible, accountId, () => store.locks.listVisibleTo(accountId)),
     isSharedWith: (deviceId, accountId) => store.locks.isSharedWith(deviceId, accountId),
     listByAccessPoint: (apId) => store.locks.listByAccessPoint(apId),
     sharesOf: (deviceId) => store.locks.sharesOf(deviceId),
-    unshare: (deviceId, accountId, events) => store.locks.unshare(deviceId, accountId, events),
+    unshare: lockWrite(
+      (deviceId, accountId, events) => store.locks.unshare(deviceId, accountId, events),
+      (deviceId) => deviceId,
+    ),
+  };
+
+  // Grants decide which locks a guest sees (listVisibleTo): every grant write drops the lists.
+  // Nothing read from grants is cached itself: a revocation takes effect on the next request.
+  const grantWrite =
+    <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await write(...args);
+      } finally {
+        dropLists();
+      }
+    };
+  const grants: GrantStore = {
+    invite: grantWrite((grant, events) => store.grants.invite(grant, events)),
+    get: (id) => store.grants.get(id),
+    getFor: (deviceId, guestId) => store.grants.getFor(deviceId, guestId),
+    listForLock: (deviceId) => store.grants.listForLock(deviceId),
+    listForGuest: (guestId, states) => store.grants.listForGuest(guestId, states),
+    updateStateIf: grantWrite((id, from, to, at, events) =>
+      store.grants.updateStateIf(id, from, to, at, events),
+    ),
+    updateTermsIf: grantWrite((id, change, events) => store.grants.updateTermsIf(id, change, events)),
+    revoke: grantWrite((id, at, events) => store.grants.revoke(id, at, events)),
+    markUsedIf: grantWrite((id, at, events) => store.grants.markUsedIf(id, at, events)),
   };
 
   // An OAuth access token is read with its consent, app and account (OAuthRecordStore.findBearer):
@@ -238,8 +323,9 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
       checkElsewhere();
       const hit = bearers.get(idHash);
       if (hit !== undefined) return hit;
+      const since = drops.count;
       const found = await records.findBearer(idHash);
-      if (found !== undefined) bearers.set(idHash, found);
+      if (found !== undefined) bearers.fill(idHash, found, since);
       return found;
     },
   };
@@ -264,8 +350,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     accounts,
     apiKeys,
     locks: lockStore,
-    // Nothing read from grants is cached: a revocation takes effect on the next request.
-    grants: store.grants,
+    grants,
     tokens: tokenStore,
     tasks: store.tasks,
     idempotencyKeys: store.idempotencyKeys,
@@ -289,6 +374,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
       await store.restore(snapshot);
       dropCredentials();
       locks.clear();
+      dropLists();
     },
     ping: () => store.ping(),
     close: () => store.close(),

@@ -14,6 +14,12 @@ import type { Store } from '../../../src/app/ports.ts';
 import { aLock, anAccount, aStatus } from '../../support/fixtures.ts';
 
 const LOCK = '00000000-0000-4000-8000-0000000000e1';
+const OTHER_LOCK = '00000000-0000-4000-8000-0000000000e2';
+
+/** `base` with some methods replaced; the others stay its own (a class's, on its prototype). */
+function overriding<T extends object>(base: T, methods: Partial<T>): T {
+  return Object.assign(Object.create(base) as T, methods);
+}
 
 /**
  * A write by another process. Its commit reaches the server as I/O (the request that follows it), so
@@ -136,6 +142,106 @@ describe('withReadCache', () => {
     assert.equal((await store.locks.get(LOCK))?.nickname, 'Front door');
     await elsewhere(raw.locks.update(LOCK, { battery: 5 }));
     assert.equal((await store.locks.get(LOCK))?.battery, 5);
+  });
+
+  it("keeps an account's lock lists until a lock is written, and hands out copies", async () => {
+    let reads = 0;
+    const counting: Store = {
+      ...raw,
+      locks: overriding(raw.locks, {
+        listOwnedBy: (accountId) => {
+          reads += 1;
+          return raw.locks.listOwnedBy(accountId);
+        },
+      }),
+    };
+    const cached = withReadCache(counting, { writesElsewhere: () => 1, maxEntries: 10 });
+    const first = await cached.locks.listOwnedBy('acc-1');
+    first.pop(); // a caller's own copy: the cache's list is not changed by it
+    assert.deepEqual(
+      (await cached.locks.listOwnedBy('acc-1')).map((l) => l.deviceId),
+      [LOCK],
+    );
+    assert.equal(reads, 1);
+    const read = await cached.locks.readStatus(LOCK);
+    assert.ok(read);
+    const next = aStatus({ locked: false, battery: 80, responsive: true, appOpen: false });
+    assert.ok(await cached.locks.writeStatusIf(LOCK, read.version, next, null));
+    assert.equal((await cached.locks.listOwnedBy('acc-1'))[0]?.locked, false);
+    assert.equal(reads, 2);
+    await cached.locks.insert(aLock(OTHER_LOCK, 'acc-1'));
+    assert.equal((await cached.locks.listOwnedBy('acc-1')).length, 2);
+  });
+
+  it("sees another process's new lock in the lists at the next read", async () => {
+    assert.equal((await store.locks.listOwnedBy('acc-1')).length, 1);
+    assert.equal((await store.locks.listVisibleTo('acc-1')).length, 1);
+    await elsewhere(raw.locks.insert(aLock(OTHER_LOCK, 'acc-1')));
+    assert.equal((await store.locks.listOwnedBy('acc-1')).length, 2);
+    assert.equal((await store.locks.listVisibleTo('acc-1')).length, 2);
+  });
+
+  it('shows a guest the lock once its grant is accepted, and not once it is revoked', async () => {
+    await raw.accounts.insert(anAccount('guest', { email: 'guest@example.com' }));
+    assert.deepEqual(await store.locks.listVisibleTo('guest'), []);
+    await store.grants.invite({
+      id: 'grant-1',
+      deviceId: LOCK,
+      ownerId: 'acc-1',
+      guestId: 'guest',
+      role: 'operate',
+      startsAt: null,
+      endsAt: null,
+      schedule: null,
+      oneTime: false,
+      createdAt: 10,
+    });
+    assert.deepEqual(await store.locks.listVisibleTo('guest'), []);
+    assert.ok(await store.grants.updateStateIf('grant-1', 'pending', 'accepted', 11));
+    assert.deepEqual(
+      (await store.locks.listVisibleTo('guest')).map((l) => l.deviceId),
+      [LOCK],
+    );
+    assert.ok(await store.grants.revoke('grant-1', 12));
+    assert.deepEqual(await store.locks.listVisibleTo('guest'), []);
+  });
+
+  it('keeps nothing a read found while a write committed during it', async () => {
+    // The store read is held open until the test lets it go: the write lands while it is in flight.
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let reads = 0;
+    const slow: Store = {
+      ...raw,
+      locks: overriding(raw.locks, {
+        get: async (deviceId) => {
+          reads += 1;
+          const found = await raw.locks.get(deviceId);
+          if (reads === 1) await gate;
+          return found;
+        },
+        listOwnedBy: async (accountId) => {
+          reads += 1;
+          const found = await raw.locks.listOwnedBy(accountId);
+          if (reads === 2) await gate;
+          return found;
+        },
+      }),
+    };
+    const cached = withReadCache(slow, { writesElsewhere: () => 1, maxEntries: 10 });
+    const lockRead = cached.locks.get(LOCK);
+    await new Promise((resolve) => setImmediate(resolve));
+    const listRead = cached.locks.listOwnedBy('acc-1');
+    await new Promise((resolve) => setImmediate(resolve));
+    await cached.locks.update(LOCK, { nickname: 'Back door' });
+    release();
+    assert.equal((await lockRead)?.nickname, 'Door', 'read before the write');
+    assert.equal((await listRead)[0]?.nickname, 'Door', 'read before the write');
+    assert.equal((await cached.locks.get(LOCK))?.nickname, 'Back door');
+    assert.equal((await cached.locks.listOwnedBy('acc-1'))[0]?.nickname, 'Back door');
+    assert.equal(reads, 4, 'both reads went to the store again');
   });
 
   it('drops everything on a restore (the sandbox reset)', async () => {
