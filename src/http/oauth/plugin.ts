@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimits } from '../../app/rate-limits.ts';
 import { OAUTH_LIMITED_ENDPOINTS, type OAuthLimitedEndpoint } from '../../domain/rate-limit.ts';
 import { setBlockedHeaders, setRateLimitHeaders } from '../rate-limit-headers.ts';
+import { withOidcContext } from './context-tax.ts';
 import type { OAuthServer } from './server.ts';
 
 const PREFIX = '/oauth';
@@ -76,7 +77,8 @@ export async function oauthPlugin(
     raw.originalUrl = `${PREFIX}${path === '/' ? '' : path}`;
     raw.url = path;
     reply.raw.setHeader('x-request-id', request.id);
-    await callback(raw, reply.raw);
+    const handle = callback;
+    await withOidcContext(() => handle(raw, reply.raw));
   };
   // The path below /oauth, with its query: `/oauth?x` is `/?x`.
   const below = (request: FastifyRequest): string => {

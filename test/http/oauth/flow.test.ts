@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BetterSqlite3 } from '../../../src/adapters/stores/sqlite/better-sqlite3.ts';
 import { sessionActor } from '../../../src/domain/event.ts';
+import { oidcContextOn } from '../../../src/http/oauth/context-tax.ts';
 import { FormClient } from '../../dashboard/support.ts';
 import {
   authorizationUrl,
@@ -87,6 +88,18 @@ describe('OAuth authorization code flow', () => {
       json: { command: 'unlock' },
     });
     assert.equal(unlock.status, 403);
+  });
+
+  it("switches oidc-provider's context storage off once no OAuth request is in flight", async () => {
+    // On Node 20 and 22 the storage left on keeps async_hooks' promise hooks on for every request
+    // after (src/http/oauth/context-tax.ts): several at once, then a whole flow.
+    await Promise.all(Array.from({ length: 5 }, () => discover(t)));
+    assert.equal(oidcContextOn(), false);
+    const app = await registerApp(t, OTHER, { name: 'Context' });
+    const { callback, verifier } = await authorize(t, browser, as, app, { scope: 'locks:read' });
+    const tokens = await exchange(as, app, callback, verifier);
+    assert.equal(oidcContextOn(), false);
+    assert.equal((await get('/public/locks', tokens.access_token)).status, 200);
   });
 
   it('rotates refresh tokens, and a reused one revokes the whole family', async () => {
