@@ -273,7 +273,11 @@ const bareLoader = median(bareRuns.map((r) => r.loaderCores));
 const bareServer = median(bareRuns.map((r) => r.serverCores));
 const lockRuns = results.get(lockCase) ?? [];
 
+const allRuns = [...results.values()].flat();
 const notes = [
+  allRuns.every((r) => r.pinned)
+    ? 'Each run pinned the server under test to the first core and autocannon to the last (taskset), so neither preempts the other: the server CPU per request is steadier, and the profile no longer charges the wait for a core to the write that woke the client.'
+    : 'The server and autocannon were not pinned to cores of their own (one core, no taskset, or BENCH_PIN=0): they preempt each other.',
   `autocannon -c 50, ${seconds} s a run, ${rounds} interleaved round(s) after a warm-up per case (lockcloud ${QUICK ? 4 : 5} s, bare 1 s); latencies are autocannon's, in whole milliseconds, under saturation (50 requests always in flight).`,
   `Harness: during the bare runs autocannon used ${bareLoader.toFixed(2)} of a core and the bare server ${bareServer.toFixed(2)}; ` +
     (bareLoader >= 0.8 || bareLoader >= bareServer

@@ -7,7 +7,7 @@
  */
 import { Agent, request } from 'node:http';
 import { cpus } from 'node:os';
-import { cpuSeconds, machineCpu, startProcess } from './processes.ts';
+import { cpuSeconds, machineCpu, pinTo, startProcess } from './processes.ts';
 
 export interface LoadResult {
   readonly rps: number;
@@ -22,6 +22,8 @@ export interface LoadResult {
   readonly loaderCores: number;
   /** Everything else on the machine (other agents, the simulator, the bench itself). */
   readonly otherCores: number;
+  /** The server and autocannon each ran on a core of its own (processes.ts, pinTo). */
+  readonly pinned: boolean;
 }
 
 export interface LoadOptions {
@@ -44,6 +46,8 @@ export async function autocannon(options: LoadOptions): Promise<LoadResult> {
       duration: options.seconds,
     }),
   ]);
+  // Before the load begins: the server on the first core, the load generator on the last.
+  const pinned = pinTo(options.serverPid, 0) && pinTo(proc.pid, cpus().length - 1);
   await proc.waitFor(/^start$/m, 30_000, 'autocannon to start');
   const server0 = cpuSeconds(options.serverPid);
   const machine0 = machineCpu();
@@ -73,6 +77,7 @@ export async function autocannon(options: LoadOptions): Promise<LoadResult> {
     serverCores: server / wall,
     loaderCores: r.cpuSeconds / wall,
     otherCores: Math.max(0, machineBusy - server - r.cpuSeconds) / wall,
+    pinned,
   };
 }
 

@@ -14,7 +14,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LIMITED_ENDPOINTS } from '../../src/domain/rate-limit.ts';
@@ -266,6 +266,22 @@ export function hugeRateLimits(dir: string, endpoints: readonly string[] = LIMIT
     }),
   );
   return file;
+}
+
+/**
+ * Pins every thread of `pid` to one core (taskset, util-linux); false where that cannot be done (one
+ * core, no taskset). A server and the load generator on cores of their own do not preempt each
+ * other: on a shared core, the server's write that wakes the client hands the core over, and the
+ * profile charges that wait to the write.
+ */
+export function pinTo(pid: number, core: number): boolean {
+  if (cpus().length < 2 || process.env.BENCH_PIN === '0') return false;
+  try {
+    execFileSync('taskset', ['-a', '-cp', String(core), String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const CLOCK_TICKS = 100; // USER_HZ: 100 on every Linux this runs on
