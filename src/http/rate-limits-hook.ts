@@ -10,19 +10,25 @@ import { setBlockedHeaders, setRateLimitHeaders } from './rate-limit-headers.ts'
  * refused first, then the address's bucket, the key, the account's bucket (docs/rate-limits.md).
  */
 
-// Routes are few and fixed: each one's limit name is worked out once, not on every request.
-const endpointsByRoute = new Map<string, LimitedEndpoint | null>();
+// Routes are few and fixed: each one's limit name is worked out once, not on every request, and
+// found by the route's URL and method as they are (no key string built per request).
+const endpointsByRoute = new Map<string, Map<string, LimitedEndpoint | null>>();
 
 /** `GET /public/lock/:device_id` (Fastify's route) -> `GET /public/lock/{device_id}` (the limit's name). */
 export function endpointOf(request: FastifyRequest): LimitedEndpoint | undefined {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
-  const route = `${method} ${request.routeOptions.url ?? ''}`;
-  let endpoint = endpointsByRoute.get(route);
+  const url = request.routeOptions.url ?? '';
+  let byMethod = endpointsByRoute.get(url);
+  if (byMethod === undefined) {
+    byMethod = new Map();
+    endpointsByRoute.set(url, byMethod);
+  }
+  let endpoint = byMethod.get(method);
   if (endpoint === undefined) {
-    const name = route.replace(/:([a-z_]+)/g, '{$1}');
+    const name = `${method} ${url}`.replace(/:([a-z_]+)/g, '{$1}');
     endpoint = (LIMITED_ENDPOINTS as readonly string[]).includes(name) ? (name as LimitedEndpoint) : null;
-    // Unmatched requests have no route url, so the map holds at most one entry per route and method.
-    endpointsByRoute.set(route, endpoint);
+    // Unmatched requests have no route url, so the maps hold at most one entry per route and method.
+    byMethod.set(method, endpoint);
   }
   return endpoint ?? undefined;
 }
