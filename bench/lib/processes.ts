@@ -219,9 +219,12 @@ export async function until(what: string, timeoutMs: number, probe: () => Promis
   }
 }
 
-/** `node --import tsx FILE ARGS`, e.g. the simulator or the admin CLI. */
-export function startTsx(file: string, args: readonly string[]): Proc {
-  return startProcess(process.execPath, ['--import', 'tsx', file, ...args], cleanEnv());
+/**
+ * `node --import tsx FILE ARGS`, e.g. the simulator or the admin CLI: of this checkout, or of `root`
+ * (another checkout) when given.
+ */
+export function startTsx(file: string, args: readonly string[], root?: string): Proc {
+  return startProcess(process.execPath, ['--import', 'tsx', file, ...args], cleanEnv(), undefined, root);
 }
 
 /** Runs `lockcloud admin ARGS` to its end; its stdout. */

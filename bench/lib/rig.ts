@@ -134,15 +134,20 @@ export async function startRig(options: RigOptions, extraFlags: readonly string[
     nodeFlags: profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
     ...(options.serverRoot === undefined ? {} : { root: options.serverRoot.dir }),
   });
-  const sim = startTsx('src/bin/sim.ts', [
-    '--seed',
-    seedFile,
-    '--mqtt-url',
-    server.mqttUrl,
-    '--log-level',
-    'warn',
-    ...(options.v1Devices === true ? ['--v1-share', '1'] : []),
-  ]);
+  const sim = startTsx(
+    'src/bin/sim.ts',
+    [
+      '--seed',
+      seedFile,
+      '--mqtt-url',
+      server.mqttUrl,
+      '--log-level',
+      'warn',
+      ...(options.v1Devices === true ? ['--v1-share', '1'] : []),
+      // A server of another tree gets that tree's simulator: the device protocol has moved since.
+    ],
+    options.serverRoot?.dir,
+  );
   await sim.waitFor(/connected to/, 120_000, 'lockcloud sim to connect');
   const client = new HttpClient(server.url, 16);
   const sample = locks.filter((_, i) => i % Math.max(1, Math.floor(locks.length / 50)) === 0);
