@@ -187,6 +187,7 @@ if (write) {
     `Written by \`${command}\` (scripts/bench.mjs, the benches in bench/); do not edit by hand, run it again.`,
     'Every figure is a ratio against a baseline measured in the same run, or a percentile over many samples:',
     'the machines are shared and noisy, so compare ratios within one run, not absolute numbers across runs.',
+    'What profiles and experiments found, by issue, is in docs/performance-notes.md (by hand, not rewritten by a run).',
     quick ? 'This was a `--quick` run: shorter runs and one round each, so the ratios are noisier.' : '',
     '',
     '## Machine',

@@ -11,8 +11,8 @@ const sameParams = (a: readonly unknown[], b: readonly unknown[]): boolean =>
 /**
  * The SQL text of one statement of the hot paths (a command, a device report, a poll of a task),
  * kept per dialect: the statement is the same every time but for its values, and building and
- * compiling it through Kysely costs about as much as SQLite running it (docs/benchmarks.md, the
- * event log's cost). The text is Kysely's own, compiled with the first values, and kept only if the
+ * compiling it through Kysely costs about as much as SQLite running it (docs/performance-notes.md,
+ * issue 21). The text is Kysely's own, compiled with the first values, and kept only if the
  * parameters it bound are the ones the caller names, in the same order; so callers build the
  * parameters from the very objects they give the builder (`Object.values` of a row or of a SET),
  * and a statement whose shape varies (a list of values, an optional clause) is not one to keep.

@@ -2,8 +2,8 @@
  * Moves SQLite's WAL checkpoints off the event loop. By default SQLite copies the WAL back into the
  * database inside the commit that takes the WAL past 1,000 pages, two fsyncs included, and with
  * better-sqlite3 that commit is on the event loop: every request waits for it. Measured, it is most
- * of the 1-client command p99 (docs/benchmarks.md, issue 25, point 6). Here a second connection in
- * a worker thread runs `PRAGMA wal_checkpoint(PASSIVE)` a few times a second instead: a passive
+ * of the 1-client command p99 (docs/performance-notes.md, issue 25, point 6). Here a second
+ * connection in a worker thread runs `PRAGMA wal_checkpoint(PASSIVE)` a few times a second instead: a passive
  * checkpoint never waits for the server's connection and never makes it wait, and a commit after a
  * complete one starts the WAL over. The server's own automatic checkpoint stays, at a higher bound
  * (SERVER_AUTOCHECKPOINT_PAGES), for a worker that falls behind or is gone.
