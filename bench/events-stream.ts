@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Seed } from '../src/app/seed/schema.ts';
 import { HttpClient } from './lib/load.ts';
-import { cpuSeconds, type Proc, startLockcloud, startTsx, tempDir, until } from './lib/processes.ts';
+import { cpuSeconds, type Proc, startLockcloud, startSim, tempDir, until } from './lib/processes.ts';
 import { profileSection } from './lib/profile.ts';
 import { fmtMs, PROFILE_DIR, progress, QUICK, quantile, report, type Target } from './lib/report.ts';
 
@@ -120,14 +120,7 @@ async function run(layout: Layout): Promise<RunResult> {
   let sim: Proc | undefined;
   if (layout === 'separate') {
     progress(`${layout}: starting lockcloud sim with ${CLIENTS} access points`);
-    sim = startTsx('src/bin/sim.ts', [
-      '--seed',
-      seedFile,
-      '--mqtt-url',
-      server.mqttUrl,
-      '--log-level',
-      'warn',
-    ]);
+    sim = startSim(seedFile, server.mqttUrl);
     await sim.waitFor(/connected to/, 120_000, 'lockcloud sim to connect');
     const sample = Array.from({ length: 50 }, (_, k) => k * (CLIENTS / 50));
     await until('the simulated locks to read responsive', 120_000, async () => {

@@ -227,6 +227,20 @@ export function startTsx(file: string, args: readonly string[], root?: string): 
   return startProcess(process.execPath, ['--import', 'tsx', file, ...args], cleanEnv(), undefined, root);
 }
 
+/** `lockcloud sim` on a seed file, against a broker, logging warnings only; of `root` when given. */
+export function startSim(
+  seedFile: string,
+  mqttUrl: string,
+  extra: readonly string[] = [],
+  root?: string,
+): Proc {
+  return startTsx(
+    'src/bin/sim.ts',
+    ['--seed', seedFile, '--mqtt-url', mqttUrl, '--log-level', 'warn', ...extra],
+    root,
+  );
+}
+
 /** Runs `lockcloud admin ARGS` to its end; its stdout. */
 export async function admin(args: readonly string[]): Promise<string> {
   const proc = startTsx('src/bin/admin.ts', args);

@@ -15,7 +15,7 @@ import {
   type Proc,
   startLockcloud,
   startMosquitto,
-  startTsx,
+  startSim,
   tempDir,
   until,
 } from './processes.ts';
@@ -134,18 +134,11 @@ export async function startRig(options: RigOptions, extraFlags: readonly string[
     nodeFlags: profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
     ...(options.serverRoot === undefined ? {} : { root: options.serverRoot.dir }),
   });
-  const sim = startTsx(
-    'src/bin/sim.ts',
-    [
-      '--seed',
-      seedFile,
-      '--mqtt-url',
-      server.mqttUrl,
-      '--log-level',
-      'warn',
-      ...(options.v1Devices === true ? ['--v1-share', '1'] : []),
-      // A server of another tree gets that tree's simulator: the device protocol has moved since.
-    ],
+  // A server of another tree gets that tree's simulator: the device protocol has moved since.
+  const sim = startSim(
+    seedFile,
+    server.mqttUrl,
+    options.v1Devices === true ? ['--v1-share', '1'] : [],
     options.serverRoot?.dir,
   );
   await sim.waitFor(/connected to/, 120_000, 'lockcloud sim to connect');

@@ -31,6 +31,20 @@ class Drops {
   count = 0;
 }
 
+/** `write`, then `drop` with the same arguments once it is done, even when it failed. */
+function dropsAfter<A extends unknown[], R>(
+  write: (...args: A) => Promise<R>,
+  drop: (...args: A) => void,
+): (...args: A) => Promise<R> {
+  return async (...args) => {
+    try {
+      return await write(...args);
+    } finally {
+      drop(...args);
+    }
+  };
+}
+
 /** A bounded map: a full map starts afresh rather than tracking recency on the hot path. */
 class BoundedMap<V> {
   private readonly entries = new Map<string, V>();
@@ -99,17 +113,15 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     visible.clear();
   };
   /** A lock write: the lock itself and every list are dropped once it is done, even if it failed. */
-  const lockWrite =
-    <A extends unknown[], R>(write: (...args: A) => Promise<R>, deviceId?: (...args: A) => string) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await write(...args);
-      } finally {
-        dropLists();
-        if (deviceId === undefined) locks.clear();
-        else locks.delete(deviceId(...args));
-      }
-    };
+  const lockWrite = <A extends unknown[], R>(
+    write: (...args: A) => Promise<R>,
+    deviceId?: (...args: A) => string,
+  ): ((...args: A) => Promise<R>) =>
+    dropsAfter(write, (...args) => {
+      dropLists();
+      if (deviceId === undefined) locks.clear();
+      else locks.delete(deviceId(...args));
+    });
   /** A list read: from memory when held, a copy either way (callers may sort or change theirs). */
   const listed = async (
     map: BoundedMap<readonly Lock[]>,
@@ -274,15 +286,8 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
 
   // Grants decide which locks a guest sees (listVisibleTo): every grant write drops the lists.
   // Nothing read from grants is cached itself: a revocation takes effect on the next request.
-  const grantWrite =
-    <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await write(...args);
-      } finally {
-        dropLists();
-      }
-    };
+  const grantWrite = <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
+    dropsAfter(write, dropLists);
   const grants: GrantStore = {
     invite: grantWrite((grant, events) => store.grants.invite(grant, events)),
     get: (id) => store.grants.get(id),
@@ -300,15 +305,8 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
   // An OAuth access token is read with its consent, app and account (OAuthRecordStore.findBearer):
   // any OAuth write through this store drops every cached one (a revoked token, a withdrawn or
   // narrowed consent, a renamed or deleted app, a use recorded), as does a commit elsewhere.
-  const dropping =
-    <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await write(...args);
-      } finally {
-        bearers.clear();
-      }
-    };
+  const dropping = <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
+    dropsAfter(write, () => bearers.clear());
   const records = store.oauthRecords;
   const oauthRecords: OAuthRecordStore = {
     upsert: dropping((model, idHash, record) => records.upsert(model, idHash, record)),
