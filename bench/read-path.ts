@@ -16,11 +16,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { LOCK_A, OWNER_KEY, standardSeed } from '../test/support/server.ts';
 import { bearerToken, scopedKey, v1Token } from './lib/credentials.ts';
-import { autocannon, cpuNote, HttpClient, type LoadResult } from './lib/load.ts';
+import { autocannon, cpuNote, HttpClient, harnessNotes, type LoadResult, pinNote } from './lib/load.ts';
 import {
   archiveCheckout,
   hugeRateLimits,
@@ -126,62 +125,22 @@ interface Case {
 }
 
 const size = (path: string): number => JSON.stringify(bodies[path]).length;
-const lockCase: Case = {
-  label: 'GET /public/lock/{id} (auth, rate limiter, status read)',
-  server: on,
+/** A case of GET /public/lock/{id}, compared with the bare server answering the same body. */
+const lockRead = (label: string, server: Lockcloud, headers: Record<string, string> = key): Case => ({
+  label: `GET /public/lock/{id}${label}`,
+  server,
   path: paths.lock,
-  headers: key,
+  headers,
   baseline: 'lock',
-};
-const scopedCase: Case = {
-  label: 'GET /public/lock/{id}, a scoped key (locks:read, this lock only)',
-  server: on,
-  path: paths.lock,
-  headers: scoped,
-  baseline: 'lock',
-};
-const bearerCase: Case = {
-  label: 'GET /public/lock/{id}, an OAuth access token (locks:read, this lock only)',
-  server: on,
-  path: paths.lock,
-  headers: bearer,
-  baseline: 'lock',
-};
-const beforeCase: Case | undefined =
-  before === undefined
-    ? undefined
-    : {
-        label: `GET /public/lock/{id} at ${baseRev} (the baseline tree, the same seed and key)`,
-        server: before,
-        path: paths.lock,
-        headers: key,
-        baseline: 'lock',
-      };
-const nowCase: Case | undefined =
-  now === undefined
-    ? undefined
-    : {
-        label: 'GET /public/lock/{id}, this tree started as the baseline tree is (this case only)',
-        server: now,
-        path: paths.lock,
-        headers: key,
-        baseline: 'lock',
-      };
-const offCase: Case = {
-  label: 'GET /public/lock/{id}, --no-rate-limit',
-  server: off,
-  path: paths.lock,
-  headers: key,
-  baseline: 'lock',
-};
+});
+const lockCase = lockRead(' (auth, rate limiter, status read)', on);
+const scopedCase = lockRead(', a scoped key (locks:read, this lock only)', on, scoped);
+const bearerCase = lockRead(', an OAuth access token (locks:read, this lock only)', on, bearer);
+const beforeCase = before && lockRead(` at ${baseRev} (the baseline tree, the same seed and key)`, before);
+const nowCase = now && lockRead(', this tree started as the baseline tree is (this case only)', now);
+const offCase = lockRead(', --no-rate-limit', off);
 /** The default configuration: limiter, metrics, and the default log level's line per request. */
-const loggedCase: Case = {
-  label: 'GET /public/lock/{id}, --log-level info (the default: a line per request, to a file)',
-  server: logged,
-  path: paths.lock,
-  headers: key,
-  baseline: 'lock',
-};
+const loggedCase = lockRead(', --log-level info (the default: a line per request, to a file)', logged);
 const locksCase: Case = {
   label: 'GET /public/locks (2 locks)',
   server: on,
@@ -269,28 +228,11 @@ const limiterRatio = ratio(lockCase, offCase);
 const lockCpuRatio = ratio(lockCase, bareOf(lockCase), perCpu);
 const limiterCpuRatio = ratio(lockCase, offCase, perCpu);
 const bareRuns = [...results.entries()].filter(([c]) => c.server === bare).flatMap(([, rs]) => rs);
-const bareLoader = median(bareRuns.map((r) => r.loaderCores));
-const bareServer = median(bareRuns.map((r) => r.serverCores));
-const lockRuns = results.get(lockCase) ?? [];
 
-const allRuns = [...results.values()].flat();
 const notes = [
-  allRuns.every((r) => r.pinned)
-    ? 'Each run pinned the server under test to the first core and autocannon to the last (taskset), so neither preempts the other: the server CPU per request is steadier, and the profile no longer charges the wait for a core to the write that woke the client.'
-    : 'The server and autocannon were not pinned to cores of their own (one core, no taskset, or BENCH_PIN=0): they preempt each other.',
+  pinNote([...results.values()].flat()),
   `autocannon -c 50, ${seconds} s a run, ${rounds} interleaved round(s) after a warm-up per case (lockcloud ${QUICK ? 4 : 5} s, bare 1 s); latencies are autocannon's, in whole milliseconds, under saturation (50 requests always in flight).`,
-  `Harness: during the bare runs autocannon used ${bareLoader.toFixed(2)} of a core and the bare server ${bareServer.toFixed(2)}; ` +
-    (bareLoader >= 0.8 || bareLoader >= bareServer
-      ? 'the load generator needs more CPU than the server it loads and shares the same 2 cores with it, so it is part of what limits the bare baseline: the req/s ratios against it are flattering (closer to 1 than the truth). The per-CPU-second ratio does not depend on that.'
-      : 'the load generator was not the limit.'),
-  'Req per server CPU-second divides the throughput by the CPU the server process got during the run (from /proc): when other work on the machine takes CPU from one run and not the next, it still compares what a request costs, so it is the steadier ratio on a shared machine.',
-  (() => {
-    const server = median(lockRuns.map((r) => r.serverCores));
-    const busy = median(lockRuns.map((r) => r.serverCores + r.loaderCores + r.otherCores));
-    return busy >= 0.9 * cpus().length
-      ? `During GET /public/lock/{id} the machine was saturated (${busy.toFixed(2)} of ${cpus().length} cores busy) and the server got ${server.toFixed(2)} of a core: its req/s is bounded by the CPU it was given, which is why the per-CPU-second ratio is shown too.`
-      : `During GET /public/lock/{id} the server used ${server.toFixed(2)} of a core with CPU to spare on the machine.`;
-  })(),
+  ...harnessNotes(bareRuns, 'GET /public/lock/{id}', results.get(lockCase) ?? []),
 ];
 
 const sections: { title: string; body: string }[] = [];

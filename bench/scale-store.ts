@@ -20,7 +20,7 @@ import {
 import { SQLITE_FILE_NAME } from '../src/adapters/stores/sqlite/open.ts';
 import { SEED_CREATED_AT } from '../src/app/seed/load.ts';
 import { startInProcess } from './lib/in-process.ts';
-import { autocannon, cpuNote, type LoadResult } from './lib/load.ts';
+import { autocannon, cpuNote, type LoadResult, pinNote } from './lib/load.ts';
 import { hugeRateLimits, startLockcloud, tempDir } from './lib/processes.ts';
 import { durations, fmtMb, fmtMs, fmtRate, fmtRatio, median, progress, QUICK, report } from './lib/report.ts';
 import { benchEmail, benchKey } from './lib/rig.ts';
@@ -222,6 +222,7 @@ report({
     },
   ],
   notes: [
+    pinNote([...results.small, ...results.large]),
     `autocannon -c 50, ${seconds} s a run, ${rounds} interleaved round(s) after ${warmSeconds} s of warm-up each; the large store's extra ${(LARGE - BASE).toLocaleString('en-US')} rows of each table were written in ${growSeconds.toFixed(1)} s.`,
   ],
 });

@@ -8,6 +8,7 @@
 import { Agent, request } from 'node:http';
 import { cpus } from 'node:os';
 import { cpuSeconds, machineCpu, pinTo, startProcess } from './processes.ts';
+import { median } from './report.ts';
 
 export interface LoadResult {
   readonly rps: number;
@@ -148,4 +149,36 @@ export class HttpClient {
   close(): void {
     this.agent.destroy();
   }
+}
+
+/** Whether every run had the server and autocannon on cores of their own, said for a bench's notes. */
+export function pinNote(runs: readonly LoadResult[]): string {
+  return runs.every((r) => r.pinned)
+    ? 'Each run pinned the server under test to the first core and autocannon to the last (taskset), so neither preempts the other: the server CPU per request is steadier, and the profile no longer charges the wait for a core to the write that woke the client.'
+    : 'The server and autocannon were not pinned to cores of their own (one core, no taskset, or BENCH_PIN=0): they preempt each other.';
+}
+
+/**
+ * What limited the runs against a bare node:http baseline: the load generator (it shares the
+ * machine), the CPU the server got; and why the per-CPU-second ratio is shown beside req/s.
+ */
+export function harnessNotes(
+  bareRuns: readonly LoadResult[],
+  what: string,
+  runs: readonly LoadResult[],
+): string[] {
+  const bareLoader = median(bareRuns.map((r) => r.loaderCores));
+  const bareServer = median(bareRuns.map((r) => r.serverCores));
+  const server = median(runs.map((r) => r.serverCores));
+  const busy = median(runs.map((r) => r.serverCores + r.loaderCores + r.otherCores));
+  return [
+    `Harness: during the bare runs autocannon used ${bareLoader.toFixed(2)} of a core and the bare server ${bareServer.toFixed(2)}; ` +
+      (bareLoader >= 0.8 || bareLoader >= bareServer
+        ? 'the load generator needs more CPU than the server it loads and shares the same 2 cores with it, so it is part of what limits the bare baseline: the req/s ratios against it are flattering (closer to 1 than the truth). The per-CPU-second ratio does not depend on that.'
+        : 'the load generator was not the limit.'),
+    'Req per server CPU-second divides the throughput by the CPU the server process got during the run (from /proc): when other work on the machine takes CPU from one run and not the next, it still compares what a request costs, so it is the steadier ratio on a shared machine.',
+    busy >= 0.9 * cpus().length
+      ? `During ${what} the machine was saturated (${busy.toFixed(2)} of ${cpus().length} cores busy) and the server got ${server.toFixed(2)} of a core: its req/s is bounded by the CPU it was given, which is why the per-CPU-second ratio is shown too.`
+      : `During ${what} the server used ${server.toFixed(2)} of a core with CPU to spare on the machine.`,
+  ];
 }

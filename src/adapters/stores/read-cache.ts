@@ -88,8 +88,8 @@ type LockFound = Awaited<ReturnType<LockStore['get']>>;
 type BearerFound = Awaited<ReturnType<OAuthRecordStore['findBearer']>>;
 
 /**
- * Every v3 and v1 request reads its credential, and a status read one lock: the hot path. This keeps
- * those reads in memory in front of the store. A write made through this store drops what it may have
+ * Every v3 and v1 request reads its credential, and a status read one lock or an account's list of
+ * them: the hot path. This keeps those reads in memory in front of the store. A write made through this store drops what it may have
  * changed at once; a write committed by another process drops everything before the next cached read
  * (`writesElsewhere`), so the cache never answers what the store would not. Only found rows are kept:
  * an unknown key always reaches the store.

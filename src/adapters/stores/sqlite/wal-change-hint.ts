@@ -12,7 +12,7 @@ const WAL_INDEX_VERSION = 3_007_000;
 export interface WalChangeCheck {
   /** SQLite's `PRAGMA data_version`, asked only when a commit may have happened since it was last asked. */
   readonly dataVersion: () => number;
-  /** How many times the exact check was asked (the read-path bench and the tests count it). */
+  /** How many times the exact check was asked (the tests count it). */
   readonly exactChecks: () => number;
   readonly close: () => void;
 }
@@ -21,8 +21,9 @@ export interface WalChangeCheck {
  * `PRAGMA data_version` is exact but costs a read transaction: two `fcntl` lock calls and SQLite's
  * read setup (1.45 µs in a loop here). One `pread` of the `-shm` file's header costs less (0.57 µs)
  * and changes at every commit by any connection, ours included. Measured over HTTP the gain is small
- * (docs/performance-notes.md, issue 25: a system call costs several times its loop figure there). So the header is a hint: when it is byte for byte what it was at the last exact check, no
- * commit has happened since and the last answer still holds; when it differs (a commit, ours or
+ * (docs/performance-notes.md, issue 25: a system call costs several times its loop figure there).
+ * So the header is a hint: when it is byte for byte what it was at the last exact check, no commit
+ * has happened since and the last answer still holds; when it differs (a commit, ours or
  * another process's, or a checkpoint restarting the WAL), data_version is asked. The header is read
  * before data_version, so a commit landing between the two changes the header again and the next
  * call asks anew: no commit is missed, only some are checked twice.
