@@ -5,9 +5,16 @@
  * command at a time (the path's own latency, nothing queued before it). Throughput: 200 concurrent
  * clients, each lock one command at a time, for the whole run: sustained commands/s, and the
  * latency under that load. Percentiles over every command of the run.
+ *
+ * Issue 25 adds: the store's statements and calls per command (the server's own counters,
+ * `lockcloud_store_statements_total` and `_calls_total`, read before and after the one-client phase),
+ * and the same server on PostgreSQL (embedded broker), whose one-client p99 is held to SQLite's.
  */
+
+import { createTestDatabase, type TestDatabase } from '../test/support/postgres.ts';
 import { cpuText, type FlowResult, failureText, runCommands } from './lib/commands.ts';
 import { HttpClient } from './lib/load.ts';
+import { storeTraffic } from './lib/processes.ts';
 import { durations, fmtMs, fmtRate, progress, quantile, report, type Target } from './lib/report.ts';
 import { startRig } from './lib/rig.ts';
 
@@ -16,6 +23,9 @@ const CLIENTS = 200;
 // Issue 25, point 2 (issue 10 asked 5 and 10).
 const P99_TARGET = { embedded: 3, mosquitto: 3 } as const;
 const RATE_TARGET = 2000;
+const CALLS_TARGET = 3;
+// Point 3: PostgreSQL's one-client p99 at most this many times SQLite's, same broker, same run.
+const POSTGRES_P99_RATIO = 2;
 // A fresh server needs seconds of load before V8 has compiled its hot paths.
 const WARM_SECONDS = 3;
 
@@ -24,35 +34,78 @@ const targets: Target[] = [];
 const notes: string[] = [];
 const sections: { title: string; body: string }[] = [];
 
-for (const broker of ['embedded', 'mosquitto'] as const) {
-  const rig = await startRig({ broker, accounts: 10, accessPointsPerAccount: 10, locksPerAccessPoint: 10 });
+type Run = { readonly broker: 'embedded' | 'mosquitto'; readonly store: 'SQLite' | 'PostgreSQL' };
+const RUNS: readonly Run[] = [
+  { broker: 'embedded', store: 'SQLite' },
+  { broker: 'mosquitto', store: 'SQLite' },
+  { broker: 'embedded', store: 'PostgreSQL' },
+];
+const singleP99 = new Map<string, number>();
+
+for (const { broker, store } of RUNS) {
+  const label = store === 'SQLite' ? broker : `${broker}, ${store}`;
+  const database: TestDatabase | undefined = store === 'PostgreSQL' ? await createTestDatabase() : undefined;
+  const rig = await startRig({ broker, accounts: 10, accessPointsPerAccount: 10, locksPerAccessPoint: 10 }, [
+    '--metrics-port',
+    '0',
+    ...(database === undefined ? [] : ['--database-url', database.url]),
+  ]);
   const client = new HttpClient(rig.server.url, CLIENTS);
   const pids = { server: rig.server.pid, sim: rig.sim.pid };
-  progress(`${broker}: warming up for ${WARM_SECONDS} s`);
+  progress(`${label}: warming up for ${WARM_SECONDS} s`);
   const warm = await runCommands(client, rig.locks, 50, WARM_SECONDS, pids);
-  progress(`${broker}: one client for ${seconds} s`);
+  progress(`${label}: one client for ${seconds} s`);
+  const traffic0 = await storeTraffic(rig.server);
   const single = await runCommands(client, rig.locks, 1, seconds, pids);
-  progress(`${broker}: ${CLIENTS} clients over ${rig.locks.length} locks for ${seconds} s`);
+  const traffic1 = await storeTraffic(rig.server);
+  progress(`${label}: ${CLIENTS} clients over ${rig.locks.length} locks for ${seconds} s`);
   const loaded = await runCommands(client, rig.locks, CLIENTS, seconds, pids);
   client.close();
   // Per command as a client makes one: its POST and every poll of its result.
   const made = [warm, single, loaded].reduce((n, r) => n + r.latencies.length, 0);
   const profile = await rig.stop({ count: made, unit: 'command' });
+  await database?.drop();
   if (profile) sections.push(profile);
 
-  const row = (label: string, r: FlowResult): string[] => [
-    `${broker}: ${label}`,
+  const perCommand = (n: number): number => n / Math.max(1, single.latencies.length);
+  const statements = perCommand(traffic1.statements - traffic0.statements);
+  const calls = perCommand(traffic1.calls - traffic0.calls);
+  const row = (phase: string, r: FlowResult, storeText: string): string[] => [
+    `${label}: ${phase}`,
     String(r.latencies.length),
     fmtRate(r.latencies.length / r.seconds),
     fmtMs(quantile(r.latencies, 0.5)),
     fmtMs(quantile(r.latencies, 0.99)),
     (r.polls / Math.max(1, r.latencies.length)).toFixed(2),
+    storeText,
     failureText(r.failures),
     cpuText(r.cpu),
   ];
-  rows.push(row('1 client', single), row(`${CLIENTS} clients, 1,000 locks`, loaded));
+  rows.push(
+    row('1 client', single, `${calls.toFixed(2)} / ${statements.toFixed(2)}`),
+    row(`${CLIENTS} clients, 1,000 locks`, loaded, ''),
+  );
   const p99 = quantile(single.latencies, 0.99);
   const rate = loaded.latencies.length / loaded.seconds;
+  singleP99.set(label, p99);
+  targets.push({
+    point: '2',
+    what: `store calls per command, ${label} (1 client; statements in brackets)`,
+    target: `≤ ${CALLS_TARGET}`,
+    measured: `${calls.toFixed(2)} (${statements.toFixed(2)})`,
+    met: calls <= CALLS_TARGET,
+  });
+  if (store === 'PostgreSQL') {
+    const sqlite = singleP99.get(broker) ?? Number.NaN;
+    targets.push({
+      point: '3',
+      what: `command p99 on PostgreSQL ÷ on SQLite, ${broker} broker (1 client)`,
+      target: `≤ ${POSTGRES_P99_RATIO}`,
+      measured: `${(p99 / sqlite).toFixed(2)} (${fmtMs(p99)} ÷ ${fmtMs(sqlite)})`,
+      met: p99 / sqlite <= POSTGRES_P99_RATIO && single.failures.size === 0,
+    });
+    continue;
+  }
   targets.push(
     {
       point: '2',
@@ -75,6 +128,8 @@ notes.push(
   `${seconds} s per phase after a ${WARM_SECONDS} s warm-up with 50 clients. A command's time runs from sending the POST to reading the terminated result; polls follow each other with no pause, so the last poll's round trip is included.`,
   `Each phase's "CPU" is cores' worth used during it: the load generator is this bench's own process (node:http keep-alive client), on the same 2 cores as the server, the simulator and Mosquitto.`,
   'Every lock and access point is simulated by `lockcloud sim --seed` in a process of its own; the server runs with --no-simulator and a rate-limits file no run can exhaust (the limiter runs, refuses nothing).',
+  "\"store calls / statements\": per command of the one-client phase, from the server's `lockcloud_store_calls_total` and `lockcloud_store_statements_total` (everything the server sent its store meanwhile, its background work included). A call is a statement on its own or a whole transaction; statements count BEGIN and COMMIT, and on PostgreSQL each statement is a round trip on the wire. A command is the POST, the device's acknowledgement and its status report (each written), and the client's polls.",
+  "The PostgreSQL run is a database of its own on the machine's PostgreSQL (127.0.0.1:5432), made and dropped by the bench; the server reads it through, with no read cache (issue 25 point 3 is to make one).",
 );
 
 report({
@@ -87,6 +142,7 @@ report({
     'p50',
     'p99',
     'polls/command',
+    'store calls / statements',
     'failed',
     'CPU during the run',
   ],

@@ -12,6 +12,7 @@ import { bothMailers, smtpMailer } from './adapters/mail/smtp-mailer.ts';
 import { PrometheusMetrics } from './adapters/metrics/prometheus.ts';
 import { MemoryRateLimitStore } from './adapters/rate-limit/memory.ts';
 import { RedisRateLimitStore } from './adapters/rate-limit/redis.ts';
+import { StoreTraffic } from './adapters/stores/sql/store-traffic.ts';
 import { AdjustableClock } from './adapters/system/clock.ts';
 import { hmacCodeHasher } from './adapters/system/code-hasher.ts';
 import { cryptoRandom, scryptHasher, sha256Hasher } from './adapters/system/crypto.ts';
@@ -219,9 +220,12 @@ export async function createServer(
     // An unreachable database or a failed migration: a one-line reason and exit 2, not a stack trace.
     const onCheckpointError = (error: Error) =>
       logger.warn({ err: error }, 'a WAL checkpoint in the background failed; commits checkpoint instead');
-    const store = await openStore(config, { readCache: true, onCheckpointError }).catch((error: unknown) => {
-      throw new StartupError(`cannot open the store: ${(error as Error).message}`, { cause: error });
-    });
+    const storeTraffic = new StoreTraffic();
+    const store = await openStore(config, { readCache: true, onCheckpointError, storeTraffic }).catch(
+      (error: unknown) => {
+        throw new StartupError(`cannot open the store: ${(error as Error).message}`, { cause: error });
+      },
+    );
     closers.push('store', () => store.close());
     const bus = await openEventBus(config, logger);
     closers.push('event bus', () => bus.close());
@@ -231,7 +235,10 @@ export async function createServer(
     closers.push('mailer', () => mail.close());
     const serverKey = openServerKey(config);
     const secretBox = aesGcmBox(serverKey);
-    const metrics = new PrometheusMetrics({ connectedAccessPoints: () => store.accessPoints.countOnline() });
+    const metrics = new PrometheusMetrics({
+      connectedAccessPoints: () => store.accessPoints.countOnline(),
+      storeTraffic: () => storeTraffic,
+    });
     const devices = await openDeviceLink(config, {
       store,
       clock,

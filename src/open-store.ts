@@ -3,6 +3,7 @@
  * main.ts so the admin CLI opens the store without loading the HTTP stack.
  */
 import { migratePostgres, openPostgresStore } from './adapters/stores/postgres/open.ts';
+import type { StoreTraffic } from './adapters/stores/sql/store-traffic.ts';
 import { migrateSqlite, openCachedSqliteStore, openSqliteStore } from './adapters/stores/sqlite/open.ts';
 import type { Store } from './app/ports.ts';
 import type { Config } from './config/config.ts';
@@ -16,13 +17,22 @@ export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePool
  */
 export function openStore(
   config: StoreConfig,
-  options: { readCache?: boolean; onCheckpointError?: (error: Error) => void } = {},
+  options: {
+    readCache?: boolean;
+    onCheckpointError?: (error: Error) => void;
+    /** Counts the statements the store sends (metrics); none: not counted. */
+    storeTraffic?: StoreTraffic;
+  } = {},
 ): Promise<Store> {
+  const { storeTraffic } = options;
   if (config.databaseUrl !== undefined)
-    return openPostgresStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+    return openPostgresStore(config.databaseUrl, {
+      poolSize: config.databasePoolSize,
+      ...(storeTraffic === undefined ? {} : { storeTraffic }),
+    });
   return options.readCache === true
-    ? openCachedSqliteStore(config.dataDir, options.onCheckpointError)
-    : openSqliteStore(config.dataDir);
+    ? openCachedSqliteStore(config.dataDir, options.onCheckpointError, storeTraffic)
+    : openSqliteStore(config.dataDir, storeTraffic);
 }
 
 /** Brings the configured store's schema to the latest version; the names of the migrations applied. */

@@ -147,6 +147,8 @@ export interface Lockcloud extends Proc {
   readonly mqttUrl: string;
   /** Milliseconds from starting the process to its answering: what a profile should leave out. */
   readonly startupMs: number;
+  /** Where its Prometheus metrics are, when started with `--metrics-port`. */
+  readonly metricsUrl?: string;
 }
 
 /**
@@ -191,8 +193,11 @@ export async function startLockcloud(
     options.root,
   );
   let url: string;
+  let metricsUrl: string | undefined;
   if (options.logFile === undefined) {
     url = (await proc.waitFor(/listening on (http:\/\/\S+)/, 120_000, 'lockcloud to listen'))[1] ?? '';
+    if (args.includes('--metrics-port'))
+      metricsUrl = (await proc.waitFor(/metrics: +(http:\/\/\S+)/, 10_000, 'its metrics URL'))[1];
   } else {
     url = `http://127.0.0.1:${port}`;
     await until(
@@ -206,7 +211,20 @@ export async function startLockcloud(
     url,
     mqttUrl: external === -1 ? `mqtt://127.0.0.1:${mqttPort}` : (args[external + 1] ?? ''),
     startupMs: performance.now() - spawnedAt,
+    ...(metricsUrl === undefined ? {} : { metricsUrl }),
   };
+}
+
+/** The server's store counters now (`lockcloud_store_statements_total`, `..._calls_total`). */
+export async function storeTraffic(server: Lockcloud): Promise<{ statements: number; calls: number }> {
+  if (server.metricsUrl === undefined) throw new Error('the server was started without --metrics-port');
+  const text = await (await fetch(server.metricsUrl)).text();
+  const read = (name: string): number => {
+    const line = new RegExp(`^${name} (\\d+)`, 'm').exec(text);
+    if (!line?.[1]) throw new Error(`the server reports no ${name}`);
+    return Number(line[1]);
+  };
+  return { statements: read('lockcloud_store_statements_total'), calls: read('lockcloud_store_calls_total') };
 }
 
 /** Polls `probe` (errors count as not yet) every 50 ms until it holds. */

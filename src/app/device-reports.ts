@@ -9,6 +9,7 @@ import type {
   Clock,
   DeviceGateway,
   EventBus,
+  LockStatusRead,
   LockStore,
   Logger,
   StatusAndEndWritten,
@@ -32,6 +33,10 @@ interface Answering {
 
 /** Whether the access point is the one the lock is paired with now. */
 const speaksFor = (lock: Lock, apId: string): boolean => lock.accessPoint && lock.accessPointId === apId;
+
+/** A status write with no task to end, in the shape of one that ends a task. */
+const statusOnly = (status: LockStatusRead | undefined): StatusAndEndWritten =>
+  status ? { written: true, status, ended: undefined } : { written: false };
 
 // Each retry follows a write by another process; a lock's reports come at human pace, so a handful
 // of conflicts in a row means something is wrong, not busy.
@@ -126,16 +131,9 @@ export class DeviceReports {
               taskId: answering.task.id,
               at: this.clock.now(),
             })
-          : {
-              written: await this.locks.writeStatusIf(
-                deviceId,
-                seen.version,
-                next,
-                mark ?? seen.mark,
-                events,
-              ),
-              ended: undefined,
-            };
+          : statusOnly(
+              await this.locks.writeStatusIf(deviceId, seen.version, next, mark ?? seen.mark, events),
+            );
         if (!written.written) continue;
         if (next.offlineSince !== null && seen.lock.offlineSince === null)
           this.recording?.offline?.lost(next.offlineSince);

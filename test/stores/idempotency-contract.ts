@@ -53,6 +53,7 @@ export function idempotencyStoreContract(
     it('makes the key with its task; the same key again makes nothing', async () => {
       assert.deepEqual(await store.tasks.createProcessing(processing('t1', 'dev-a'), { key: claim() }), {
         created: true,
+        task: processing('t1', 'dev-a'),
       });
       assert.deepEqual(await store.idempotencyKeys.get('acc-1', 'hash-of-key-1'), {
         ...claim(),
@@ -77,7 +78,7 @@ export function idempotencyStoreContract(
         await store.tasks.createProcessing(processing('t2', 'dev-b', 'acc-2'), {
           key: claim({ accountId: 'acc-2' }),
         }),
-        { created: true },
+        { created: true, task: processing('t2', 'dev-b', 'acc-2') },
       );
       assert.equal((await store.idempotencyKeys.get('acc-2', 'hash-of-key-1'))?.taskId, 't2');
       assert.equal((await store.idempotencyKeys.get('acc-1', 'hash-of-key-1'))?.taskId, 't1');
@@ -94,6 +95,7 @@ export function idempotencyStoreContract(
       await store.tasks.terminate('t1', { successful: true }, 6_000);
       assert.deepEqual(await store.tasks.createProcessing(processing('t3', 'dev-a'), { key: claim() }), {
         created: true,
+        task: processing('t3', 'dev-a'),
       });
       assert.equal((await store.idempotencyKeys.get('acc-1', 'hash-of-key-1'))?.taskId, 't3');
     });
@@ -109,6 +111,7 @@ export function idempotencyStoreContract(
       const expired = claim({ createdAt: 5_000 + DAY, expiresAt: 5_000 + 2 * DAY });
       assert.deepEqual(await store.tasks.createProcessing(processing('t3', 'dev-a'), { key: expired }), {
         created: true,
+        task: processing('t3', 'dev-a'),
       });
       assert.equal((await store.idempotencyKeys.get('acc-1', 'hash-of-key-1'))?.taskId, 't3');
 

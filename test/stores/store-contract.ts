@@ -179,11 +179,17 @@ export function storeContract(backend: string, factory: StoreFactory): void {
     });
 
     it('allows one processing task per lock, reporting the one that runs', async () => {
-      assert.deepEqual(await store.tasks.createProcessing(processing('t1', 'dev-a')), { created: true });
+      assert.deepEqual(await store.tasks.createProcessing(processing('t1', 'dev-a')), {
+        created: true,
+        task: processing('t1', 'dev-a'),
+      });
       const second = await store.tasks.createProcessing(processing('t2', 'dev-a', 6_000));
       assert.equal(second.created, false);
       assert.equal(second.created === false && 'running' in second && second.running.id, 't1');
-      assert.deepEqual(await store.tasks.createProcessing(processing('t3', 'dev-b')), { created: true });
+      assert.deepEqual(await store.tasks.createProcessing(processing('t3', 'dev-b')), {
+        created: true,
+        task: processing('t3', 'dev-b'),
+      });
       assert.equal(await store.tasks.get('t2'), undefined);
     });
 
@@ -198,7 +204,10 @@ export function storeContract(backend: string, factory: StoreFactory): void {
       });
       assert.equal(await store.tasks.terminate('t1', { successful: true }, 8_000), undefined);
       assert.deepEqual(await store.tasks.get('t1'), ended);
-      assert.deepEqual(await store.tasks.createProcessing(processing('t2', 'dev-a')), { created: true });
+      assert.deepEqual(await store.tasks.createProcessing(processing('t2', 'dev-a')), {
+        created: true,
+        task: processing('t2', 'dev-a'),
+      });
     });
 
     it('ends overdue or all processing tasks, and purges old ended ones', async () => {

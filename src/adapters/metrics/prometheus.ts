@@ -44,6 +44,26 @@ function processMetrics(): Registry {
 export interface PrometheusMetricsOptions {
   /** Read at every scrape: access points connected now (the store's view, shared by all processes). */
   readonly connectedAccessPoints: () => Promise<number>;
+  /** Read at every scrape: what this process has sent its store so far (none: not exposed). */
+  readonly storeTraffic?: () => { readonly statements: number; readonly calls: number };
+}
+
+/**
+ * A counter the store's connections keep as a plain number (no call into prom-client per
+ * statement), handed over at scrape time.
+ */
+function storeCounter(name: string, help: string, read: () => number, registers: Registry[]): void {
+  let reported = 0;
+  new Counter({
+    name,
+    help,
+    registers,
+    collect() {
+      const now = read();
+      this.inc(now - reported);
+      reported = now;
+    },
+  });
 }
 
 export class PrometheusMetrics implements Metrics, DeviceBrokerMetrics {
@@ -107,6 +127,21 @@ export class PrometheusMetrics implements Metrics, DeviceBrokerMetrics {
         if (connected !== undefined) this.set(connected);
       },
     });
+    const { storeTraffic } = options;
+    if (storeTraffic !== undefined) {
+      storeCounter(
+        'lockcloud_store_statements_total',
+        'Statements this process sent its store, BEGIN and COMMIT included (on PostgreSQL, round trips)',
+        () => storeTraffic().statements,
+        registers,
+      );
+      storeCounter(
+        'lockcloud_store_calls_total',
+        'Store calls this process made: a statement on its own, or a whole transaction',
+        () => storeTraffic().calls,
+        registers,
+      );
+    }
   }
 
   commandEnded(command: LockCommand, outcome: CommandOutcome): void {

@@ -2,6 +2,7 @@ import type {
   AccountStore,
   ApiKeyStore,
   GrantStore,
+  LockStatusRead,
   LockStore,
   OAuthAppStore,
   OAuthRecordStore,
@@ -9,6 +10,9 @@ import type {
   TokenStore,
 } from '../../app/ports.ts';
 import type { Lock } from '../../domain/lock.ts';
+import type { Task } from '../../domain/task.ts';
+import { BoundedMap, Drops, dropsAfter } from './read-cache-maps.ts';
+import { cachedTasks } from './read-cache-tasks.ts';
 
 export interface ReadCacheOptions {
   /**
@@ -22,77 +26,18 @@ export interface ReadCacheOptions {
   readonly maxEntries: number;
 }
 
-/**
- * Counts the cache's drops. A read from the store is in flight across awaits; a write that commits
- * and drops meanwhile may be one the read did not see, so what the read found is kept only if no
- * drop happened since it began (`BoundedMap.fill`).
- */
-class Drops {
-  count = 0;
-}
-
-/** `write`, then `drop` with the same arguments once it is done, even when it failed. */
-function dropsAfter<A extends unknown[], R>(
-  write: (...args: A) => Promise<R>,
-  drop: (...args: A) => void,
-): (...args: A) => Promise<R> {
-  return async (...args) => {
-    try {
-      return await write(...args);
-    } finally {
-      drop(...args);
-    }
-  };
-}
-
-/** A bounded map: a full map starts afresh rather than tracking recency on the hot path. */
-class BoundedMap<V> {
-  private readonly entries = new Map<string, V>();
-
-  constructor(
-    private readonly maxEntries: number,
-    private readonly drops: Drops,
-  ) {}
-
-  get(key: string): V | undefined {
-    return this.entries.get(key);
-  }
-
-  /** Keeps what a store read found, unless something was dropped since `since` (drops.count then). */
-  fill(key: string, value: V, since: number): void {
-    if (since !== this.drops.count) return;
-    if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(key, value);
-  }
-
-  delete(key: string): void {
-    this.drops.count++;
-    this.entries.delete(key);
-  }
-
-  clear(): void {
-    this.drops.count++;
-    this.entries.clear();
-  }
-
-  /** Replaces an entry's value (a write this process made and knows). */
-  update(key: string, change: (value: V) => V): void {
-    const value = this.entries.get(key);
-    if (value !== undefined) this.entries.set(key, change(value));
-  }
-}
-
 type KeyFound = Awaited<ReturnType<ApiKeyStore['findByHash']>>;
 type TokenFound = Awaited<ReturnType<TokenStore['findByHash']>>;
-type LockFound = Awaited<ReturnType<LockStore['get']>>;
 type BearerFound = Awaited<ReturnType<OAuthRecordStore['findBearer']>>;
 
 /**
  * Every v3 and v1 request reads its credential, and a status read one lock or an account's list of
- * them: the hot path. This keeps those reads in memory in front of the store. A write made through this store drops what it may have
- * changed at once; a write committed by another process drops everything before the next cached read
- * (`writesElsewhere`), so the cache never answers what the store would not. Only found rows are kept:
- * an unknown key always reaches the store.
+ * them; a command reads its lock, its device's reports read it again to write it, and the client
+ * polls the task: the hot paths. This keeps those reads in memory in front of the store. A write
+ * made through this store drops what it may have changed at once, or, where the store answers what
+ * it wrote (a lock's status, a task), keeps that; a write committed by another process drops
+ * everything before the next cached read (`writesElsewhere`), so the cache never answers what the
+ * store would not. Only found rows are kept: an unknown key always reaches the store.
  *
  * Only for a store one server has to itself (SQLite): with several servers on PostgreSQL there is no
  * cheap way to learn of the others' commits, and they change lock status many times a second.
@@ -102,7 +47,10 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
   const keys = new BoundedMap<NonNullable<KeyFound>>(options.maxEntries, drops);
   const keyHashById = new BoundedMap<string>(options.maxEntries, drops);
   const tokens = new BoundedMap<NonNullable<TokenFound>>(options.maxEntries, drops);
-  const locks = new BoundedMap<NonNullable<LockFound>>(options.maxEntries, drops);
+  // A lock as its status is read (the lock, its status version, the last report's mark): what a
+  // read of the lock, a command and a device report's compare-and-set all start from.
+  const locks = new BoundedMap<LockStatusRead>(options.maxEntries, drops);
+  const tasks = new BoundedMap<Task>(options.maxEntries, drops);
   const bearers = new BoundedMap<NonNullable<BearerFound>>(options.maxEntries, drops);
   // An account's lock lists (v3's GET /public/locks, v1's GET /v1/locks): each depends on every lock
   // it may hold and on the grants, so any lock or grant write drops them all.
@@ -161,6 +109,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     seenVersion = version;
     dropCredentials();
     locks.clear();
+    tasks.clear();
     dropLists();
   };
 
@@ -226,16 +175,28 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     },
   };
 
+  const readStatus = async (deviceId: string): Promise<LockStatusRead | undefined> => {
+    checkElsewhere();
+    const cached = locks.get(deviceId);
+    if (cached !== undefined) return cached;
+    const since = drops.count;
+    const found = await store.locks.readStatus(deviceId);
+    if (found !== undefined) locks.fill(deviceId, found, since);
+    return found;
+  };
+  /**
+   * A status write keeps the lock as the store answers it written (so the next command, report and
+   * read need not read it again); a lost compare-and-set or a failure drops it: another writer
+   * moved the row, and the next read goes to the store. The lists are dropped either way.
+   */
+  const statusWritten = (deviceId: string, written: LockStatusRead | undefined): void => {
+    dropLists();
+    if (written) locks.put(deviceId, written);
+    else locks.delete(deviceId);
+  };
+
   const lockStore: LockStore = {
-    async get(deviceId) {
-      checkElsewhere();
-      const cached = locks.get(deviceId);
-      if (cached !== undefined) return cached;
-      const since = drops.count;
-      const found = await store.locks.get(deviceId);
-      if (found !== undefined) locks.fill(deviceId, found, since);
-      return found;
-    },
+    get: async (deviceId) => (await readStatus(deviceId))?.lock,
     insert: lockWrite(
       (lock) => store.locks.insert(lock),
       (lock) => lock.deviceId,
@@ -244,24 +205,32 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
       (deviceId, patch) => store.locks.update(deviceId, patch),
       (deviceId) => deviceId,
     ),
-    readStatus: (deviceId) => store.locks.readStatus(deviceId),
-    // The conditional writes drop even when they wrote nothing: a lost race means another writer
-    // moved the row, and dropping is never wrong, only a re-read.
-    writeStatusIf: lockWrite(
-      (deviceId, version, status, mark, events) =>
-        store.locks.writeStatusIf(deviceId, version, status, mark, events),
-      (deviceId) => deviceId,
-    ),
+    readStatus,
+    async writeStatusIf(deviceId, version, status, mark, events) {
+      let written: LockStatusRead | undefined;
+      try {
+        written = await store.locks.writeStatusIf(deviceId, version, status, mark, events);
+        return written;
+      } finally {
+        statusWritten(deviceId, written);
+      }
+    },
     updateSettingsIf: lockWrite(
       (deviceId, version, settings, events) =>
         store.locks.updateSettingsIf(deviceId, version, settings, events),
       (deviceId) => deviceId,
     ),
-    writeStatusIfAndEnd: lockWrite(
-      (deviceId, version, status, mark, events, end) =>
-        store.locks.writeStatusIfAndEnd(deviceId, version, status, mark, events, end),
-      (deviceId) => deviceId,
-    ),
+    async writeStatusIfAndEnd(deviceId, version, status, mark, events, end) {
+      let result: Awaited<ReturnType<LockStore['writeStatusIfAndEnd']>> | undefined;
+      try {
+        result = await store.locks.writeStatusIfAndEnd(deviceId, version, status, mark, events, end);
+        return result;
+      } finally {
+        statusWritten(deviceId, result?.written ? result.status : undefined);
+        if (result?.written && result.ended) tasks.put(end.taskId, result.ended);
+        else tasks.delete(end.taskId);
+      }
+    },
     releaseAccount: lockWrite((accountId) => store.locks.releaseAccount(accountId)),
     listOfflineDue: (cutoff, limit) => store.locks.listOfflineDue(cutoff, limit),
     announceOffline: lockWrite(
@@ -350,7 +319,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     locks: lockStore,
     grants,
     tokens: tokenStore,
-    tasks: store.tasks,
+    tasks: cachedTasks(store.tasks, tasks, checkElsewhere, drops),
     idempotencyKeys: store.idempotencyKeys,
     webhooks: store.webhooks,
     deliveries: store.deliveries,
@@ -372,6 +341,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
       await store.restore(snapshot);
       dropCredentials();
       locks.clear();
+      tasks.clear();
       dropLists();
     },
     ping: () => store.ping(),

@@ -15,22 +15,23 @@ export interface LockStatusRead {
 }
 
 /** What a status write sets: the device's report and the bookkeeping that follows it (not the owner's settings). */
-export type LockStatus = Pick<
-  Lock,
-  | 'locked'
-  | 'battery'
-  | 'responsive'
-  | 'appOpen'
-  | 'jammed'
-  | 'door'
-  | 'firmware'
-  | 'lastSeenAt'
-  | 'batteryState'
-  | 'offlineSince'
-  | 'offlineAnnounced'
-  | 'batteryPerDay'
-  | 'batteryRef'
->;
+export const LOCK_STATUS_FIELDS = [
+  'locked',
+  'battery',
+  'responsive',
+  'appOpen',
+  'jammed',
+  'door',
+  'firmware',
+  'lastSeenAt',
+  'batteryState',
+  'offlineSince',
+  'offlineAnnounced',
+  'batteryPerDay',
+  'batteryRef',
+] as const satisfies readonly (keyof Lock)[];
+
+export type LockStatus = Pick<Lock, (typeof LOCK_STATUS_FIELDS)[number]>;
 
 /** What LockStore.update changes: the owner's settings, pairing, and a status set outside a report. */
 export type LockPatch = Partial<
@@ -69,8 +70,11 @@ export interface TaskEnd {
 export type StatusAndEndWritten =
   /** The compare-and-set lost: nothing was written, the task was left as it was. */
   | { readonly written: false }
-  /** The status was written; `ended` is the task as this call ended it, undefined if it had ended already. */
-  | { readonly written: true; readonly ended: Task | undefined };
+  /**
+   * The status was written (`status`: the lock as written, as readStatus would read it now);
+   * `ended` is the task as this call ended it, undefined if it had ended already.
+   */
+  | { readonly written: true; readonly status: LockStatusRead; readonly ended: Task | undefined };
 
 export interface LockStore {
   /** The health fields left out take their defaults (initialHealth). */
@@ -79,9 +83,10 @@ export interface LockStore {
   readStatus(deviceId: string): Promise<LockStatusRead | undefined>;
   /**
    * Writes the status (and the report's mark) only if no other status write came since `version`
-   * was read; false when one did, and the caller reads again. `events` are written in the same
-   * transaction, only when the status was. Every process may apply a lock's
-   * reports: this is what keeps one change from being announced twice.
+   * was read, and answers the lock as written, as readStatus would read it now; undefined when
+   * another write came, and the caller reads again. `events` are written in the same transaction,
+   * only when the status was. Every process may apply a lock's reports: this is what keeps one
+   * change from being announced twice.
    */
   writeStatusIf(
     deviceId: string,
@@ -89,7 +94,7 @@ export interface LockStore {
     status: LockStatus,
     mark: ReportMark | null,
     events?: readonly LockEvent[],
-  ): Promise<boolean>;
+  ): Promise<LockStatusRead | undefined>;
   /**
    * writeStatusIf, and in the same transaction the end of `end`'s task: a command's acknowledgement
    * carries the lock's new status, and the movement and the task's end are committed together (one

@@ -17,7 +17,8 @@ export interface TaskMadeWith {
 }
 
 export type CreateTaskResult =
-  | { readonly created: true }
+  /** `task`: as stored, as `get` would read it now. */
+  | { readonly created: true; readonly task: Task }
   | { readonly created: false; readonly running: Task }
   /** The account has the key (unexpired) already: nothing was made. */
   | { readonly created: false; readonly keyTaken: true };

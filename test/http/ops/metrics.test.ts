@@ -83,6 +83,18 @@ describe('GET /metrics', () => {
     assert.equal(count('sync', 'TIMEOUT'), 0);
   });
 
+  it("counts the store's statements and calls: a transaction is one call of several statements", async () => {
+    const before = await scrape(t);
+    await waitForTask(t, await startTask(t, LOCK_A, 'lock'));
+    const text = await scrape(t);
+    const delta = (name: string) => (sample(text, name) ?? Number.NaN) - (sample(before, name) ?? Number.NaN);
+    const calls = delta('lockcloud_store_calls_total');
+    const statements = delta('lockcloud_store_statements_total');
+    // At least the task made and ended (its events with it, each in a transaction), and the scrape.
+    assert.ok(calls >= 2, `calls: ${calls}`);
+    assert.ok(statements >= calls + 4, `statements: ${statements}, calls: ${calls}`);
+  });
+
   it('counts webhook attempts by outcome', async () => {
     await putWebhook(t, { url: `${receiver.url}/hook/{device_id}/{state}`, method: 'POST' });
     const delivered = await sendTestEvent(t);

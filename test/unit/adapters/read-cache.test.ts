@@ -216,9 +216,9 @@ describe('withReadCache', () => {
     const slow: Store = {
       ...raw,
       locks: overriding(raw.locks, {
-        get: async (deviceId) => {
+        readStatus: async (deviceId) => {
           reads += 1;
-          const found = await raw.locks.get(deviceId);
+          const found = await raw.locks.readStatus(deviceId);
           if (reads === 1) await gate;
           return found;
         },

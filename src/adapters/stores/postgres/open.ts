@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { migrateToLatest } from '../sql/migrate.ts';
 import { SqlStore } from '../sql/store.ts';
+import type { StoreTraffic } from '../sql/store-traffic.ts';
 import type { Database } from '../sql/tables.ts';
 import { NulTextPlugin } from './nul-text.ts';
 import { guardedPool } from './unavailable.ts';
@@ -11,6 +12,8 @@ export interface PostgresStoreOptions {
   readonly poolSize?: number;
   /** How long to wait for a connection before failing (default 10 s): an unreachable host must not hang. */
   readonly connectTimeoutMs?: number;
+  /** Counts the statements sent (metrics, the command bench); none: not counted. */
+  readonly storeTraffic?: StoreTraffic;
 }
 
 export const DEFAULT_POOL_SIZE = 10;
@@ -42,7 +45,10 @@ export function postgresKysely(url: string, options: PostgresStoreOptions = {}):
   pool.on('error', () => {});
   // A database that cannot be reached fails as BackendUnavailableError: 503, not 500 (unavailable.ts).
   return new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: guardedPool(pool) }),
+    dialect: new PostgresDialect({
+      pool: guardedPool(pool),
+      ...(options.storeTraffic === undefined ? {} : { onCreateConnection: options.storeTraffic.counting }),
+    }),
     plugins: [new NulTextPlugin()],
   });
 }

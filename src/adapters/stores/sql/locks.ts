@@ -22,6 +22,14 @@ import { endProcessing } from './tasks.ts';
 const LOCK_ROW = new KeptSql();
 const WRITE_STATUS = new KeptSql();
 
+function statusRead(row: Selectable<LocksTable>): LockStatusRead {
+  const mark =
+    row.report_ap === null || row.report_seq === null
+      ? null
+      : { apId: row.report_ap, epoch: row.report_epoch ?? '', seq: Number(row.report_seq) };
+  return { lock: toLock(row), version: Number(row.status_version), mark };
+}
+
 export class SqlLockStore implements LockStore {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -65,12 +73,7 @@ export class SqlLockStore implements LockStore {
 
   async readStatus(deviceId: string): Promise<LockStatusRead | undefined> {
     const row = await this.row(deviceId);
-    if (!row) return undefined;
-    const mark =
-      row.report_ap === null || row.report_seq === null
-        ? null
-        : { apId: row.report_ap, epoch: row.report_epoch ?? '', seq: Number(row.report_seq) };
-    return { lock: toLock(row), version: Number(row.status_version), mark };
+    return row && statusRead(row);
   }
 
   async writeStatusIf(
@@ -79,7 +82,7 @@ export class SqlLockStore implements LockStore {
     status: LockStatus,
     mark: ReportMark | null,
     events: readonly LockEvent[] = [],
-  ): Promise<boolean> {
+  ): Promise<LockStatusRead | undefined> {
     return withEvents(this.db, events.length > 0, async (db) => {
       const written = await this.writeStatus(db, deviceId, version, status, mark);
       if (written) await insertEvents(db, events);
@@ -98,11 +101,12 @@ export class SqlLockStore implements LockStore {
     // The lock's row, then the task's, then the log's counter (insertEvents, last): the order every
     // transaction that takes more than one of them keeps, so none waits for another in a cycle.
     return this.db.transaction().execute(async (trx): Promise<StatusAndEndWritten> => {
-      if (!(await this.writeStatus(trx, deviceId, version, status, mark))) return { written: false };
+      const written = await this.writeStatus(trx, deviceId, version, status, mark);
+      if (!written) return { written: false };
       const ended = await endProcessing(trx, end.taskId, end.outcome, end.at);
       // One insert for all: the movement's events first, then the end's (their ids rise in that order).
       await insertEvents(trx, ended && end.events ? [...events, ...end.events(ended)] : events);
-      return { written: true, ended };
+      return { written: true, status: written, ended };
     });
   }
 
@@ -112,7 +116,7 @@ export class SqlLockStore implements LockStore {
     version: number,
     status: LockStatus,
     mark: ReportMark | null,
-  ): Promise<boolean> {
+  ): Promise<LockStatusRead | undefined> {
     const values = {
       ...statusColumns(status),
       status_version: version + 1,
@@ -125,9 +129,12 @@ export class SqlLockStore implements LockStore {
         .updateTable('locks')
         .set(values)
         .where('device_id', '=', deviceId)
-        .where('status_version', '=', version),
+        .where('status_version', '=', version)
+        // The row as written, for whoever keeps it (the read cache): no read after the write.
+        .returningAll(),
     );
-    return Number(result.numAffectedRows ?? 0) === 1;
+    const row = result.rows[0];
+    return row && statusRead(row);
   }
 
   /** The lock's row: what every command, report and read of a lock starts from. */

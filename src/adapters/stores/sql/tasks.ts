@@ -84,7 +84,7 @@ export class SqlTaskStore implements TaskStore {
         if (inserted) await insertEvents(db, events);
         return inserted;
       });
-      return created ? { created: true } : this.busy(task);
+      return created ? { created: true, task: created } : this.busy(task);
     }
     try {
       return await this.db.transaction().execute(async (trx) => {
@@ -109,9 +109,10 @@ export class SqlTaskStore implements TaskStore {
           .executeTakeFirst();
         if (Number(claimed.numInsertedOrUpdatedRows ?? 0) !== 1)
           return { created: false, keyTaken: true } as const;
-        if (!(await this.insert(trx, task))) throw new LockBusy();
+        const inserted = await this.insert(trx, task);
+        if (!inserted) throw new LockBusy();
         await insertEvents(trx, events);
-        return { created: true } as const;
+        return { created: true, task: inserted } as const;
       });
     } catch (error) {
       if (error instanceof LockBusy) return this.busy(task);
@@ -119,8 +120,14 @@ export class SqlTaskStore implements TaskStore {
     }
   }
 
-  /** ON CONFLICT DO NOTHING against the partial unique index: the insert is the busy check. */
-  private async insert(db: Kysely<Database>, task: Task & { status: 'processing' }): Promise<boolean> {
+  /**
+   * ON CONFLICT DO NOTHING against the partial unique index: the insert is the busy check. The task
+   * as stored when inserted (for whoever keeps it: the read cache), undefined when the lock was busy.
+   */
+  private async insert(
+    db: Kysely<Database>,
+    task: Task & { status: 'processing' },
+  ): Promise<Task | undefined> {
     const row = {
       id: task.id,
       account_id: task.accountId,
@@ -139,9 +146,11 @@ export class SqlTaskStore implements TaskStore {
       db
         .insertInto('tasks')
         .values(row)
-        .onConflict((oc) => oc.doNothing()),
+        .onConflict((oc) => oc.doNothing())
+        .returningAll(),
     );
-    return Number(result.numAffectedRows ?? 0) === 1;
+    const stored = result.rows[0];
+    return stored && toTask(stored);
   }
 
   private async busy(task: Task & { status: 'processing' }): Promise<CreateTaskResult> {

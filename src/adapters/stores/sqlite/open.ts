@@ -5,6 +5,7 @@ import type { Store } from '../../../app/ports.ts';
 import { withReadCache } from '../read-cache.ts';
 import { migrateToLatest } from '../sql/migrate.ts';
 import { SqlStore } from '../sql/store.ts';
+import type { StoreTraffic } from '../sql/store-traffic.ts';
 import type { Database } from '../sql/tables.ts';
 import { BetterSqlite3, type SqliteConnection } from './better-sqlite3.ts';
 import { SERVER_AUTOCHECKPOINT_PAGES, WalCheckpointer } from './checkpointer.ts';
@@ -39,8 +40,8 @@ export const SQLITE_FILE_NAME = 'lockcloud.sqlite';
  * in the WAL file before the call returns, so it survives the process being killed (kill -9); only an
  * operating-system crash or power loss can take the last transactions.
  */
-export async function openSqliteStore(dataDir: string): Promise<SqlStore> {
-  const { db } = sqliteKysely(dataDir);
+export async function openSqliteStore(dataDir: string, storeTraffic?: StoreTraffic): Promise<SqlStore> {
+  const { db } = sqliteKysely(dataDir, storeTraffic);
   await migratedOrClosed(db);
   return new SqlStore(db);
 }
@@ -58,7 +59,7 @@ async function migratedOrClosed(db: Kysely<Database>): Promise<void> {
   }
 }
 
-// Credentials and locks kept in memory: 100,000 of each is a few tens of MB at most.
+// Credentials, locks and tasks kept in memory: 100,000 of each is a few tens of MB at most.
 const READ_CACHE_ENTRIES = 100_000;
 
 /**
@@ -71,8 +72,9 @@ export async function openCachedSqliteStore(
   dataDir: string,
   /** Told when a checkpoint in the background fails (the server's own checkpoints go on). */
   onCheckpointError: (error: Error) => void = () => {},
+  storeTraffic?: StoreTraffic,
 ): Promise<Store> {
-  const { db, raw } = sqliteKysely(dataDir);
+  const { db, raw } = sqliteKysely(dataDir, storeTraffic);
   await migratedOrClosed(db);
   // The WAL is copied back by a worker thread (checkpointer.ts); the server's commits do it only
   // past a bound ten times SQLite's default.
@@ -108,7 +110,10 @@ export async function migrateSqlite(dataDir: string): Promise<string[]> {
   }
 }
 
-function sqliteKysely(dataDir: string): { db: Kysely<Database>; raw: SqliteConnection } {
+function sqliteKysely(
+  dataDir: string,
+  storeTraffic?: StoreTraffic,
+): { db: Kysely<Database>; raw: SqliteConnection } {
   mkdirSync(dataDir, { recursive: true });
   const raw = new BetterSqlite3(join(dataDir, SQLITE_FILE_NAME));
   try {
@@ -121,6 +126,10 @@ function sqliteKysely(dataDir: string): { db: Kysely<Database>; raw: SqliteConne
     raw.close();
     throw error;
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+  const dialect = new SqliteDialect({
+    database: withStatementCache(raw),
+    ...(storeTraffic === undefined ? {} : { onCreateConnection: storeTraffic.counting }),
+  });
+  const db = new Kysely<Database>({ dialect });
   return { db, raw };
 }
