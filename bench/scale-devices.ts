@@ -21,9 +21,13 @@ import {
 } from './lib/processes.ts';
 import { fmtMb, progress, report } from './lib/report.ts';
 
-const ACCESS_POINTS = 1000;
-const LOCKS = 10_000;
-const RSS_TARGET = 500 * 2 ** 20;
+// Issue 10 asked 10,000 locks on 1,000 access points at most 500 MB; issue 25 point 5 asks 100,000
+// on 10,000 at most 600 MB: `BENCH_SCALE_LOCKS=100000` (ten locks per access point). The suite's run
+// stays at 10,000: at 100,000 the server did not list every lock within the wait
+// (docs/performance-notes.md, "Issue 25: the command path's store calls").
+const LOCKS = Number(process.env.BENCH_SCALE_LOCKS ?? 10_000);
+const ACCESS_POINTS = Math.ceil(LOCKS / 10);
+const RSS_TARGET = (LOCKS >= 100_000 ? 600 : 500) * 2 ** 20;
 const EMAIL = 'fleet@example.com';
 const KEY = 'fleet-api-key-0001';
 
@@ -51,11 +55,14 @@ const idle = memory(server.pid);
 
 progress(`registering ${ACCESS_POINTS} access points with the admin CLI`);
 const credentials = join(dir, 'access-points.json');
-writeFileSync(
-  credentials,
-  await admin(['register-ap', EMAIL, '--count', String(ACCESS_POINTS), '--json', '--data', data]),
-  { mode: 0o600 },
-);
+// The CLI registers at most 1,000 a call: as many calls as it takes, their credentials in one file.
+const registered: unknown[] = [];
+for (let left = ACCESS_POINTS; left > 0; left -= 1000) {
+  const count = String(Math.min(1000, left));
+  const out = await admin(['register-ap', EMAIL, '--count', count, '--json', '--data', data]);
+  registered.push(...(JSON.parse(out) as unknown[]));
+}
+writeFileSync(credentials, JSON.stringify(registered), { mode: 0o600 });
 
 progress(`lockcloud sim: ${ACCESS_POINTS} access points, ${LOCKS} locks`);
 const started = performance.now();
@@ -93,7 +100,7 @@ await server.stop();
 
 report({
   name: 'scale-devices',
-  title: '5. Scale: 10,000 simulated locks connected through the embedded broker (bench/scale-devices.ts)',
+  title: `5. Scale: ${LOCKS.toLocaleString('en-US')} simulated locks connected through the embedded broker (bench/scale-devices.ts)`,
   columns: ['server state', 'RSS (VmRSS)', 'peak (VmHWM)', 'notes'],
   rows: [
     ['started, no device connected (baseline)', fmtMb(idle.rss), fmtMb(idle.peak), ''],
@@ -107,7 +114,7 @@ report({
   targets: [
     {
       point: '5',
-      what: 'server RSS with 10,000 simulated locks connected',
+      what: `server RSS with ${LOCKS.toLocaleString('en-US')} simulated locks on ${ACCESS_POINTS.toLocaleString('en-US')} access points connected`,
       target: `≤ ${fmtMb(RSS_TARGET)}`,
       measured: `${fmtMb(loaded.rss)} (+${fmtMb(loaded.rss - idle.rss)} over idle)`,
       met: loaded.rss <= RSS_TARGET,
