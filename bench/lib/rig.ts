@@ -5,7 +5,7 @@
  * every access point and lock over that broker, as real devices would. Ready once every lock reads
  * responsive.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Seed } from '../../src/app/seed/schema.ts';
 import { HttpClient } from './load.ts';
@@ -65,6 +65,15 @@ export interface Rig {
     readonly count: number;
     readonly unit: string;
   }): Promise<{ title: string; body: string } | undefined>;
+}
+
+/**
+ * Whether the simulator of the tree at `root` (this one when none) speaks device protocol version 2,
+ * and so takes `--v1-share`; one from before version 2 speaks version 1 only, and refuses the option.
+ */
+function speaksV2(root: string | undefined): boolean {
+  const sim = readFileSync(join(root ?? process.cwd(), 'src', 'bin', 'sim.ts'), 'utf8');
+  return sim.includes('v1-share');
 }
 
 const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');
@@ -138,7 +147,7 @@ export async function startRig(options: RigOptions, extraFlags: readonly string[
   const sim = startSim(
     seedFile,
     server.mqttUrl,
-    options.v1Devices === true ? ['--v1-share', '1'] : [],
+    options.v1Devices === true && speaksV2(options.serverRoot?.dir) ? ['--v1-share', '1'] : [],
     options.serverRoot?.dir,
   );
   await sim.waitFor(/connected to/, 120_000, 'lockcloud sim to connect');
