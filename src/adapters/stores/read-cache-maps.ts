@@ -39,6 +39,22 @@ export class BoundedMap<V> {
     return this.entries.get(key);
   }
 
+  /**
+   * `key`'s entry; when there is none, what `read` finds in the store, kept if found and nothing was
+   * dropped while it read.
+   */
+  through(key: string, read: () => Promise<V | undefined>): V | Promise<V | undefined> {
+    const cached = this.entries.get(key);
+    return cached !== undefined ? cached : this.fillFrom(key, read);
+  }
+
+  private async fillFrom(key: string, read: () => Promise<V | undefined>): Promise<V | undefined> {
+    const since = this.drops.count;
+    const found = await read();
+    if (found !== undefined) this.fill(key, found, since);
+    return found;
+  }
+
   /** Keeps what a store read found, unless something was dropped since `since` (drops.count then). */
   fill(key: string, value: V, since: number): void {
     if (since !== this.drops.count) return;

@@ -12,7 +12,6 @@ export function cachedTasks(
   tasks: TaskStore,
   cache: BoundedMap<Task>,
   checkElsewhere: () => void,
-  drops: { readonly count: number },
 ): TaskStore {
   const keepAll = (ended: readonly Task[]): void => {
     for (const task of ended) cache.put(task.id, task);
@@ -30,12 +29,7 @@ export function cachedTasks(
     },
     async get(id) {
       checkElsewhere();
-      const cached = cache.get(id);
-      if (cached !== undefined) return cached;
-      const since = drops.count;
-      const found = await tasks.get(id);
-      if (found !== undefined) cache.fill(id, found, since);
-      return found;
+      return cache.through(id, () => tasks.get(id));
     },
     processingOn: (deviceId) => tasks.processingOn(deviceId),
     async terminate(id, outcome, at, events) {

@@ -161,12 +161,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     insert: (token) => store.tokens.insert(token),
     async findByHash(hash) {
       checkElsewhere();
-      const cached = tokens.get(hash);
-      if (cached !== undefined) return cached;
-      const since = drops.count;
-      const found = await store.tokens.findByHash(hash);
-      if (found !== undefined) tokens.fill(hash, found, since);
-      return found;
+      return tokens.through(hash, () => store.tokens.findByHash(hash));
     },
     async purgeIssuedBefore(cutoff) {
       const purged = await store.tokens.purgeIssuedBefore(cutoff);
@@ -177,12 +172,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
 
   const readStatus = async (deviceId: string): Promise<LockStatusRead | undefined> => {
     checkElsewhere();
-    const cached = locks.get(deviceId);
-    if (cached !== undefined) return cached;
-    const since = drops.count;
-    const found = await store.locks.readStatus(deviceId);
-    if (found !== undefined) locks.fill(deviceId, found, since);
-    return found;
+    return locks.through(deviceId, () => store.locks.readStatus(deviceId));
   };
   /**
    * A status write keeps the lock as the store answers it written (so the next command, report and
@@ -288,12 +278,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     purgeExpired: dropping((before) => records.purgeExpired(before)),
     async findBearer(idHash) {
       checkElsewhere();
-      const hit = bearers.get(idHash);
-      if (hit !== undefined) return hit;
-      const since = drops.count;
-      const found = await records.findBearer(idHash);
-      if (found !== undefined) bearers.fill(idHash, found, since);
-      return found;
+      return bearers.through(idHash, () => records.findBearer(idHash));
     },
   };
   const apps = store.oauthApps;
@@ -319,7 +304,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     locks: lockStore,
     grants,
     tokens: tokenStore,
-    tasks: cachedTasks(store.tasks, tasks, checkElsewhere, drops),
+    tasks: cachedTasks(store.tasks, tasks, checkElsewhere),
     idempotencyKeys: store.idempotencyKeys,
     webhooks: store.webhooks,
     deliveries: store.deliveries,

@@ -13,6 +13,7 @@ import { withReadCache } from '../../../src/adapters/stores/read-cache.ts';
 import { openSqliteStore } from '../../../src/adapters/stores/sqlite/open.ts';
 import type { LockStore, Store, TaskStore } from '../../../src/app/ports.ts';
 import type { Task } from '../../../src/domain/task.ts';
+import { elsewhere } from '../../support/elsewhere.ts';
 import { aLock, aLockEvent, anAccount, aStatus } from '../../support/fixtures.ts';
 
 const LOCK = '00000000-0000-4000-8000-0000000000f1';
@@ -31,12 +32,6 @@ const processing = (id: string): Task & { status: 'processing' } => ({
   deadline: 16_000,
   origin: ORIGIN,
 });
-
-/** A write by another process, seen as I/O after the current callback (read-cache.test.ts). */
-async function elsewhere(write: Promise<unknown>): Promise<void> {
-  await write;
-  await new Promise((resolve) => setImmediate(resolve));
-}
 
 describe('withReadCache on the command path', () => {
   let dir: string;

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { withReadCache } from '../../../src/adapters/stores/read-cache.ts';
 import { openCachedSqliteStore, openSqliteStore } from '../../../src/adapters/stores/sqlite/open.ts';
 import type { Store } from '../../../src/app/ports.ts';
+import { elsewhere } from '../../support/elsewhere.ts';
 import { aLock, anAccount, aStatus } from '../../support/fixtures.ts';
 
 const LOCK = '00000000-0000-4000-8000-0000000000e1';
@@ -19,15 +20,6 @@ const OTHER_LOCK = '00000000-0000-4000-8000-0000000000e2';
 /** `base` with some methods replaced; the others stay its own (a class's, on its prototype). */
 function overriding<T extends object>(base: T, methods: Partial<T>): T {
   return Object.assign(Object.create(base) as T, methods);
-}
-
-/**
- * A write by another process. Its commit reaches the server as I/O (the request that follows it), so
- * never within the callback the server is running: the test lets the current one end.
- */
-async function elsewhere(write: Promise<unknown>): Promise<void> {
-  await write;
-  await new Promise((resolve) => setImmediate(resolve));
 }
 
 describe('withReadCache', () => {
