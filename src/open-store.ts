@@ -2,18 +2,24 @@
  * Part of the composition root: which store backend the configuration names. Kept apart from
  * main.ts so the admin CLI opens the store without loading the HTTP stack.
  */
-import { migratePostgres, openPostgresStore } from './adapters/stores/postgres/open.ts';
+import {
+  migratePostgres,
+  openCachedPostgresStore,
+  openPostgresStore,
+} from './adapters/stores/postgres/open.ts';
 import type { StoreTraffic } from './adapters/stores/sql/store-traffic.ts';
 import { migrateSqlite, openCachedSqliteStore, openSqliteStore } from './adapters/stores/sqlite/open.ts';
 import type { Store } from './app/ports.ts';
 import type { Config } from './config/config.ts';
 
-export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize'>;
+export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize'> &
+  Partial<Pick<Config, 'databaseReadCache'>>;
 
 /**
  * PostgreSQL when DATABASE_URL names one, else the embedded SQLite file in the data directory. A
- * server asks for `readCache`: on SQLite, credentials and locks are then read from memory while no
- * other process has written (adapters/stores/read-cache.ts); PostgreSQL is always read through.
+ * server asks for `readCache`: credentials, locks and tasks are then read from memory while no other
+ * process has written (adapters/stores/read-cache.ts). On PostgreSQL the configuration can turn it
+ * off (`databaseReadCache`: a pooler that cannot LISTEN).
  */
 export function openStore(
   config: StoreConfig,
@@ -25,11 +31,16 @@ export function openStore(
   } = {},
 ): Promise<Store> {
   const { storeTraffic } = options;
-  if (config.databaseUrl !== undefined)
-    return openPostgresStore(config.databaseUrl, {
+  if (config.databaseUrl !== undefined) {
+    const open =
+      options.readCache === true && config.databaseReadCache !== false
+        ? openCachedPostgresStore
+        : openPostgresStore;
+    return open(config.databaseUrl, {
       poolSize: config.databasePoolSize,
       ...(storeTraffic === undefined ? {} : { storeTraffic }),
     });
+  }
   return options.readCache === true
     ? openCachedSqliteStore(config.dataDir, options.onCheckpointError, storeTraffic)
     : openSqliteStore(config.dataDir, storeTraffic);

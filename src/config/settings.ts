@@ -72,6 +72,14 @@ export const SETTINGS = {
     parse: wholeNumber(1, 1000),
     help: 'connections to that database each process keeps at most',
   }),
+  databaseReadCache: setting({
+    switches: { '--no-database-read-cache': 'off' },
+    env: 'LOCKCLOUD_DATABASE_READ_CACHE',
+    envShown: 'LOCKCLOUD_DATABASE_READ_CACHE=off',
+    default: 'on',
+    parse: onOff,
+    help: 'turns off the PostgreSQL read cache, which needs LISTEN: off behind a transaction-pooling PgBouncer ([docs/deploy.md](docs/deploy.md))',
+  }),
   seedFile: setting({
     flag: '--seed',
     arg: 'FILE',

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { migratePostgres, openPostgresStore } from '../../src/adapters/stores/postgres/open.ts';
+import {
+  migratePostgres,
+  openCachedPostgresStore,
+  openPostgresStore,
+} from '../../src/adapters/stores/postgres/open.ts';
 import { migrationProvider } from '../../src/adapters/stores/sql/migrations/index.ts';
 import { DATA_TABLES } from '../../src/adapters/stores/sql/tables.ts';
 import type { Store } from '../../src/app/ports.ts';
@@ -41,30 +45,45 @@ before(async () => {
 });
 after(() => shared.drop());
 
+/** The shared database emptied, through a connection of its own, as another process would. */
+async function emptied<S extends Store>(store: S): Promise<S> {
+  const tables = [...DATA_TABLES, 'meta'].map((t) => `"${t}"`).join(', ');
+  await query(shared.url, `TRUNCATE ${tables} CASCADE`);
+  return store;
+}
+
 const postgresFactory: SharedStoreFactory = {
-  async open() {
-    const store = await openPostgresStore(shared.url, { poolSize: 4 });
-    const tables = [...DATA_TABLES, 'meta'].map((t) => `"${t}"`).join(', ');
-    await query(shared.url, `TRUNCATE ${tables} CASCADE`);
-    return store;
-  },
+  open: async () => emptied(await openPostgresStore(shared.url, { poolSize: 4 })),
   // Another server process: a pool of its own on the same database.
   another: () => openPostgresStore(shared.url, { poolSize: 2 }),
   cleanup: (store: Store) => store.close(),
 };
-storeContract('PostgreSQL', postgresFactory);
-dashboardStoreContract('PostgreSQL', postgresFactory);
-clusterStoreContract('PostgreSQL', postgresFactory);
-freshnessStoreContract('PostgreSQL', postgresFactory, { concurrentWriters: true });
-healthStoreContract('PostgreSQL', postgresFactory);
-offlineStoreContract('PostgreSQL', postgresFactory, { concurrentWriters: true });
-eventStoreContract('PostgreSQL', postgresFactory);
-commandEventStoreContract('PostgreSQL', postgresFactory);
-endpointStoreContract('PostgreSQL', postgresFactory);
-grantStoreContract('PostgreSQL', postgresFactory);
-apiKeyStoreContract('PostgreSQL', postgresFactory);
-oauthStoreContract('PostgreSQL', postgresFactory);
-idempotencyStoreContract('PostgreSQL', postgresFactory, { acrossConnections: true });
+// What a server runs on: the read cache in front, told of other processes' commits by LISTEN
+// (adapters/stores/postgres/commits-elsewhere.ts). Its "other process" is a plain pool, as the
+// admin CLI's; the TRUNCATE above is another process's commit too.
+const cachedFactory: SharedStoreFactory = {
+  open: async () => emptied(await openCachedPostgresStore(shared.url, { poolSize: 4 })),
+  another: postgresFactory.another,
+  cleanup: postgresFactory.cleanup,
+};
+for (const [backend, factory] of [
+  ['PostgreSQL', postgresFactory],
+  ['PostgreSQL, read-cached', cachedFactory],
+] as const) {
+  storeContract(backend, factory);
+  dashboardStoreContract(backend, factory);
+  clusterStoreContract(backend, factory);
+  freshnessStoreContract(backend, factory, { concurrentWriters: true });
+  healthStoreContract(backend, factory);
+  offlineStoreContract(backend, factory, { concurrentWriters: true });
+  eventStoreContract(backend, factory);
+  commandEventStoreContract(backend, factory);
+  endpointStoreContract(backend, factory);
+  grantStoreContract(backend, factory);
+  apiKeyStoreContract(backend, factory);
+  oauthStoreContract(backend, factory);
+  idempotencyStoreContract(backend, factory, { acrossConnections: true });
+}
 
 describe('PostgreSQL store specifics', () => {
   it('migrates a fresh database once; opening it again changes nothing and keeps the data', async () => {

@@ -11,7 +11,8 @@ import type { BoundedMap } from './read-cache-maps.ts';
 export function cachedTasks(
   tasks: TaskStore,
   cache: BoundedMap<Task>,
-  checkElsewhere: () => void,
+  /** A task read through the cache, as the read cache checks it against other processes' commits. */
+  readThrough: (id: string) => Task | Promise<Task | undefined>,
 ): TaskStore {
   const keepAll = (ended: readonly Task[]): void => {
     for (const task of ended) cache.put(task.id, task);
@@ -27,10 +28,7 @@ export function cachedTasks(
         throw error;
       }
     },
-    async get(id) {
-      checkElsewhere();
-      return cache.through(id, () => tasks.get(id));
-    },
+    get: async (id) => readThrough(id),
     processingOn: (deviceId) => tasks.processingOn(deviceId),
     async terminate(id, outcome, at, events) {
       try {

@@ -14,14 +14,20 @@ import type { Task } from '../../domain/task.ts';
 import { BoundedMap, Drops, dropsAfter } from './read-cache-maps.ts';
 import { cachedTasks } from './read-cache-tasks.ts';
 
+/**
+ * A number that changes whenever another connection (another process: the admin CLI, another
+ * server) has committed to the store since the last call. Asked before every cached read, so a write
+ * made elsewhere is seen by the next request, as without the cache. Answered:
+ * - at once, a number: SQLite's `PRAGMA data_version`;
+ * - later, once the store has answered a fence sent after the call: PostgreSQL's notifications
+ *   (postgres/commits-elsewhere.ts);
+ * - undefined, now or later, when it cannot be known (the connection that listens is down): the
+ *   read goes to the store and nothing is kept.
+ */
+export type WritesElsewhere = () => number | undefined | Promise<number | undefined>;
+
 export interface ReadCacheOptions {
-  /**
-   * A number that changes whenever another connection (another process: the admin CLI beside the
-   * server) has committed to the store since the last call; SQLite's `PRAGMA data_version`. Checked
-   * before every cached read, so a write made elsewhere is seen by the next request, as without the
-   * cache.
-   */
-  readonly writesElsewhere: () => number;
+  readonly writesElsewhere: WritesElsewhere;
   /** Entries per map; past it the map starts afresh (the hot set refills at once). */
   readonly maxEntries: number;
 }
@@ -39,8 +45,8 @@ type BearerFound = Awaited<ReturnType<OAuthRecordStore['findBearer']>>;
  * everything before the next cached read (`writesElsewhere`), so the cache never answers what the
  * store would not. Only found rows are kept: an unknown key always reaches the store.
  *
- * Only for a store one server has to itself (SQLite): with several servers on PostgreSQL there is no
- * cheap way to learn of the others' commits, and they change lock status many times a second.
+ * On SQLite the check is a read of the WAL-index header; on PostgreSQL one `SELECT 1` on the
+ * listening connection, shared by every read that waits for it (postgres/commits-elsewhere.ts).
  */
 export function withReadCache(store: Store, options: ReadCacheOptions): Store {
   const drops = new Drops();
@@ -76,7 +82,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     accountId: string,
     read: () => Promise<Lock[]>,
   ): Promise<Lock[]> => {
-    checkElsewhere();
+    if (!(await holds())) return read();
     const cached = map.get(accountId);
     if (cached !== undefined) return [...cached];
     const since = drops.count;
@@ -91,26 +97,52 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     tokens.clear();
     bearers.clear();
   };
-  let seenVersion = options.writesElsewhere();
-  // Asking SQLite costs about 2 µs, a fifth of a cached request's CPU if asked at every read. The
-  // answer holds until the current callback's work is done (process.nextTick): no request's bytes
-  // can arrive before then, so no request can have been sent after a commit this check missed.
-  let checkedThisTick = false;
-  const tickDone = (): void => {
-    checkedThisTick = false;
-  };
-  /** Before a cached read: if another process committed meanwhile, nothing cached still holds. */
-  const checkElsewhere = (): void => {
-    if (checkedThisTick) return;
-    checkedThisTick = true;
-    process.nextTick(tickDone);
-    const version = options.writesElsewhere();
-    if (version === seenVersion) return;
-    seenVersion = version;
+  const dropAll = (): void => {
     dropCredentials();
     locks.clear();
     tasks.clear();
     dropLists();
+  };
+  let seenVersion: number | undefined;
+  // Asking SQLite costs about 2 µs, a fifth of a cached request's CPU if asked at every read. An
+  // answer given at once holds until the current callback's work is done (process.nextTick): no
+  // request's bytes can arrive before then, so no request can have been sent after a commit this
+  // check missed. An answer that came later (a fence) holds only for the reads that waited for it.
+  let checkedThisTick = false;
+  const tickDone = (): void => {
+    checkedThisTick = false;
+  };
+  /** Drops everything when the version moved; whether what is cached may be answered. */
+  const settle = (version: number | undefined): boolean => {
+    if (version !== seenVersion || version === undefined) {
+      seenVersion = version;
+      dropAll();
+    }
+    return version !== undefined;
+  };
+  /**
+   * Before a cached read: if another process committed meanwhile, nothing cached still holds. True:
+   * the cache may answer; false: read the store and keep nothing. Synchronous on SQLite, so the hot
+   * path awaits nothing more than it did.
+   */
+  const holds = (): boolean | Promise<boolean> => {
+    if (checkedThisTick) return true;
+    const version = options.writesElsewhere();
+    if (typeof version === 'object') return version.then(settle);
+    checkedThisTick = version !== undefined;
+    if (checkedThisTick) process.nextTick(tickDone);
+    return settle(version);
+  };
+  /** `map`'s entry for `key` when what the cache holds still holds, else the store's (kept if it may be). */
+  const cachedRead = <V>(
+    map: BoundedMap<V>,
+    key: string,
+    read: () => Promise<V | undefined>,
+  ): V | Promise<V | undefined> => {
+    const fresh = holds();
+    if (fresh === true) return map.through(key, read);
+    if (fresh === false) return read();
+    return fresh.then((ok) => (ok ? map.through(key, read) : read()));
   };
 
   const accounts: AccountStore = {
@@ -131,7 +163,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     insert: (key, events) => store.apiKeys.insert(key, events),
     listForAccount: (accountId) => store.apiKeys.listForAccount(accountId),
     async findByHash(hash) {
-      checkElsewhere();
+      if (!(await holds())) return store.apiKeys.findByHash(hash);
       const cached = keys.get(hash);
       if (cached !== undefined) return cached;
       const since = drops.count;
@@ -159,10 +191,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
 
   const tokenStore: TokenStore = {
     insert: (token) => store.tokens.insert(token),
-    async findByHash(hash) {
-      checkElsewhere();
-      return tokens.through(hash, () => store.tokens.findByHash(hash));
-    },
+    findByHash: async (hash) => cachedRead(tokens, hash, () => store.tokens.findByHash(hash)),
     async purgeIssuedBefore(cutoff) {
       const purged = await store.tokens.purgeIssuedBefore(cutoff);
       if (purged > 0) dropCredentials();
@@ -170,10 +199,8 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     },
   };
 
-  const readStatus = async (deviceId: string): Promise<LockStatusRead | undefined> => {
-    checkElsewhere();
-    return locks.through(deviceId, () => store.locks.readStatus(deviceId));
-  };
+  const readStatus = async (deviceId: string): Promise<LockStatusRead | undefined> =>
+    cachedRead(locks, deviceId, () => store.locks.readStatus(deviceId));
   /**
    * A status write keeps the lock as the store answers it written (so the next command, report and
    * read need not read it again); a lost compare-and-set or a failure drops it: another writer
@@ -276,10 +303,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     revokeGrant: dropping((grantId, model) => records.revokeGrant(grantId, model)),
     revokeClient: dropping((clientId) => records.revokeClient(clientId)),
     purgeExpired: dropping((before) => records.purgeExpired(before)),
-    async findBearer(idHash) {
-      checkElsewhere();
-      return bearers.through(idHash, () => records.findBearer(idHash));
-    },
+    findBearer: async (idHash) => cachedRead(bearers, idHash, () => records.findBearer(idHash)),
   };
   const apps = store.oauthApps;
   const oauthApps: OAuthAppStore = {
@@ -304,7 +328,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     locks: lockStore,
     grants,
     tokens: tokenStore,
-    tasks: cachedTasks(store.tasks, tasks, checkElsewhere),
+    tasks: cachedTasks(store.tasks, tasks, (id) => cachedRead(tasks, id, () => store.tasks.get(id))),
     idempotencyKeys: store.idempotencyKeys,
     webhooks: store.webhooks,
     deliveries: store.deliveries,
@@ -324,10 +348,7 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     // The sandbox's reset puts every row back: nothing cached still holds.
     restore: async (snapshot) => {
       await store.restore(snapshot);
-      dropCredentials();
-      locks.clear();
-      tasks.clear();
-      dropLists();
+      dropAll();
     },
     ping: () => store.ping(),
     close: () => store.close(),

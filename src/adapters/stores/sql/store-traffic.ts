@@ -14,6 +14,7 @@ const CLOSES = /^\s*(commit|rollback)\b/i;
 export class StoreTraffic {
   private sentStatements = 0;
   private sentCalls = 0;
+  private sentFences = 0;
 
   get statements(): number {
     return this.sentStatements;
@@ -21,6 +22,21 @@ export class StoreTraffic {
 
   get calls(): number {
     return this.sentCalls;
+  }
+
+  /** Of the statements, the read cache's fences on PostgreSQL (countFence). */
+  get fences(): number {
+    return this.sentFences;
+  }
+
+  /**
+   * A fence of the PostgreSQL read cache (postgres/commits-elsewhere.ts): a statement and a round
+   * trip of its own, on the connection that listens rather than through Kysely.
+   */
+  countFence(): void {
+    this.sentFences++;
+    this.sentStatements++;
+    this.sentCalls++;
   }
 
   /**

@@ -20,6 +20,7 @@ import * as grantActor from './018-grant-actor.ts';
 import * as webhookFrom from './019-webhook-from.ts';
 import * as oauth from './020-oauth.ts';
 import * as oauthAppActor from './021-oauth-app-actor.ts';
+import * as commitNotices from './022-commit-notices.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '019-webhook-from': webhookFrom,
   '020-oauth': oauth,
   '021-oauth-app-actor': oauthAppActor,
+  '022-commit-notices': commitNotices,
 };
 
 export const migrationProvider: MigrationProvider = {
