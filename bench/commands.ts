@@ -8,7 +8,8 @@
  *
  * Issue 25 adds: the store's statements and calls per command (the server's own counters,
  * `lockcloud_store_statements_total` and `_calls_total`, read before and after the one-client phase),
- * and the same server on PostgreSQL (embedded broker), whose one-client p99 is held to SQLite's.
+ * and the same server on PostgreSQL (embedded broker), whose one-client p99 is held to SQLite's;
+ * and on PostgreSQL with its read cache off, the same run's measure of what the cache does.
  */
 
 import { createTestDatabase, type TestDatabase } from '../test/support/postgres.ts';
@@ -34,21 +35,28 @@ const targets: Target[] = [];
 const notes: string[] = [];
 const sections: { title: string; body: string }[] = [];
 
-type Run = { readonly broker: 'embedded' | 'mosquitto'; readonly store: 'SQLite' | 'PostgreSQL' };
+type Run = {
+  readonly broker: 'embedded' | 'mosquitto';
+  readonly store: 'SQLite' | 'PostgreSQL';
+  /** False: the server started with --no-database-read-cache (PostgreSQL read through). */
+  readonly readCache?: false;
+};
 const RUNS: readonly Run[] = [
   { broker: 'embedded', store: 'SQLite' },
   { broker: 'mosquitto', store: 'SQLite' },
   { broker: 'embedded', store: 'PostgreSQL' },
+  { broker: 'embedded', store: 'PostgreSQL', readCache: false },
 ];
 const singleP99 = new Map<string, number>();
 
-for (const { broker, store } of RUNS) {
-  const label = store === 'SQLite' ? broker : `${broker}, ${store}`;
+for (const { broker, store, readCache } of RUNS) {
+  const label = `${store === 'SQLite' ? broker : `${broker}, ${store}`}${readCache === false ? ', no read cache' : ''}`;
   const database: TestDatabase | undefined = store === 'PostgreSQL' ? await createTestDatabase() : undefined;
   const rig = await startRig({ broker, accounts: 10, accessPointsPerAccount: 10, locksPerAccessPoint: 10 }, [
     '--metrics-port',
     '0',
     ...(database === undefined ? [] : ['--database-url', database.url]),
+    ...(readCache === false ? ['--no-database-read-cache'] : []),
   ]);
   const client = new HttpClient(rig.server.url, CLIENTS);
   const pids = { server: rig.server.pid, sim: rig.sim.pid };
@@ -70,6 +78,8 @@ for (const { broker, store } of RUNS) {
   const perCommand = (n: number): number => n / Math.max(1, single.latencies.length);
   const statements = perCommand(traffic1.statements - traffic0.statements);
   const calls = perCommand(traffic1.calls - traffic0.calls);
+  const fences = perCommand(traffic1.fences - traffic0.fences);
+  const fenceText = fences > 0 ? ` (fences ${fences.toFixed(2)})` : '';
   const row = (phase: string, r: FlowResult, storeText: string): string[] => [
     `${label}: ${phase}`,
     String(r.latencies.length),
@@ -82,12 +92,14 @@ for (const { broker, store } of RUNS) {
     cpuText(r.cpu),
   ];
   rows.push(
-    row('1 client', single, `${calls.toFixed(2)} / ${statements.toFixed(2)}`),
+    row('1 client', single, `${calls.toFixed(2)} / ${statements.toFixed(2)}${fenceText}`),
     row(`${CLIENTS} clients, 1,000 locks`, loaded, ''),
   );
   const p99 = quantile(single.latencies, 0.99);
   const rate = loaded.latencies.length / loaded.seconds;
   singleP99.set(label, p99);
+  // The run without the cache is the same run's comparison, held to no target.
+  if (readCache === false) continue;
   targets.push({
     point: '2',
     what: `store calls per command, ${label} (1 client; statements in brackets)`,
@@ -129,7 +141,7 @@ notes.push(
   `Each phase's "CPU" is cores' worth used during it: the load generator is this bench's own process (node:http keep-alive client), on the same 2 cores as the server, the simulator and Mosquitto.`,
   'Every lock and access point is simulated by `lockcloud sim --seed` in a process of its own; the server runs with --no-simulator and a rate-limits file no run can exhaust (the limiter runs, refuses nothing).',
   "\"store calls / statements\": per command of the one-client phase, from the server's `lockcloud_store_calls_total` and `lockcloud_store_statements_total` (everything the server sent its store meanwhile, its background work included). A call is a statement on its own or a whole transaction; statements count BEGIN and COMMIT, and on PostgreSQL each statement is a round trip on the wire. A command is the POST, the device's acknowledgement and its status report (each written), and the client's polls.",
-  "The PostgreSQL run is a database of its own on the machine's PostgreSQL (127.0.0.1:5432), made and dropped by the bench; the server reads it through, with no read cache (issue 25 point 3 is to make one).",
+  "The PostgreSQL runs are each a database of their own on the machine's PostgreSQL (127.0.0.1:5432), made and dropped by the bench. The first is the server as it starts by default, with the read cache (adapters/stores/postgres/commits-elsewhere.ts): a read it holds costs one fence, `SELECT 1` on its listening connection, shared by the reads that wait together, and fences count among the calls and statements. The second runs with --no-database-read-cache: every read goes to the database.",
 );
 
 report({

@@ -9,6 +9,8 @@
  * a key's scope and locks against a full-access key's; an OAuth access token (issue 24) granted
  * the same, what a bearer token costs against an API key. Cases are interleaved round by round; each figure is the median of the
  * rounds, each ratio the median of the per-round ratios to the bare server's run next to it.
+ * Issue 25 point 3: the same server on PostgreSQL (a database of its own each), with its read cache
+ * (the default) and with --no-database-read-cache, for what the cache across processes buys.
  * `--profile`: afterwards, a CPU profile of the server under GET /public/lock/{id} alone.
  * BENCH_BASELINE=<commit>: also a server from that commit's tree and one more of this tree, started
  * alike and loaded with GET /public/lock/{id} alone, for what a change cost the read path measured in
@@ -17,6 +19,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createTestDatabase } from '../test/support/postgres.ts';
 import { LOCK_A, OWNER_KEY, standardSeed } from '../test/support/server.ts';
 import { bearerToken, scopedKey, v1Token } from './lib/credentials.ts';
 import { autocannon, cpuNote, HttpClient, harnessNotes, type LoadResult, pinNote } from './lib/load.ts';
@@ -74,7 +77,9 @@ progress('starting lockcloud (limiter on, off, on with info logs) and the bare s
 // and V3's hot functions, having seen five kinds of request, run slower there than in a server that
 // saw one (measured: 05d4866 against itself, 0.77): only like against like tells what a change cost.
 const baselineLimits = baseRev === undefined ? undefined : hugeRateLimits(tempDir(), V3_LIMITED);
-const [on, off, logged, before, now] = await Promise.all([
+const databases = await Promise.all([createTestDatabase(), createTestDatabase()]);
+const [cachedDb, plainDb] = databases;
+const [on, off, logged, before, now, pgCached, pgPlain] = await Promise.all([
   startLockcloud(serverArgs('on', '--rate-limits', limits)),
   startLockcloud(serverArgs('off', '--no-rate-limit')),
   startLockcloud(serverArgs('logged', '--rate-limits', limits), {
@@ -89,6 +94,17 @@ const [on, off, logged, before, now] = await Promise.all([
   baselineLimits === undefined
     ? undefined
     : startLockcloud(serverArgs('now', '--rate-limits', baselineLimits)),
+  startLockcloud(serverArgs('pg-cached', '--rate-limits', limits, '--database-url', cachedDb.url)),
+  startLockcloud(
+    serverArgs(
+      'pg-plain',
+      '--rate-limits',
+      limits,
+      '--database-url',
+      plainDb.url,
+      '--no-database-read-cache',
+    ),
+  ),
 ]);
 
 const key = { authorization: OWNER_KEY };
@@ -139,6 +155,8 @@ const bearerCase = lockRead(', an OAuth access token (locks:read, this lock only
 const beforeCase = before && lockRead(` at ${baseRev} (the baseline tree, the same seed and key)`, before);
 const nowCase = now && lockRead(', this tree started as the baseline tree is (this case only)', now);
 const offCase = lockRead(', --no-rate-limit', off);
+const pgCase = lockRead(', PostgreSQL (its read cache, kept exact by LISTEN and a fence)', pgCached);
+const pgPlainCase = lockRead(', PostgreSQL, --no-database-read-cache', pgPlain);
 /** The default configuration: limiter, metrics, and the default log level's line per request. */
 const loggedCase = lockRead(', --log-level info (the default: a line per request, to a file)', logged);
 const locksCase: Case = {
@@ -163,6 +181,8 @@ const cases: Case[] = [
   ...(beforeCase === undefined || nowCase === undefined ? [] : [beforeCase, nowCase]),
   offCase,
   loggedCase,
+  pgCase,
+  pgPlainCase,
   { label: `bare node:http, ${size(paths.locks)}-byte body`, server: bare, path: paths.locks, headers: {} },
   locksCase,
   { label: `bare node:http, ${size(paths.v1)}-byte body`, server: bare, path: paths.v1, headers: {} },
@@ -227,18 +247,33 @@ const lockRatio = ratio(lockCase, bareOf(lockCase));
 const limiterRatio = ratio(lockCase, offCase);
 const lockCpuRatio = ratio(lockCase, bareOf(lockCase), perCpu);
 const limiterCpuRatio = ratio(lockCase, offCase, perCpu);
+const pgRatio = ratio(pgCase, pgPlainCase);
+const pgCpuRatio = ratio(pgCase, pgPlainCase, perCpu);
+const pgSqliteRatio = ratio(pgCase, lockCase);
+const pgSqliteCpuRatio = ratio(pgCase, lockCase, perCpu);
 const bareRuns = [...results.entries()].filter(([c]) => c.server === bare).flatMap(([, rs]) => rs);
 
 const notes = [
   pinNote([...results.values()].flat()),
   `autocannon -c 50, ${seconds} s a run, ${rounds} interleaved round(s) after a warm-up per case (lockcloud ${QUICK ? 4 : 5} s, bare 1 s); latencies are autocannon's, in whole milliseconds, under saturation (50 requests always in flight).`,
   ...harnessNotes(bareRuns, 'GET /public/lock/{id}', results.get(lockCase) ?? []),
+  "The PostgreSQL rows: each server on a database of its own on the machine's PostgreSQL (127.0.0.1:5432), made and dropped by the bench. With its read cache a held read waits for a fence (`SELECT 1` on the connection that LISTENs for other processes' commits), shared by every read that began while the previous one was out; without it each request reads its key and its lock from the database.",
 ];
 
 const sections: { title: string; body: string }[] = [];
 if (PROFILE_DIR !== undefined) sections.push(await profile(PROFILE_DIR));
 
-await Promise.all([on.stop(), off.stop(), logged.stop(), before?.stop(), now?.stop(), (bare as Proc).stop()]);
+await Promise.all([
+  on.stop(),
+  off.stop(),
+  logged.stop(),
+  before?.stop(),
+  now?.stop(),
+  pgCached.stop(),
+  pgPlain.stop(),
+  (bare as Proc).stop(),
+]);
+await Promise.all(databases.map((d) => d.drop()));
 
 /** This tree against the baseline tree's run in the same round, both started and loaded alike. */
 const againstBefore =
@@ -296,6 +331,26 @@ report({
       '',
       fmtRatio(bearerCpuRatio),
       'median of per-round ratios, the same server',
+    ],
+    [
+      'PostgreSQL: read cache / none (GET /public/lock/{id})',
+      '',
+      '',
+      '',
+      fmtRatio(pgRatio),
+      '',
+      fmtRatio(pgCpuRatio),
+      'median of per-round ratios, two servers alike but for --no-database-read-cache',
+    ],
+    [
+      'PostgreSQL with its read cache / SQLite (GET /public/lock/{id})',
+      '',
+      '',
+      '',
+      fmtRatio(pgSqliteRatio),
+      '',
+      fmtRatio(pgSqliteCpuRatio),
+      'median of per-round ratios, against the first lockcloud row',
     ],
     ...againstBefore.map((b) => [
       `this tree, ${b.what} / ${baseRev} (GET /public/lock/{id})`,

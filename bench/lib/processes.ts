@@ -216,7 +216,9 @@ export async function startLockcloud(
 }
 
 /** The server's store counters now (`lockcloud_store_statements_total`, `..._calls_total`). */
-export async function storeTraffic(server: Lockcloud): Promise<{ statements: number; calls: number }> {
+export async function storeTraffic(
+  server: Lockcloud,
+): Promise<{ statements: number; calls: number; fences: number }> {
   if (server.metricsUrl === undefined) throw new Error('the server was started without --metrics-port');
   const text = await (await fetch(server.metricsUrl)).text();
   const read = (name: string): number => {
@@ -224,7 +226,12 @@ export async function storeTraffic(server: Lockcloud): Promise<{ statements: num
     if (!line?.[1]) throw new Error(`the server reports no ${name}`);
     return Number(line[1]);
   };
-  return { statements: read('lockcloud_store_statements_total'), calls: read('lockcloud_store_calls_total') };
+  return {
+    statements: read('lockcloud_store_statements_total'),
+    calls: read('lockcloud_store_calls_total'),
+    // A tree from before the PostgreSQL read cache (a baseline) has none: it sent none.
+    fences: /^lockcloud_store_fences_total /m.test(text) ? read('lockcloud_store_fences_total') : 0,
+  };
 }
 
 /** Polls `probe` (errors count as not yet) every 50 ms until it holds. */

@@ -45,7 +45,11 @@ export interface PrometheusMetricsOptions {
   /** Read at every scrape: access points connected now (the store's view, shared by all processes). */
   readonly connectedAccessPoints: () => Promise<number>;
   /** Read at every scrape: what this process has sent its store so far (none: not exposed). */
-  readonly storeTraffic?: () => { readonly statements: number; readonly calls: number };
+  readonly storeTraffic?: () => {
+    readonly statements: number;
+    readonly calls: number;
+    readonly fences: number;
+  };
 }
 
 /**
@@ -139,6 +143,12 @@ export class PrometheusMetrics implements Metrics, DeviceBrokerMetrics {
         'lockcloud_store_calls_total',
         'Store calls this process made: a statement on its own, or a whole transaction',
         () => storeTraffic().calls,
+        registers,
+      );
+      storeCounter(
+        'lockcloud_store_fences_total',
+        "Of the statements, the PostgreSQL read cache's fences: SELECT 1 on its listening connection before answering from memory",
+        () => storeTraffic().fences,
         registers,
       );
     }

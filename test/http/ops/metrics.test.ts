@@ -93,6 +93,8 @@ describe('GET /metrics', () => {
     // At least the task made and ended (its events with it, each in a transaction), and the scrape.
     assert.ok(calls >= 2, `calls: ${calls}`);
     assert.ok(statements >= calls + 4, `statements: ${statements}, calls: ${calls}`);
+    // SQLite's read cache asks the file, not the database: no fence.
+    assert.equal(delta('lockcloud_store_fences_total'), 0);
   });
 
   it('counts webhook attempts by outcome', async () => {
