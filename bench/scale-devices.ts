@@ -86,6 +86,7 @@ let listed = 0;
 await until(`${LOCKS} locks listed in the account`, 300_000, async () => {
   await sleep(1000);
   const locks = await client.json<unknown[]>('GET', '/public/locks', { authorization: KEY });
+  if (locks.length !== listed) progress(`${locks.length} of ${LOCKS} locks listed`);
   listed = locks.length;
   return listed >= LOCKS;
 });

@@ -1,7 +1,7 @@
 /**
  * The read cache on PostgreSQL (adapters/stores/postgres/commits-elsewhere.ts): what the shared
- * freshness contract cannot see from outside. That a cached read costs one fence and no query; that
- * reads waiting together share a fence; that this process's own writes do not empty it; that a
+ * freshness contract cannot see from outside. That a cached read costs one fence and no query, and
+ * the reads that follow it before other I/O none; that reads waiting together share a fence; that this process's own writes do not empty it; that a
  * commit by another connection is seen by the very next read, however soon; and that while the
  * listening connection is down the store is read, and after it comes back nothing stale is answered.
  */
@@ -66,14 +66,44 @@ describe('PostgreSQL read cache', () => {
     return traffic.fences - before;
   }
 
+  /** What follows another I/O event, as a request's first read does: not the work of a fence's answer. */
+  const nextInput = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
   it('answers a read it holds with one fence and no query', async () => {
     await store.apiKeys.findByHash(key.hash);
     await store.locks.readStatus(LOCK);
+    await nextInput();
     assert.equal(await fenced(() => store.apiKeys.findByHash(key.hash)), 1);
+    await nextInput();
     assert.equal(await sent(() => store.apiKeys.findByHash(key.hash)), 1);
-    assert.equal(await sent(() => store.locks.readStatus(LOCK)), 1);
+    await nextInput();
     // Not held: the fence, then the query.
     assert.equal(await sent(() => store.tasks.get('no-such-task')), 2);
+  });
+
+  it("covers a request's later reads with its first read's fence, and no read after other I/O", async () => {
+    await store.apiKeys.findByHash(key.hash);
+    await store.locks.readStatus(LOCK);
+    await nextInput();
+    // A request: its key, then its lock, as the API reads them.
+    assert.equal(
+      await fenced(async () => {
+        await store.apiKeys.findByHash(key.hash);
+        await store.locks.readStatus(LOCK);
+        await store.locks.get(LOCK);
+      }),
+      1,
+    );
+    // Once other I/O has been handled (here a timer), the next read waits for a fence of its own.
+    await nextInput();
+    assert.equal(
+      await fenced(async () => {
+        await store.apiKeys.findByHash(key.hash);
+        await nextInput();
+        await store.locks.readStatus(LOCK);
+      }),
+      2,
+    );
   });
 
   it('lets reads that wait together share one fence', async () => {
@@ -89,6 +119,7 @@ describe('PostgreSQL read cache', () => {
     await store.apiKeys.findByHash(key.hash);
     await store.locks.update(OTHER_LOCK, { nickname: 'Back door' });
     await store.accounts.insert(anAccount('acc-2'));
+    await nextInput();
     assert.equal(await sent(() => store.apiKeys.findByHash(key.hash)), 1);
   });
 
@@ -118,6 +149,7 @@ describe('PostgreSQL read cache', () => {
     // Listening again: a held read costs a fence and no query, and another commit is still seen.
     await eventually('the cache listening again', async () => {
       await store.locks.get(LOCK);
+      await nextInput();
       const before = { fences: traffic.fences, statements: traffic.statements };
       await store.locks.get(LOCK);
       return traffic.fences - before.fences === 1 && traffic.statements - before.statements === 1;

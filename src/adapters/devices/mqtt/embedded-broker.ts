@@ -10,6 +10,7 @@ import type {
 } from '../../../app/ports.ts';
 import { RetainedPolicy } from '../../../device-protocol/retention.ts';
 import { apIdOfUsername, type Topics } from '../../../device-protocol/topics.ts';
+import { brokerPersistence } from './broker-persistence.ts';
 import { ConnectionGuard, type ConnectionLimits } from './connection-guard.ts';
 import { MAX_CONNECT_BYTES, MAX_UNAUTHENTICATED_BYTES, maxPacketBytes } from './packet-limits.ts';
 
@@ -88,6 +89,7 @@ export class EmbeddedBroker {
     // A new broker keeps no retained message: what the policy knew of the old one goes with it.
     this.retention = new RetainedPolicy();
     const broker = await Aedes.createBroker({
+      persistence: brokerPersistence(),
       authenticate: (client, username, password, done) => {
         this.authenticate(client, username, password).then(
           (role) => {

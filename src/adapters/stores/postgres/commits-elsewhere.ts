@@ -34,7 +34,8 @@ const backendPid = (client: pg.ClientBase): number | undefined =>
  *   process finished before this read began (before the request that asks for it was sent) has
  *   therefore moved the number by the time the fence answers.
  * - Reads that begin while a fence is out wait for the next one, sent when it answers and shared by
- *   all of them: under load one round trip serves every request that arrived meanwhile.
+ *   all of them: under load one round trip serves every request that arrived meanwhile. The reads
+ *   that follow from those, before any other I/O is handled, need none (`answered`).
  * - While the listening connection is down, nothing can be known: the answer is undefined, the cache
  *   is bypassed, and once the connection is back the number moves (what happened meanwhile is unknown).
  */
@@ -45,6 +46,8 @@ export class CommitsElsewhere {
   private next: Promise<boolean> | undefined;
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Set while the microtasks that follow a fence's answer run (`answered`). */
+  private covered = false;
   /** Connections are made again only once the first one was: a store that failed to open tries no more. */
   private started = false;
   private readonly ownBackends = new Set<number>();
@@ -74,9 +77,31 @@ export class CommitsElsewhere {
   }
 
   /** The read cache's `writesElsewhere`. */
-  readonly writesElsewhere = (): Promise<number | undefined> | undefined => {
+  readonly writesElsewhere = (): number | Promise<number | undefined> | undefined => {
     if (this.listening === undefined) return undefined;
-    return this.fence().then((answered) => (answered ? this.version : undefined));
+    if (this.covered) return this.version;
+    return this.fence().then(this.answered);
+  };
+
+  /**
+   * A fence's answer holds for the reads that waited for it, and for every read their work makes
+   * before it next waits on I/O: all of it runs in the microtasks that follow the answer's arrival,
+   * and comes of requests that arrived before the fence was sent. This runs as one of those
+   * microtasks, so a process.nextTick scheduled here runs once they are all done, before any other
+   * I/O is read; until then a read needs no fence of its own (a request's reads of its key, then of
+   * its lock, cost one fence between them).
+   */
+  private readonly answered = (answered: boolean): number | undefined => {
+    if (!answered) return undefined;
+    if (!this.covered) {
+      this.covered = true;
+      process.nextTick(this.uncover);
+    }
+    return this.version;
+  };
+
+  private readonly uncover = (): void => {
+    this.covered = false;
   };
 
   async close(): Promise<void> {
