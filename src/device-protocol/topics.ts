@@ -80,6 +80,11 @@ export class Topics {
     this.base = `${prefix}lc/${TOPIC_GENERATION}/ap/`;
   }
 
+  /** How many levels a topic has up to and with the access point's id: `{base}{ap}` (the broker groups by it). */
+  get accessPointDepth(): number {
+    return this.base.split('/').length;
+  }
+
   status(ap: string): string {
     return `${this.base}${ap}/status`;
   }

@@ -88,6 +88,15 @@ describe('device topics', () => {
     assert.throws(() => new Topics('a/+/'));
   });
 
+  it("counts the levels up to an access point's id, with or without a prefix (the broker groups by them)", () => {
+    for (const t of [topics, new Topics('site-1/'), new Topics('a/b/')]) {
+      const upToAp = (topic: string): string => topic.split('/').slice(0, t.accessPointDepth).join('/');
+      assert.equal(upToAp(t.status(A)), `${t.prefix}lc/1/ap/${A}`);
+      assert.equal(upToAp(t.lock(A, LOCK, 'state')), upToAp(t.status(A)));
+      for (const filter of t.apFilters(A, 2)) assert.equal(upToAp(filter), upToAp(t.status(A)));
+    }
+  });
+
   it('maps access points to MQTT user names and back', () => {
     assert.equal(apUsername(A), `ap-${A}`);
     assert.equal(apIdOfUsername(`ap-${A}`), A);

@@ -6,12 +6,17 @@ import { CallBackPersistence } from 'aedes-persistence/callBackPersistence.js';
 import { RetainedTopics } from './retained-topics.ts';
 
 /**
- * aedes's in-memory persistence with its retained messages in a tree of topic levels
+ * aedes's in-memory persistence with its retained messages grouped by access point
  * (retained-topics.ts) instead of one map scanned whole for every subscription. Everything else
  * (subscriptions, QoS 1 in flight, wills) is aedes-persistence's own.
  */
 class IndexedRetainedPersistence extends MemoryPersistence {
-  private readonly retained = new RetainedTopics<PublishPacket>();
+  private readonly retained: RetainedTopics<PublishPacket>;
+
+  constructor(opts: object, depth: number) {
+    super(opts);
+    this.retained = new RetainedTopics(depth);
+  }
 
   override async storeRetained(pkt: PublishPacket): Promise<void> {
     // A copy, as aedes-persistence keeps one: the packet aedes passes on is not ours to hold.
@@ -34,7 +39,7 @@ class IndexedRetainedPersistence extends MemoryPersistence {
   }
 }
 
-/** The persistence for aedes's `persistence` option. */
-export function brokerPersistence(): AedesPersistence {
-  return new CallBackPersistence((opts) => new IndexedRetainedPersistence(opts));
+/** The persistence for aedes's `persistence` option; `depth`: Topics.accessPointDepth. */
+export function brokerPersistence(depth: number): AedesPersistence {
+  return new CallBackPersistence((opts) => new IndexedRetainedPersistence(opts, depth));
 }

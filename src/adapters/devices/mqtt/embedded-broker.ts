@@ -89,7 +89,7 @@ export class EmbeddedBroker {
     // A new broker keeps no retained message: what the policy knew of the old one goes with it.
     this.retention = new RetainedPolicy();
     const broker = await Aedes.createBroker({
-      persistence: brokerPersistence(),
+      persistence: brokerPersistence(this.options.topics.accessPointDepth),
       authenticate: (client, username, password, done) => {
         this.authenticate(client, username, password).then(
           (role) => {
