@@ -24,6 +24,7 @@ import { freePort, portOpen } from '../support/mosquitto.ts';
 
 const MOSQUITTO = '/usr/sbin/mosquitto';
 const LOCK = '0f0f0f0f-0f0f-4f0f-8f0f-0f0f0f0f0f0f';
+const OTHER_LOCK = '1e1e1e1e-1e1e-4e1e-8e1e-1e1e1e1e1e1e';
 
 interface Credentials {
   readonly id: string;
@@ -230,6 +231,42 @@ describe('mqtt-acl against a real Mosquitto', {
       assert.equal(await arrived, '{"v":1,"seq":1,"locked":true}');
       assert.ok(!cloudInbox.topics.includes(forged), 'a state under B was delivered');
       assert.ok(!cloudInbox.topics.includes(forgedStatus), 'a status of B was delivered');
+    });
+
+    it('keeps every device message for a cloud that reads slower than the devices speak', async () => {
+      const cloud = await client('cloud', cloudPassword);
+      // Like the gateway past its bound (admission.ts), the cloud takes no packet off the socket until
+      // released: Mosquitto holds the rest, unacknowledged, in its queue for the cloud.
+      let held: (() => void) | undefined;
+      cloud.handleMessage = (_packet, done) => {
+        held = () => done();
+      };
+      let received = 0;
+      cloud.on('message', () => received++);
+      await cloud.subscribeAsync(topics.cloudFilters(), { qos: 1 });
+      const apA = await client(a.username, a.password);
+      // Three times what Mosquitto keeps for a client by default (max_queued_messages 1000).
+      const count = 3000;
+      for (let seq = 1; seq <= count; seq++)
+        await apA.publishAsync(topics.lock(a.id, LOCK, 'state'), `{"v":1,"seq":${seq},"locked":true}`, {
+          qos: 1,
+        });
+      const control = topics.lock(a.id, OTHER_LOCK, 'state');
+      const controlArrived = new Promise<void>((resolve) =>
+        cloud.on('message', (topic) => topic === control && resolve()),
+      );
+      await apA.publishAsync(control, '{"v":1,"seq":1,"locked":true}', { qos: 1 });
+      cloud.handleMessage = (_packet, done) => done();
+      held?.();
+      // Mosquitto delivers in order: once the control message is in, every one it kept is. A broker
+      // that dropped messages past its queue dropped the control message too.
+      await Promise.race([
+        controlArrived,
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error(`${received} of ${count + 1} messages arrived`)), 10_000).unref(),
+        ),
+      ]);
+      assert.equal(received, count + 1);
     });
 
     it('lets the cloud subscribe through a shared subscription ($share), as several servers do', async () => {

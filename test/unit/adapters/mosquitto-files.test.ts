@@ -182,7 +182,7 @@ describe('Mosquitto files', () => {
     );
   });
 
-  it('configuration: listener, no anonymous clients, the two files, user name as client id, no Nagle, limits', () => {
+  it('configuration: listener, no anonymous clients, the two files, user name as client id, no Nagle, limits, a deep queue', () => {
     const dir = join(tmpdir(), 'mq');
     const limits = { maxConnections: 500, maxPacketBytes: 266_240 };
     const lines = mosquittoConf({ port: 18883, bind: '127.0.0.1' }, limits, dir)
@@ -197,6 +197,8 @@ describe('Mosquitto files', () => {
       'use_username_as_clientid true',
       'set_tcp_nodelay true',
       'max_packet_size 266240',
+      'max_queued_messages 1000000',
+      `max_queued_bytes ${256 * 2 ** 20}`,
     ]);
     assert.match(mosquittoConf({ port: 1883 }, limits, dir), /^listener 1883$/m);
     assert.throws(() => mosquittoConf({ port: 0 }, limits, dir), /port/);

@@ -130,6 +130,10 @@ export function aclFile(
   return `${lines.join('\n')}\n`;
 }
 
+/** Device messages waiting for one client, at most: ten per lock of 100,000, in 256 MB. */
+export const MAX_QUEUED_MESSAGES = 1_000_000;
+export const MAX_QUEUED_BYTES = 256 * 2 ** 20;
+
 /** A configuration for the broker (or lines to add to one): `dir` is where passwd and acl will be. */
 export function mosquittoConf(listener: MosquittoListener, limits: MosquittoLimits, dir: string): string {
   if (!Number.isInteger(listener.port) || listener.port < 1 || listener.port > 65535)
@@ -158,6 +162,13 @@ export function mosquittoConf(listener: MosquittoListener, limits: MosquittoLimi
     "# A packet over the device protocol's payload limit (with its topic and header) is refused at its",
     '# header and its client disconnected, whether it has logged in or not: nothing of it is buffered.',
     `max_packet_size ${limits.maxPacketBytes}`,
+    "# The cloud's connection must get every device message. After a broker restart every access point",
+    '# and lock speaks at once (100,000 locks: about 110,000 messages), faster than the cloud handles',
+    "# them, and it reads no faster than it handles. Mosquitto's default keeps 1,000 waiting per client",
+    '# and drops the rest without a word: lost pairings and states. (Mosquitto 2.0.11 delivers too',
+    '# little with 0, "no maximum": a bound, then, far above any storm, and one in bytes.)',
+    `max_queued_messages ${MAX_QUEUED_MESSAGES}`,
+    `max_queued_bytes ${MAX_QUEUED_BYTES}`,
     '# Mosquitto limits neither connections per client address nor (but to about 90 s) the time a',
     '# client takes to log in: limit the first in the firewall (docs/security.md).',
     '',
