@@ -22,6 +22,7 @@ import type { DeviceState } from '../../../device-protocol/v1.ts';
 import type * as v2 from '../../../device-protocol/v2.ts';
 import { BASE_VERSION, negotiatedVersion } from '../../../device-protocol/versions.ts';
 import type { LockReport } from '../../../domain/lock.ts';
+import { Admission } from './admission.ts';
 import { SimRelay } from './sim-relay.ts';
 
 export interface MqttGatewayOptions {
@@ -54,6 +55,11 @@ const LATE_ACK_GRACE_MS = 1000;
 // Retained messages follow a subscription at once; a pause this long (on the clock) means they are
 // all in. Exported for the test that drives the catch-up with its own clock.
 export const CATCH_UP_QUIET_MS = 300;
+/**
+ * Device messages handled at once, at most (admission.ts). The store serializes their writes on
+ * SQLite and spreads them over a pool of ten on PostgreSQL: more at once only holds more in memory.
+ */
+export const HANDLING_LIMIT = 64;
 const CATCH_UP_MAX_MS = 5000;
 
 /** The state a device reports, as the cloud stores it: out of reach, the rest is unknown to the AP. */
@@ -102,6 +108,7 @@ export class MqttGateway implements DeviceGateway {
   private listener: DeviceListener | undefined;
   private readonly pending = new Map<string, Pending>();
   private readonly queue = new KeyedQueue();
+  private readonly admission = new Admission(HANDLING_LIMIT);
   /**
    * After a reconnection to the broker, the access points heard from since: until one speaks again
    * (its retained status, or its own reconnection) nothing says it is there to carry a command.
@@ -146,6 +153,8 @@ export class MqttGateway implements DeviceGateway {
       else gateway.heardSince = new Set();
     });
     client.on('message', (topic, payload) => gateway.onMessage(topic, payload));
+    // mqtt.js emits a message, then reads the next packet once this calls back (admission.ts).
+    client.handleMessage = (_packet, next) => gateway.admission.admit(() => next());
     client.on('offline', () =>
       options.logger.warn({ url: redactSecret(options.url) }, 'device broker unreachable'),
     );
@@ -289,10 +298,14 @@ export class MqttGateway implements DeviceGateway {
       this.options.logger.warn({ topic }, 'device message on an unknown topic dropped');
       return;
     }
+    this.admission.begin();
     void this.queue
       .run(parsed.ap, () => this.handle(parsed, topic, payload))
       .catch((error: unknown) => this.options.logger.error({ err: error, topic }, 'device message failed'))
-      .finally(() => this.options.inFlight?.end(parsed.ap));
+      .finally(() => {
+        this.admission.end();
+        this.options.inFlight?.end(parsed.ap);
+      });
   }
 
   private async handle(parsed: ParsedTopic, topic: string, payload: Buffer): Promise<void> {

@@ -1,0 +1,137 @@
+/**
+ * The gateway handles at most HANDLING_LIMIT device messages at once and takes no further packet off
+ * its connection meanwhile (admission.ts): a storm of messages waits in the broker and the socket,
+ * not as half-done handlers in the server's heap. The broker is a bare aedes in this process, and
+ * the listener holds every report until the test lets it go.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { Aedes } from 'aedes';
+import { connectAsync } from 'mqtt';
+import { Admission } from '../../src/adapters/devices/mqtt/admission.ts';
+import { HANDLING_LIMIT, MqttGateway } from '../../src/adapters/devices/mqtt/gateway.ts';
+import { Topics } from '../../src/device-protocol/topics.ts';
+import { eventually } from '../support/eventually.ts';
+import { ManualClock } from '../support/manual-clock.ts';
+
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const apId = (i: number): string => `a0000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
+const LOCK = 'b0000000-0000-4000-8000-0000000000e1';
+const STATE = JSON.stringify({
+  v: 1,
+  seq: 1,
+  epoch: 'e',
+  locked: true,
+  battery: 90,
+  reachable: true,
+  app_open: false,
+});
+
+/** `n` turns of the event loop: enough for a socket's waiting bytes to be read and parsed. */
+async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('Admission', () => {
+  it('lets the reader on below the limit, holds it at the limit, and lets it on once one ends', () => {
+    const admission = new Admission(2);
+    const let_on: string[] = [];
+    admission.begin();
+    admission.admit(() => let_on.push('first'));
+    admission.begin();
+    admission.admit(() => let_on.push('second'));
+    assert.deepEqual(let_on, ['first'], 'two being handled: the reader waits');
+    admission.end();
+    assert.deepEqual(let_on, ['first', 'second']);
+    assert.equal(admission.size, 1);
+    admission.end();
+    assert.equal(admission.size, 0);
+  });
+});
+
+describe('MqttGateway under a storm of device messages', () => {
+  let broker: Aedes;
+  let server: Server;
+  let url: string;
+  const topics = new Topics('admission/');
+
+  before(async () => {
+    broker = await Aedes.createBroker();
+    server = createServer(broker.handle);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    url = `mqtt://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+
+  after(async () => {
+    await new Promise<void>((resolve) => broker.close(() => resolve()));
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it(`handles at most ${HANDLING_LIMIT} at once, reads no further meanwhile, and loses none`, async () => {
+    const count = 3 * HANDLING_LIMIT;
+    let handling = 0;
+    let most = 0;
+    let started = 0;
+    let handled = 0;
+    const held: (() => void)[] = [];
+    let open = false;
+    const gateway = await MqttGateway.connect({
+      url,
+      clientId: 'cloud-admission',
+      topics,
+      clock: new ManualClock(Date.now()),
+      logger: silent,
+    });
+    let acks = 0;
+    broker.on('ack', (_packet, client) => {
+      if (client.id === 'cloud-admission') acks++;
+    });
+    try {
+      gateway.listen({
+        accessPointStatus: async () => undefined,
+        pairedLocks: async () => undefined,
+        lateResult: async () => undefined,
+        // A store that does not answer until the test opens it.
+        lockReport: async () => {
+          started++;
+          most = Math.max(most, ++handling);
+          if (!open) await new Promise<void>((resolve) => held.push(resolve));
+          handling--;
+          handled++;
+        },
+      });
+      // Each from an access point of its own: nothing orders them but the bound.
+      const device = await connectAsync(url, { clientId: 'storm' });
+      await Promise.all(
+        Array.from({ length: count }, (_, i) =>
+          device.publishAsync(topics.lock(apId(i), LOCK, 'state'), STATE, {
+            qos: 1,
+          }),
+        ),
+      );
+      await eventually('the gateway to fill its bound', () => started >= HANDLING_LIMIT);
+      // The broker has delivered every message (it acknowledged each to the device after writing it
+      // to the gateway's socket); the gateway had turns enough to read them all, and took none more.
+      await turns(50);
+      assert.equal(started, HANDLING_LIMIT);
+      assert.equal(acks, HANDLING_LIMIT - 1, 'the last one taken waits for room before it is acknowledged');
+
+      // One ends: exactly one more comes in.
+      held.shift()?.();
+      await eventually('the next message', () => started === HANDLING_LIMIT + 1);
+      await turns(50);
+      assert.equal(started, HANDLING_LIMIT + 1);
+
+      open = true;
+      for (const resolve of held.splice(0)) resolve();
+      await eventually('every message handled', () => handled === count);
+      await eventually('every message acknowledged', () => acks === count);
+      assert.equal(most, HANDLING_LIMIT);
+      await device.endAsync();
+    } finally {
+      await gateway.close();
+    }
+  });
+});
