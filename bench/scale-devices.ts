@@ -11,10 +11,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpClient } from './lib/load.ts';
 import {
   admin,
+  buildDist,
   cpuSeconds,
   hugeRateLimits,
   memory,
   startLockcloud,
+  startMosquitto,
   startTsx,
   tempDir,
   until,
@@ -26,6 +28,10 @@ import { fmtMb, progress, report } from './lib/report.ts';
 // stays at 10,000: at 100,000 the server did not list every lock within the wait
 // (docs/performance-notes.md, "Issue 25: the command path's store calls").
 const LOCKS = Number(process.env.BENCH_SCALE_LOCKS ?? 10_000);
+// `BENCH_SCALE_BROKER=mosquitto`: the access points connect to a Mosquitto of the bench's own, as a
+// large deployment runs (docs/deploy.md), and the server holds one connection to it instead of ten
+// thousand. Mosquitto's own RSS is reported beside the server's.
+const BROKER = process.env.BENCH_SCALE_BROKER === 'mosquitto' ? 'mosquitto' : 'embedded';
 const ACCESS_POINTS = Math.ceil(LOCKS / 10);
 const RSS_TARGET = (LOCKS >= 100_000 ? 600 : 500) * 2 ** 20;
 const EMAIL = 'fleet@example.com';
@@ -38,21 +44,32 @@ writeFileSync(
   seedFile,
   JSON.stringify({ accounts: [{ email: EMAIL, password: null }], api_keys: [{ account: EMAIL, key: KEY }] }),
 );
-const server = await startLockcloud([
-  '--data',
-  data,
-  '--seed',
-  seedFile,
-  '--rate-limits',
-  hugeRateLimits(dir),
-  '--no-simulator',
-  // Every simulated access point connects from 127.0.0.1: one address, over the default 500.
-  '--mqtt-max-connections-per-address',
-  String(ACCESS_POINTS + 10),
-  // The default bound of 10,000 in all leaves 10,000 access points no room for the server's own link.
-  '--mqtt-max-connections',
-  String(Math.max(10_000, ACCESS_POINTS + 10)),
-]);
+progress('building dist/: the server runs compiled, as the package and the image run it');
+buildDist();
+const mosquitto = BROKER === 'mosquitto' ? await startMosquitto() : undefined;
+const brokerFlags = mosquitto
+  ? ['--mqtt-url', mosquitto.url]
+  : [
+      // Every simulated access point connects from 127.0.0.1: one address, over the default 500.
+      '--mqtt-max-connections-per-address',
+      String(ACCESS_POINTS + 10),
+      // The default bound of 10,000 in all leaves 10,000 access points no room for the server's own link.
+      '--mqtt-max-connections',
+      String(Math.max(10_000, ACCESS_POINTS + 10)),
+    ];
+const server = await startLockcloud(
+  [
+    '--data',
+    data,
+    '--seed',
+    seedFile,
+    '--rate-limits',
+    hugeRateLimits(dir),
+    '--no-simulator',
+    ...brokerFlags,
+  ],
+  { built: true, nodeFlags: process.env.BENCH_NODE_FLAGS?.split(' ') ?? [] },
+);
 await sleep(2000);
 const idle = memory(server.pid);
 
@@ -78,7 +95,7 @@ const sim = startTsx('src/bin/sim.ts', [
   '--latency-ms',
   '0',
   '--mqtt-url',
-  server.mqttUrl,
+  mosquitto?.url ?? server.mqttUrl,
   '--log-level',
   'warn',
 ]);
@@ -110,12 +127,15 @@ if (process.env.BENCH_HOLD_MS) {
   await sleep(Number(process.env.BENCH_HOLD_MS));
 }
 const simMemory = memory(sim.pid);
+const brokerMemory = mosquitto && memory(mosquitto.pid);
+if (process.env.BENCH_SERVER_OUT) writeFileSync(process.env.BENCH_SERVER_OUT, server.output());
 await sim.stop();
 await server.stop();
+await mosquitto?.stop();
 
 report({
   name: 'scale-devices',
-  title: `5. Scale: ${LOCKS.toLocaleString('en-US')} simulated locks connected through the embedded broker (bench/scale-devices.ts)`,
+  title: `5. Scale: ${LOCKS.toLocaleString('en-US')} simulated locks connected through ${mosquitto ? 'Mosquitto' : 'the embedded broker'} (bench/scale-devices.ts)`,
   columns: ['server state', 'RSS (VmRSS)', 'peak (VmHWM)', 'notes'],
   rows: [
     ['started, no device connected (baseline)', fmtMb(idle.rss), fmtMb(idle.peak), ''],
@@ -123,7 +143,7 @@ report({
       `${ACCESS_POINTS} access points with ${LOCKS.toLocaleString('en-US')} locks connected, listed, 3 s quiet`,
       fmtMb(loaded.rss),
       fmtMb(loaded.peak),
-      `connected in ${connectedAfter.toFixed(1)} s, all listed after ${announcedAfter.toFixed(1)} s; server CPU meanwhile ${cpuUsed.toFixed(1)} s; the simulator process ${fmtMb(simMemory.rss)}`,
+      `connected in ${connectedAfter.toFixed(1)} s, all listed after ${announcedAfter.toFixed(1)} s; server CPU meanwhile ${cpuUsed.toFixed(1)} s; the simulator process ${fmtMb(simMemory.rss)}${brokerMemory ? `; Mosquitto ${fmtMb(brokerMemory.rss)}` : ''}`,
     ],
   ],
   targets: [

@@ -3,7 +3,7 @@
  * the load generator) goes through here: it is killed when the bench exits, however it exits, and
  * its temporary directories are removed. Also what /proc says about a process (CPU time, RSS).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
   mkdtempSync,
@@ -17,6 +17,7 @@ import {
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { MAX_QUEUED_BYTES, MAX_QUEUED_MESSAGES } from '../../src/adapters/devices/mqtt/mosquitto-files.ts';
 import { LIMITED_ENDPOINTS } from '../../src/domain/rate-limit.ts';
 import { freePort, MOSQUITTO_BIN, portOpen } from '../../test/support/mosquitto.ts';
 
@@ -164,6 +165,12 @@ export async function startLockcloud(
     logFile?: string;
     /** Another checkout of lockcloud to run the server from (a side-by-side baseline); this one by default. */
     root?: string;
+    /**
+     * Run the compiled server (dist/, as the package and the image run it) instead of the sources
+     * through tsx, whose compiler and source maps add about 80 MB to the RSS: for a bench of memory.
+     * The caller builds dist/ first (`buildDist`).
+     */
+    built?: boolean;
   } = {},
 ): Promise<Lockcloud> {
   const external = args.indexOf('--mqtt-url');
@@ -174,9 +181,7 @@ export async function startLockcloud(
     process.execPath,
     [
       ...(options.nodeFlags ?? []),
-      '--import',
-      'tsx',
-      'src/bin/serve.ts',
+      ...(options.built ? ['dist/src/bin/serve.js'] : ['--import', 'tsx', 'src/bin/serve.ts']),
       '--host',
       '127.0.0.1',
       '--port',
@@ -244,6 +249,13 @@ export async function until(what: string, timeoutMs: number, probe: () => Promis
   }
 }
 
+/** `npm run build` in this checkout: dist/ compiled from the sources as they are now. */
+export function buildDist(): void {
+  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { env: cleanEnv(), encoding: 'utf8' });
+  if (build.status !== 0)
+    throw new Error(`npm run build failed (${build.status}):\n${build.stdout}${build.stderr}`);
+}
+
 /**
  * `node --import tsx FILE ARGS`, e.g. the simulator or the admin CLI: of this checkout, or of `root`
  * (another checkout) when given.
@@ -278,13 +290,25 @@ export async function admin(args: readonly string[]): Promise<string> {
   return stdout;
 }
 
-/** A Mosquitto of the bench's own on a free loopback port: anonymous, nothing kept, TCP_NODELAY. */
+/**
+ * A Mosquitto of the bench's own on a free loopback port: anonymous, nothing kept, TCP_NODELAY, and
+ * the queue `lockcloud admin mqtt-acl` configures (Mosquitto's default drops past 1,000 a client).
+ */
 export async function startMosquitto(): Promise<Proc & { url: string }> {
   const port = await freePort();
   const conf = join(tempDir(), 'mosquitto.conf');
   writeFileSync(
     conf,
-    `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\nset_tcp_nodelay true\nlog_dest stderr\n`,
+    [
+      `listener ${port} 127.0.0.1`,
+      'allow_anonymous true',
+      'persistence false',
+      'set_tcp_nodelay true',
+      'log_dest stderr',
+      `max_queued_messages ${MAX_QUEUED_MESSAGES}`,
+      `max_queued_bytes ${MAX_QUEUED_BYTES}`,
+      '',
+    ].join('\n'),
   );
   const proc = startProcess(MOSQUITTO_BIN, ['-c', conf]);
   const deadline = Date.now() + 5000;
