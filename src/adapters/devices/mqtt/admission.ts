@@ -5,7 +5,7 @@
  * delivered. So a storm (10,000 access points reconnecting after a broker restart) waits in the
  * sockets and the broker, a packet per access point, instead of as thousands of half-done store
  * writes in this heap: those outlived V8's young generation and grew the old one to four times what
- * was live (docs/performance-notes.md, "Issue 25: 100,000 locks in 600 MB").
+ * was live (docs/performance-notes.md, "Issue 25: 100,000 locks through Mosquitto").
  *
  * No handler waits for another device message (commands wait for acknowledgements, but a command
  * is started by a request, never by a device message), so a full bound always drains.
