@@ -293,9 +293,10 @@ export async function admin(args: readonly string[]): Promise<string> {
 /**
  * A Mosquitto of the bench's own on a free loopback port: anonymous, nothing kept, TCP_NODELAY, and
  * the queue `lockcloud admin mqtt-acl` configures (Mosquitto's default drops past 1,000 a client).
+ * `onPort`: the port of one stopped before (a restart).
  */
-export async function startMosquitto(): Promise<Proc & { url: string }> {
-  const port = await freePort();
+export async function startMosquitto(onPort?: number): Promise<Proc & { url: string }> {
+  const port = onPort ?? (await freePort());
   const conf = join(tempDir(), 'mosquitto.conf');
   writeFileSync(
     conf,
