@@ -8,14 +8,14 @@
  * when told.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { Aedes, type Client } from 'aedes';
+import type { Aedes, Client } from 'aedes';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { CATCH_UP_QUIET_MS, MqttGateway } from '../../src/adapters/devices/mqtt/gateway.ts';
 import type { DeviceListener, DeviceTraffic } from '../../src/app/ports.ts';
 import { Topics } from '../../src/device-protocol/topics.ts';
 import type { LockReport, ReportMark } from '../../src/domain/lock.ts';
+import { type BareBroker, startBareBroker } from '../support/bare-broker.ts';
 import { eventually } from '../support/eventually.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 
@@ -55,17 +55,14 @@ function handledCounter(): { count: number; traffic: DeviceTraffic } {
 }
 
 describe('MqttGateway with a share group: the retained catch-up', () => {
+  let bare: BareBroker;
   let broker: Aedes;
-  let server: Server;
   let url: string;
   const topics = new Topics('catch-up/');
 
   before(async () => {
-    broker = await Aedes.createBroker();
-    server = createServer(broker.handle);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    url = `mqtt://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    bare = await startBareBroker();
+    ({ broker, url } = bare);
     const device = await connectAsync(url, { clientId: 'device' });
     await device.publishAsync(topics.status(AP), JSON.stringify({ v: 1, online: false }), {
       qos: 1,
@@ -90,10 +87,7 @@ describe('MqttGateway with a share group: the retained catch-up', () => {
     await eventually('the gateway to handle a sandbox answer', () => counter.count > before);
   }
 
-  after(async () => {
-    await new Promise<void>((resolve) => broker.close(() => resolve()));
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  after(() => bare.close());
 
   it('hands the retained status and state to the listener, then drops the plain subscription', async () => {
     const heard: string[] = [];

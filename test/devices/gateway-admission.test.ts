@@ -5,13 +5,12 @@
  * the listener holds every report until the test lets it go.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { Aedes } from 'aedes';
 import { connectAsync } from 'mqtt';
 import { Admission } from '../../src/adapters/devices/mqtt/admission.ts';
 import { HANDLING_LIMIT, MqttGateway } from '../../src/adapters/devices/mqtt/gateway.ts';
 import { Topics } from '../../src/device-protocol/topics.ts';
+import { type BareBroker, startBareBroker } from '../support/bare-broker.ts';
 import { eventually } from '../support/eventually.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 
@@ -51,23 +50,14 @@ describe('Admission', () => {
 });
 
 describe('MqttGateway under a storm of device messages', () => {
-  let broker: Aedes;
-  let server: Server;
-  let url: string;
+  let bare: BareBroker;
   const topics = new Topics('admission/');
 
   before(async () => {
-    broker = await Aedes.createBroker();
-    server = createServer(broker.handle);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    url = `mqtt://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    bare = await startBareBroker();
   });
 
-  after(async () => {
-    await new Promise<void>((resolve) => broker.close(() => resolve()));
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  after(() => bare.close());
 
   it(`handles at most ${HANDLING_LIMIT} at once, reads no further meanwhile, and loses none`, async () => {
     const count = HANDLING_LIMIT + 128;
@@ -77,6 +67,7 @@ describe('MqttGateway under a storm of device messages', () => {
     let handled = 0;
     const held: (() => void)[] = [];
     let open = false;
+    const { broker, url } = bare;
     const gateway = await MqttGateway.connect({
       url,
       clientId: 'cloud-admission',
