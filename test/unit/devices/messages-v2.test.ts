@@ -4,7 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { accessPointInfoOf, reportOf, reportOfV2 } from '../../../src/adapters/devices/mqtt/gateway.ts';
+import {
+  accessPointInfoOf,
+  reportOf,
+  reportOfV2,
+} from '../../../src/adapters/devices/mqtt/device-messages.ts';
 import { decode, encode } from '../../../src/device-protocol/codec.ts';
 import { negotiatedVersion, PAYLOAD_VERSIONS } from '../../../src/device-protocol/versions.ts';
 

@@ -34,7 +34,7 @@ export class Admission {
     else this.parked.push(next);
   }
 
-  /** Messages being handled (for tests and metrics). */
+  /** Messages being handled (the tests read it). */
   get size(): number {
     return this.handling;
   }

@@ -2,7 +2,6 @@ import type { Socket } from 'node:net';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import { KeyedQueue } from '../../../app/keyed-queue.ts';
 import type {
-  AccessPointInfo,
   Cancel,
   Clock,
   DeviceCommand,
@@ -18,11 +17,9 @@ import type {
 import { redactSecret } from '../../../config/redact.ts';
 import { decode, encode, type Message } from '../../../device-protocol/codec.ts';
 import type { ParsedTopic, Topics } from '../../../device-protocol/topics.ts';
-import type { DeviceState } from '../../../device-protocol/v1.ts';
-import type * as v2 from '../../../device-protocol/v2.ts';
-import { BASE_VERSION, negotiatedVersion } from '../../../device-protocol/versions.ts';
-import type { LockReport } from '../../../domain/lock.ts';
+import { BASE_VERSION } from '../../../device-protocol/versions.ts';
 import { Admission } from './admission.ts';
+import { accessPointInfoOf, reportOf, reportOfV2 } from './device-messages.ts';
 import { SimRelay } from './sim-relay.ts';
 
 export interface MqttGatewayOptions {
@@ -63,43 +60,6 @@ export const CATCH_UP_QUIET_MS = 300;
  */
 export const HANDLING_LIMIT = 1024;
 const CATCH_UP_MAX_MS = 5000;
-
-/** The state a device reports, as the cloud stores it: out of reach, the rest is unknown to the AP. */
-export function reportOf(state: DeviceState): LockReport {
-  return state.reachable
-    ? { locked: state.locked, battery: state.battery, responsive: true, appOpen: state.app_open }
-    : { responsive: false, appOpen: state.app_open };
-}
-
-/**
- * A version-2 report: version 1's and the lock's health, which a device knows only while in reach.
- * A door absent from it means the lock has no door sensor (null); `jammed` absent says nothing.
- */
-export function reportOfV2(state: v2.DeviceState, cause?: 'manual' | 'auto'): LockReport {
-  if (!state.reachable) return { responsive: false, appOpen: state.app_open };
-  return {
-    locked: state.locked,
-    battery: state.battery,
-    responsive: true,
-    appOpen: state.app_open,
-    door: state.door ?? null,
-    ...(state.jammed === undefined ? {} : { jammed: state.jammed }),
-    ...(state.fw === undefined ? {} : { firmware: state.fw }),
-    ...(state.auto_lock_seconds === undefined ? {} : { autoLockSeconds: state.auto_lock_seconds }),
-    ...(cause === undefined ? {} : { cause }),
-  };
-}
-
-/** What an online status says of its access point. */
-export function accessPointInfoOf(status: Message<'status'>): AccessPointInfo {
-  if (status.v === BASE_VERSION)
-    return status.fw === undefined ? { protocolVersion: 1 } : { firmware: status.fw, protocolVersion: 1 };
-  return {
-    ...(status.fw === undefined ? {} : { firmware: status.fw }),
-    ...(status.rssi === undefined ? {} : { signal: status.rssi }),
-    protocolVersion: negotiatedVersion(status.versions),
-  };
-}
 
 /**
  * The device gateway over MQTT (docs/device-protocol.md). Commands are published to the lock's access
