@@ -17,6 +17,8 @@ export interface QueryPlans {
   readonly plans: string[];
   /** Whatever `read` answered of the file's schema after the call. */
   readonly schema: unknown;
+  /** The statements themselves, in the same order. */
+  readonly statements: readonly CompiledQuery[];
 }
 
 /**
@@ -49,7 +51,7 @@ export async function queryPlans(
           .map((row) => row.detail)
           .join(' | '),
       );
-      return { plans, schema: read(raw) };
+      return { plans, schema: read(raw), statements: queries };
     } finally {
       await db.destroy();
     }

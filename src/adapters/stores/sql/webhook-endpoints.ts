@@ -1,5 +1,4 @@
 import type { Kysely, Selectable } from 'kysely';
-import { sql } from 'kysely';
 import type {
   RelayLimits,
   RelayPlan,
@@ -11,7 +10,7 @@ import { openKey } from '../../../domain/delivery.ts';
 import type { LockEvent } from '../../../domain/event.ts';
 import type { StoredSecrets, WebhookConfig } from '../../../domain/webhook.ts';
 import type { WebhookEndpoint } from '../../../domain/webhook-endpoint.ts';
-import { deliveryRow } from './deliveries.ts';
+import { countOpenIn, deliveryRow } from './deliveries.ts';
 import { insertEvents, SqlEventStore, withEvents } from './events.ts';
 import { bool, type Database, type WebhookEndpointsTable } from './tables.ts';
 import { toWebhookConfig } from './webhooks.ts';
@@ -301,22 +300,11 @@ async function relayTargets(
       ...(webhooks.has(accountId) ? [''] : []),
       ...endpoints.filter((e) => e.accountId === accountId).map((e) => e.id),
     ];
-    for (const endpointId of keys) {
-      const row = await trx
-        .selectFrom((db) =>
-          db
-            .selectFrom('webhook_deliveries')
-            .select('id')
-            .where('account_id', '=', accountId)
-            .where(sql<boolean>`status in ('pending', 'sending')`)
-            .where('endpoint_id', '=', endpointId)
-            .limit(openAtMost)
-            .as('open'),
-        )
-        .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
-        .executeTakeFirst();
-      open.set(openKey(accountId, endpointId || null), Number(row?.n ?? 0));
-    }
+    for (const endpointId of keys)
+      open.set(
+        openKey(accountId, endpointId || null),
+        await countOpenIn(trx, accountId, endpointId, openAtMost),
+      );
   }
   return { endpoints, webhooks, open, webhookFrom: from };
 }

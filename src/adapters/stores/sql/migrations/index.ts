@@ -21,6 +21,7 @@ import * as webhookFrom from './019-webhook-from.ts';
 import * as oauth from './020-oauth.ts';
 import * as oauthAppActor from './021-oauth-app-actor.ts';
 import * as commitNotices from './022-commit-notices.ts';
+import * as deliveryLogByReceiver from './023-delivery-log-by-receiver.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '020-oauth': oauth,
   '021-oauth-app-actor': oauthAppActor,
   '022-commit-notices': commitNotices,
+  '023-delivery-log-by-receiver': deliveryLogByReceiver,
 };
 
 export const migrationProvider: MigrationProvider = {
