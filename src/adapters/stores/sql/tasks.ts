@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { CreateTaskResult, TaskEndEvents, TaskMadeWith, TaskStore } from '../../../app/ports.ts';
 import { LOCK_METHODS, type LockMethod, type Origin } from '../../../domain/event.ts';
 import { isLockCommand } from '../../../domain/lock.ts';
@@ -164,7 +164,9 @@ export class SqlTaskStore implements TaskStore {
       .selectFrom('tasks')
       .selectAll()
       .where('device_id', '=', deviceId)
-      .where('status', '=', 'processing')
+      // Literal, not bound: a bound value that a partial index's condition depends on makes SQLite
+      // prepare the statement again on every run (9 µs against 1.4 µs; test/stores/sqlite.test.ts).
+      .where(sql<boolean>`status = 'processing'`)
       .executeTakeFirst();
     return row && toTask(row);
   }
@@ -225,7 +227,8 @@ export class SqlTaskStore implements TaskStore {
       db
         .updateTable('tasks')
         .set({ status: 'terminated', successful: 0, error, ended_at: now })
-        .where('status', '=', 'processing')
+        // Literal, as in processingOn: bound, it is prepared again on every run.
+        .where(sql<boolean>`status = 'processing'`)
         .where('device_id', 'in', [...deviceIds])
         .returningAll()
         .execute(),
