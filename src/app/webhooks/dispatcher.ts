@@ -210,32 +210,54 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Starts what may start now. Asks the store for due messages level by level, least busy accounts
-   * first (accounts with nothing out, then those with one out, ...), so a long backlog of one
-   * account never stands between another account's message and a free place; asks again after
-   * each start, since the levels have changed.
+   * Starts what may start now. First one read with only the full accounts and hosts left out: when
+   * it comes back short of its limit it holds every message that may start, and `pick` serves the
+   * least busy accounts first from it without asking again (the common case: one read a pass, where
+   * a pass used to end with an empty read per level). When it comes back full, a backlog may hide
+   * another account's message past the limit, so the store is asked level by level, least busy
+   * accounts first (accounts with nothing out, then those with one out, ...): a long backlog of one
+   * account never stands between another account's message and a free place.
    */
   private async drain(): Promise<void> {
     const { store, clock } = this.deps;
     for (;;) {
       if (this.stopped || this.inFlight.room <= 0) return;
+      const limit = Math.min(MAX_READ, this.inFlight.room * 2);
+      const levels = this.inFlight.levels();
+      const widest = await store.deliveries.due(clock.now(), limit, this.inFlight.skip(Math.max(...levels)));
+      if (widest.length < limit) {
+        // Every message that may start is here: none is left to find by asking again, unless a
+        // claim was lost to another process and gave its place back.
+        const { lost } = await this.claimAndLaunch(this.inFlight.pick(widest));
+        if (lost === 0) return;
+        continue;
+      }
       let started = 0;
-      for (const level of this.inFlight.levels()) {
-        const limit = Math.min(MAX_READ, this.inFlight.room * 2);
+      for (const level of levels) {
         const due = await store.deliveries.due(clock.now(), limit, this.inFlight.skip(level));
         const picked = this.inFlight.pick(due);
-        for (const { candidate, ticket } of picked) {
-          if (!this.stopped && (await store.deliveries.claim(candidate.id, clock.now()))) {
-            this.launch(candidate, ticket);
-            started++;
-          } else {
-            this.inFlight.end(ticket);
-          }
-        }
+        started += (await this.claimAndLaunch(picked)).started;
         if (picked.length > 0) break;
       }
       if (started === 0) return;
     }
+  }
+
+  /** Claims each picked message and launches the ones claimed; a place not used is given back. */
+  private async claimAndLaunch(picked: readonly { candidate: Delivery; ticket: Ticket }[]): Promise<{
+    started: number;
+    lost: number;
+  }> {
+    let started = 0;
+    for (const { candidate, ticket } of picked) {
+      if (!this.stopped && (await this.deps.store.deliveries.claim(candidate.id, this.deps.clock.now()))) {
+        this.launch(candidate, ticket);
+        started++;
+      } else {
+        this.inFlight.end(ticket);
+      }
+    }
+    return { started, lost: picked.length - started };
   }
 
   private launch(delivery: Delivery, ticket: Ticket): void {
