@@ -39,6 +39,12 @@ export interface Delivery {
   readonly latencyMs: number | null;
 }
 
+/**
+ * What the outbox reads of a due message to decide whether it may start (the dispatcher's
+ * scheduling); the whole message comes with taking it for sending.
+ */
+export type DueMessage = Pick<Delivery, 'id' | 'accountId' | 'deviceId' | 'host' | 'seq'>;
+
 export type DeliveryOutcome = Pick<
   Delivery,
   'status' | 'attempts' | 'nextAttemptAt' | 'lastAttemptAt' | 'responseStatus' | 'error' | 'latencyMs'

@@ -109,9 +109,9 @@ export function clusterStoreContract(backend: string, factory: StoreFactory): vo
     it('fails only deliveries claimed before the cut-off when told one', async () => {
       await store.deliveries.insert(delivery('msg_old', 1));
       await store.deliveries.insert({ ...delivery('msg_new', 2), deviceId: OTHER });
-      assert.equal(await store.deliveries.claim('msg_old', 10_000), true);
-      assert.equal(await store.deliveries.claim('msg_old', 10_001), false, 'claimed twice');
-      assert.equal(await store.deliveries.claim('msg_new', 70_000), true);
+      assert.equal((await store.deliveries.claim('msg_old', 10_000))?.id, 'msg_old');
+      assert.equal(await store.deliveries.claim('msg_old', 10_001), undefined, 'claimed twice');
+      assert.equal((await store.deliveries.claim('msg_new', 70_000))?.id, 'msg_new');
       // Another process, at 75 s, with a 60 s cut-off: only the delivery taken at 10 s is abandoned.
       assert.equal(await store.deliveries.failInterrupted(75_000, 15_000), 1);
       assert.equal((await store.deliveries.get('acc-1', 'msg_old'))?.status, 'failed');

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Store } from '../../src/app/ports.ts';
 import type { Account } from '../../src/domain/account.ts';
-import type { Delivery } from '../../src/domain/delivery.ts';
+import type { Delivery, DueMessage } from '../../src/domain/delivery.ts';
 import { initialHealth, type Lock } from '../../src/domain/lock.ts';
 import type { Task } from '../../src/domain/task.ts';
 
@@ -260,7 +260,7 @@ export function storeContract(backend: string, factory: StoreFactory): void {
         ...message('m5', 'acc-2', 'lock-4', 'c.example', 5),
         nextAttemptAt: 9_000,
       });
-      const ids = (rows: Delivery[]) => rows.map((d) => d.id);
+      const ids = (rows: readonly DueMessage[]) => rows.map((d) => d.id);
       // m2 waits behind m1 (the same lock); m5 is not due yet.
       assert.deepEqual(ids(await store.deliveries.due(1_000, 10, none)), ['m1', 'm3', 'm4']);
       assert.deepEqual(ids(await store.deliveries.due(1_000, 2, none)), ['m1', 'm3']);
@@ -284,7 +284,9 @@ export function storeContract(backend: string, factory: StoreFactory): void {
         [],
       );
       // Being sent, m1 still holds m2 back.
-      assert.equal(await store.deliveries.claim('m1', 1_000), true);
+      const taken = await store.deliveries.claim('m1', 1_000);
+      assert.deepEqual(taken, { ...message('m1', 'acc-1', 'lock-1', 'a.example:81', 1), status: 'sending' });
+      assert.equal(await store.deliveries.claim('m1', 1_001), undefined, 'taken once');
       assert.deepEqual(ids(await store.deliveries.due(1_000, 10, none)), ['m3', 'm4']);
 
       assert.equal(await store.deliveries.countOpen('acc-1', 100), 3, 'pending and sending');

@@ -7,7 +7,7 @@
  */
 import type { Account } from '../../domain/account.ts';
 import type { ApiKey } from '../../domain/api-key.ts';
-import type { Delivery, DeliveryOutcome } from '../../domain/delivery.ts';
+import type { Delivery, DeliveryOutcome, DueMessage } from '../../domain/delivery.ts';
 import type { LockEvent } from '../../domain/event.ts';
 import type { CodePurpose, OneTimeCode } from '../../domain/one-time-code.ts';
 import type { IpBlock, RateDecision, RatePolicy } from '../../domain/rate-limit.ts';
@@ -148,11 +148,14 @@ export interface DeliveryStore {
    * unfinished message of each lock is ever due: a later one waits while an earlier one is being
    * sent or waits for a retry, so a lock's messages leave in the order of its changes.
    */
-  due(now: number, limit: number, skip: DueSkip): Promise<Delivery[]>;
+  due(now: number, limit: number, skip: DueSkip): Promise<DueMessage[]>;
   /** The account's messages waiting or being sent, counted up to `atMost`. */
   countOpen(accountId: string, atMost: number): Promise<number>;
-  /** Takes a pending delivery for sending (at `now`); false when another worker took it first. */
-  claim(id: string, now: number): Promise<boolean>;
+  /**
+   * Takes a pending delivery for sending (at `now`) and answers it as taken; undefined when another
+   * worker took it first.
+   */
+  claim(id: string, now: number): Promise<Delivery | undefined>;
   /** Records an attempt; a message whose endpoint was removed while it was out is forgotten instead. */
   record(id: string, outcome: DeliveryOutcome): Promise<void>;
   /**

@@ -1,4 +1,4 @@
-import { type Delivery, refusedAsQueueFull } from '../../domain/delivery.ts';
+import { type Delivery, type DueMessage, refusedAsQueueFull } from '../../domain/delivery.ts';
 import type { WebhookConfig } from '../../domain/webhook.ts';
 import { DELIVERY_LOG_LIMIT } from '../../domain/webhook.ts';
 import { webhookMessage } from '../../domain/webhook-message.ts';
@@ -244,14 +244,17 @@ export class WebhookDispatcher {
   }
 
   /** Claims each picked message and launches the ones claimed; a place not used is given back. */
-  private async claimAndLaunch(picked: readonly { candidate: Delivery; ticket: Ticket }[]): Promise<{
+  private async claimAndLaunch(picked: readonly { candidate: DueMessage; ticket: Ticket }[]): Promise<{
     started: number;
     lost: number;
   }> {
     let started = 0;
     for (const { candidate, ticket } of picked) {
-      if (!this.stopped && (await this.deps.store.deliveries.claim(candidate.id, this.deps.clock.now()))) {
-        this.launch(candidate, ticket);
+      const taken = this.stopped
+        ? undefined
+        : await this.deps.store.deliveries.claim(candidate.id, this.deps.clock.now());
+      if (taken) {
+        this.launch(taken, ticket);
         started++;
       } else {
         this.inFlight.end(ticket);

@@ -1,8 +1,13 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { DeliveryStore, DueSkip } from '../../../app/ports.ts';
-import type { Delivery, DeliveryOutcome, DeliveryStatus } from '../../../domain/delivery.ts';
+import type { Delivery, DeliveryOutcome, DeliveryStatus, DueMessage } from '../../../domain/delivery.ts';
 import { EVENT_TYPES, type EventType } from '../../../domain/event.ts';
+import { KeptSql } from './kept-sql.ts';
 import { bool, type Database, type WebhookDeliveriesTable } from './tables.ts';
+
+// The outbox's statements of every pass, from kept text (kept-sql.ts).
+const DUE = new KeptSql();
+const CLAIM = new KeptSql();
 
 const num = (v: number | null): number | null => (v === null ? null : Number(v));
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'sending', 'delivered', 'failed'];
@@ -132,10 +137,29 @@ export class SqlDeliveryStore implements DeliveryStore {
     return rows.map(toDelivery);
   }
 
-  async due(now: number, limit: number, skip: DueSkip): Promise<Delivery[]> {
+  async due(now: number, limit: number, skip: DueSkip): Promise<DueMessage[]> {
+    const dueQuery = () => this.dueQuery(now, limit, skip);
+    // The usual shape, with nothing left out, from kept text: building it is most of its cost.
+    const plain = skip.accounts.length === 0 && skip.hosts.length === 0 && skip.accountHosts.length === 0;
+    const { rows } = plain
+      ? await DUE.run(this.db, [now, limit], dueQuery)
+      : await this.db.executeQuery(dueQuery().compile());
+    return rows.map((r) => ({
+      id: r.id,
+      accountId: r.account_id,
+      deviceId: r.device_id,
+      host: r.host,
+      seq: Number(r.seq),
+    }));
+  }
+
+  private dueQuery(now: number, limit: number, skip: DueSkip) {
     let query = this.db
       .selectFrom('webhook_deliveries')
-      .selectAll()
+      // What scheduling needs, no more: reading a whole message is three times the cost of the
+      // query (measured: 64 due rows, 320 µs against 97), and most are not started by the pass
+      // that read them. The one taken comes whole from claim.
+      .select(['id', 'account_id', 'device_id', 'host', 'seq'])
       // Literal, as below: the pending index (009) is walked in order, with no sort of the backlog.
       .where(sql<boolean>`status = 'pending'`)
       .where('next_attempt_at', '<=', now)
@@ -167,8 +191,7 @@ export class SqlDeliveryStore implements DeliveryStore {
           ),
         ),
       );
-    const rows = await query.orderBy('seq').limit(limit).execute();
-    return rows.map(toDelivery);
+    return query.orderBy('seq').limit(limit);
   }
 
   countOpen(accountId: string, atMost: number): Promise<number> {
@@ -176,14 +199,18 @@ export class SqlDeliveryStore implements DeliveryStore {
     return countOpenIn(this.db, accountId, '', atMost);
   }
 
-  async claim(id: string, now: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('webhook_deliveries')
-      .set({ status: 'sending', claimed_at: now })
-      .where('id', '=', id)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  async claim(id: string, now: number): Promise<Delivery | undefined> {
+    const set = { status: 'sending', claimed_at: now } as const;
+    const { rows } = await CLAIM.run(this.db, [...Object.values(set), id, 'pending'], () =>
+      this.db
+        .updateTable('webhook_deliveries')
+        .set(set)
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .returningAll(),
+    );
+    const row = rows[0];
+    return row && toDelivery(row);
   }
 
   async record(id: string, o: DeliveryOutcome): Promise<void> {
