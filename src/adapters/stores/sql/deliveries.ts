@@ -5,9 +5,12 @@ import { EVENT_TYPES, type EventType } from '../../../domain/event.ts';
 import { KeptSql } from './kept-sql.ts';
 import { bool, type Database, type WebhookDeliveriesTable } from './tables.ts';
 
-// The outbox's statements of every pass, from kept text (kept-sql.ts).
+// The outbox's statements of every message, from kept text (kept-sql.ts).
 const DUE = new KeptSql();
 const CLAIM = new KeptSql();
+const RECORD = new KeptSql();
+const COUNT_OPEN = new KeptSql();
+const LOG_CUTOFF = new KeptSql();
 
 const num = (v: number | null): number | null => (v === null ? null : Number(v));
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'sending', 'delivered', 'failed'];
@@ -86,21 +89,22 @@ export async function countOpenIn(
   endpointId: string,
   atMost: number,
 ): Promise<number> {
-  const row = await db
-    .selectFrom((inner) =>
-      inner
-        .selectFrom('webhook_deliveries')
-        .select('seq')
-        .where('account_id', '=', accountId)
-        .where('endpoint_id', '=', endpointId)
-        // Literal, not bound: only then can the planner prove the partial index applies.
-        .where(sql<boolean>`status in ('pending', 'sending')`)
-        .limit(atMost)
-        .as('open'),
-    )
-    .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
+  const { rows } = await COUNT_OPEN.run(db, [accountId, endpointId, atMost], () =>
+    db
+      .selectFrom((inner) =>
+        inner
+          .selectFrom('webhook_deliveries')
+          .select('seq')
+          .where('account_id', '=', accountId)
+          .where('endpoint_id', '=', endpointId)
+          // Literal, not bound: only then can the planner prove the partial index applies.
+          .where(sql<boolean>`status in ('pending', 'sending')`)
+          .limit(atMost)
+          .as('open'),
+      )
+      .select((eb) => eb.fn.countAll<number | string | bigint>().as('n')),
+  );
+  return Number(rows[0]?.n ?? 0);
 }
 
 export class SqlDeliveryStore implements DeliveryStore {
@@ -214,33 +218,35 @@ export class SqlDeliveryStore implements DeliveryStore {
   }
 
   async record(id: string, o: DeliveryOutcome): Promise<void> {
-    const result = await this.db
-      .updateTable('webhook_deliveries')
-      .set({
-        status: o.status,
-        attempts: o.attempts,
-        next_attempt_at: o.nextAttemptAt,
-        last_attempt_at: o.lastAttemptAt,
-        response_status: o.responseStatus,
-        error: o.error,
-        latency_ms: o.latencyMs,
-      })
-      .where('id', '=', id)
-      // A message whose endpoint was removed while it was out has no log left to be listed in.
-      .where((eb) =>
-        eb.or([
-          eb('endpoint_id', '=', ''),
-          eb.exists(
-            eb
-              .selectFrom('webhook_endpoints')
-              .select('webhook_endpoints.id')
-              .whereRef('webhook_endpoints.id', '=', 'webhook_deliveries.endpoint_id'),
-          ),
-        ]),
-      )
-      .executeTakeFirst();
+    const set = {
+      status: o.status,
+      attempts: o.attempts,
+      next_attempt_at: o.nextAttemptAt,
+      last_attempt_at: o.lastAttemptAt,
+      response_status: o.responseStatus,
+      error: o.error,
+      latency_ms: o.latencyMs,
+    };
+    const result = await RECORD.run(this.db, [...Object.values(set), id, ''], () =>
+      this.db
+        .updateTable('webhook_deliveries')
+        .set(set)
+        .where('id', '=', id)
+        // A message whose endpoint was removed while it was out has no log left to be listed in.
+        .where((eb) =>
+          eb.or([
+            eb('endpoint_id', '=', ''),
+            eb.exists(
+              eb
+                .selectFrom('webhook_endpoints')
+                .select('webhook_endpoints.id')
+                .whereRef('webhook_endpoints.id', '=', 'webhook_deliveries.endpoint_id'),
+            ),
+          ]),
+        ),
+    );
     // Then it goes, as the rest of that log went: one more statement, only in that rare case.
-    if (Number(result.numUpdatedRows) === 0)
+    if (Number(result.numAffectedRows) === 0)
       await this.db.deleteFrom('webhook_deliveries').where('id', '=', id).execute();
   }
 
@@ -275,15 +281,17 @@ export class SqlDeliveryStore implements DeliveryStore {
   }
 
   async trim(accountId: string, keep: number, endpointId = ''): Promise<number> {
-    const cutoff = await this.db
-      .selectFrom('webhook_deliveries')
-      .select('seq')
-      .where('account_id', '=', accountId)
-      .where('endpoint_id', '=', endpointId)
-      .orderBy('seq', 'desc')
-      .offset(keep)
-      .limit(1)
-      .executeTakeFirst();
+    const { rows } = await LOG_CUTOFF.run(this.db, [accountId, endpointId, 1, keep], () =>
+      this.db
+        .selectFrom('webhook_deliveries')
+        .select('seq')
+        .where('account_id', '=', accountId)
+        .where('endpoint_id', '=', endpointId)
+        .orderBy('seq', 'desc')
+        .offset(keep)
+        .limit(1),
+    );
+    const cutoff = rows[0];
     if (!cutoff) return 0;
     // Only finished entries are dropped: a waiting message is never lost to the log's bound.
     const result = await this.db

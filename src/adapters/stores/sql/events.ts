@@ -105,6 +105,8 @@ function eventRow(e: LockEvent, seq: number) {
  * writes one to three; a larger batch, rare, is compiled each time).
  */
 const TAKE = new KeptSql();
+// The relay's read of the log, once a batch (kept-sql.ts).
+const SINCE = new KeptSql();
 const MAX_KEPT_BATCH = 16;
 const INSERTS = Array.from({ length: MAX_KEPT_BATCH }, () => new KeptSql());
 
@@ -213,13 +215,9 @@ export class SqlEventStore implements EventStore {
   }
 
   async since(seq: number, limit: number): Promise<SequencedEvent[]> {
-    const rows = await this.db
-      .selectFrom('events')
-      .selectAll()
-      .where('seq', '>', seq)
-      .orderBy('seq', 'asc')
-      .limit(limit)
-      .execute();
+    const { rows } = await SINCE.run(this.db, [seq, limit], () =>
+      this.db.selectFrom('events').selectAll().where('seq', '>', seq).orderBy('seq', 'asc').limit(limit),
+    );
     return rows.map((row) => ({ seq: Number(row.seq), event: toEvent(row) }));
   }
 

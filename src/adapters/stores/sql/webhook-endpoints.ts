@@ -12,6 +12,7 @@ import type { StoredSecrets, WebhookConfig } from '../../../domain/webhook.ts';
 import type { WebhookEndpoint } from '../../../domain/webhook-endpoint.ts';
 import { countOpenIn, deliveryRow } from './deliveries.ts';
 import { insertEvents, SqlEventStore, withEvents } from './events.ts';
+import { KeptSql } from './kept-sql.ts';
 import { bool, type Database, type WebhookEndpointsTable } from './tables.ts';
 import { toWebhookConfig } from './webhooks.ts';
 
@@ -233,12 +234,15 @@ export class SqlWebhookEndpointStore implements WebhookEndpointStore {
     return this.db.transaction().execute(async (trx) => {
       // An UPDATE, not SELECT FOR UPDATE (which SQLite lacks): it locks the row on PostgreSQL until
       // this transaction ends, so a second process waits and then reads the position moved on.
-      const cursor = await trx
-        .updateTable('webhook_relay')
-        .set((eb) => ({ position: eb.ref('position') }))
-        .where('name', '=', 'endpoints')
-        .returning(['position', 'last_seq', 'webhook_from'])
-        .executeTakeFirst();
+      const cursor = (
+        await TAKE_CURSOR.run(trx, ['endpoints'], () =>
+          trx
+            .updateTable('webhook_relay')
+            .set((eb) => ({ position: eb.ref('position') }))
+            .where('name', '=', 'endpoints')
+            .returning(['position', 'last_seq', 'webhook_from']),
+        )
+      ).rows[0];
       if (!cursor) return 0;
       const batch = await new SqlEventStore(trx).since(Number(cursor.position), limits.batch);
       const last = batch.at(-1);
@@ -248,21 +252,27 @@ export class SqlWebhookEndpointStore implements WebhookEndpointStore {
       for (const { message, eventId } of plan(batch, targets)) {
         // Increasing across processes too (the row is ours): one lock's messages keep the log's order.
         seq = Math.max(seq + 1, message.seq);
-        await trx
-          .insertInto('webhook_deliveries')
-          .values(deliveryRow({ ...message, seq }, `${message.endpointId ?? 'webhook'}:${eventId}`))
-          .onConflict((oc) => oc.column('relay_key').doNothing())
-          .execute();
+        const row = deliveryRow({ ...message, seq }, `${message.endpointId ?? 'webhook'}:${eventId}`);
+        await INSERT_MESSAGE.run(trx, Object.values(row), () =>
+          trx
+            .insertInto('webhook_deliveries')
+            .values(row)
+            .onConflict((oc) => oc.column('relay_key').doNothing()),
+        );
       }
-      await trx
-        .updateTable('webhook_relay')
-        .set({ position: last.seq, last_seq: seq })
-        .where('name', '=', 'endpoints')
-        .execute();
+      const moved = { position: last.seq, last_seq: seq };
+      await MOVE_CURSOR.run(trx, [...Object.values(moved), 'endpoints'], () =>
+        trx.updateTable('webhook_relay').set(moved).where('name', '=', 'endpoints'),
+      );
       return batch.length;
     });
   }
 }
+
+// The relay's statements of every batch, from kept text (kept-sql.ts).
+const TAKE_CURSOR = new KeptSql();
+const INSERT_MESSAGE = new KeptSql();
+const MOVE_CURSOR = new KeptSql();
 
 /** The endpoints, webhooks and backlogs of the batch's accounts (RelayTargets). */
 async function relayTargets(

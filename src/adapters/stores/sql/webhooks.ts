@@ -3,6 +3,7 @@ import type { WebhookStore } from '../../../app/ports.ts';
 import type { LockEvent } from '../../../domain/event.ts';
 import type { StoredSecrets, WebhookConfig } from '../../../domain/webhook.ts';
 import { insertEvents, withEvents } from './events.ts';
+import { KeptSql } from './kept-sql.ts';
 import { bool, type Database, type WebhooksTable } from './tables.ts';
 
 export function toWebhookConfig(row: Selectable<WebhooksTable>): WebhookConfig {
@@ -13,6 +14,8 @@ export function toWebhookConfig(row: Selectable<WebhooksTable>): WebhookConfig {
     retries: row.retries === 1,
   };
 }
+
+const SECRETS = new KeptSql();
 
 export class SqlWebhookStore implements WebhookStore {
   constructor(private readonly db: Kysely<Database>) {}
@@ -73,11 +76,14 @@ export class SqlWebhookStore implements WebhookStore {
   }
 
   async getSecrets(accountId: string): Promise<StoredSecrets | undefined> {
-    const row = await this.db
-      .selectFrom('webhooks')
-      .select(['secret', 'previous_secret', 'previous_until'])
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
+    // Read for every message signed (kept-sql.ts).
+    const { rows } = await SECRETS.run(this.db, [accountId], () =>
+      this.db
+        .selectFrom('webhooks')
+        .select(['secret', 'previous_secret', 'previous_until'])
+        .where('account_id', '=', accountId),
+    );
+    const row = rows[0];
     if (!row || row.secret === null) return undefined;
     return {
       current: row.secret,
