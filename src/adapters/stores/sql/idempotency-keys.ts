@@ -1,6 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { IdempotencyKeyStore, IdempotencyRecord } from '../../../app/ports.ts';
+import { KeptSql } from './kept-sql.ts';
 import type { Database, IdempotencyKeysTable } from './tables.ts';
+
+const KEY_RECORD = new KeptSql();
 
 const toRecord = (row: Selectable<IdempotencyKeysTable>): IdempotencyRecord => ({
   accountId: row.account_id,
@@ -16,12 +19,15 @@ export class SqlIdempotencyKeyStore implements IdempotencyKeyStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   async get(accountId: string, keyHash: string): Promise<IdempotencyRecord | undefined> {
-    const row = await this.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('key_hash', '=', keyHash)
-      .executeTakeFirst();
+    // Asked by every command that carries a key (kept-sql.ts).
+    const { rows } = await KEY_RECORD.run(this.db, [accountId, keyHash], () =>
+      this.db
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('key_hash', '=', keyHash),
+    );
+    const row = rows[0];
     return row && toRecord(row);
   }
 

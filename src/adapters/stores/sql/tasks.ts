@@ -38,6 +38,8 @@ function toTask(row: Selectable<TasksTable>): Task {
 const END_PROCESSING = new KeptSql();
 const INSERT_TASK = new KeptSql();
 const TASK_ROW = new KeptSql();
+// A command's Idempotency-Key, claimed in the task's transaction.
+const CLAIM_KEY = new KeptSql();
 
 /**
  * Ends the task if it is still processing, with `db` (a transaction of a change it goes with);
@@ -97,18 +99,20 @@ export class SqlTaskStore implements TaskStore {
           created_at: key.createdAt,
           expires_at: key.expiresAt,
         };
-        const claimed = await trx
-          .insertInto('idempotency_keys')
-          .values({ account_id: key.accountId, key_hash: key.keyHash, ...record })
-          .onConflict((oc) =>
-            oc
-              .columns(['account_id', 'key_hash'])
-              .doUpdateSet(record)
-              .where('idempotency_keys.expires_at', '<=', key.createdAt),
-          )
-          .executeTakeFirst();
-        if (Number(claimed.numInsertedOrUpdatedRows ?? 0) !== 1)
-          return { created: false, keyTaken: true } as const;
+        const row = { account_id: key.accountId, key_hash: key.keyHash, ...record };
+        const params = [...Object.values(row), ...Object.values(record), key.createdAt];
+        const claimed = await CLAIM_KEY.run(trx, params, () =>
+          trx
+            .insertInto('idempotency_keys')
+            .values(row)
+            .onConflict((oc) =>
+              oc
+                .columns(['account_id', 'key_hash'])
+                .doUpdateSet(record)
+                .where('idempotency_keys.expires_at', '<=', key.createdAt),
+            ),
+        );
+        if (Number(claimed.numAffectedRows ?? 0) !== 1) return { created: false, keyTaken: true } as const;
         const inserted = await this.insert(trx, task);
         if (!inserted) throw new LockBusy();
         await insertEvents(trx, events);
