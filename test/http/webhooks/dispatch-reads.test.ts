@@ -8,25 +8,17 @@
  * Which message starts first when a read comes back full is tenant-fairness.test.ts's.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openSqliteStore } from '../../../src/adapters/stores/sqlite/open.ts';
-import { cryptoRandom } from '../../../src/adapters/system/crypto.ts';
-import { addressPolicy } from '../../../src/adapters/webhooks/address-policy.ts';
-import { httpTransport } from '../../../src/adapters/webhooks/http-transport.ts';
-import { aesGcmBox } from '../../../src/adapters/webhooks/secret-box.ts';
-import { standardWebhooksSigner } from '../../../src/adapters/webhooks/signer.ts';
 import type { DueSkip, Store } from '../../../src/app/ports.ts';
-import { WebhookDispatcher } from '../../../src/app/webhooks/dispatcher.ts';
-import { DEFAULT_DISPATCH_LIMITS } from '../../../src/app/webhooks/in-flight.ts';
+import type { WebhookDispatcher } from '../../../src/app/webhooks/dispatcher.ts';
 import type { WebhookConfig } from '../../../src/domain/webhook.ts';
-import { silentLogger } from '../../support/devices.ts';
 import { anAccount } from '../../support/fixtures.ts';
-import { ManualClock } from '../../support/manual-clock.ts';
 import { type Receiver, startReceiver } from '../../support/webhook-receiver.ts';
+import { loopbackDispatcher } from './dispatcher.ts';
 
 describe('a dispatch pass', () => {
   let dir: string;
@@ -56,17 +48,7 @@ describe('a dispatch pass', () => {
       reads.push({ limit, skip, found: found.length });
       return found;
     };
-    dispatcher = new WebhookDispatcher({
-      store,
-      transport: httpTransport(addressPolicy({ allowLoopback: true, allow: [] })),
-      random: cryptoRandom,
-      logger: silentLogger as never,
-      limits: { ...DEFAULT_DISPATCH_LIMITS, timeoutMs: 60_000 },
-      webhooks: store.webhooks,
-      box: aesGcmBox(randomBytes(32)),
-      signer: standardWebhooksSigner,
-      clock: new ManualClock(),
-    });
+    dispatcher = loopbackDispatcher(store, { timeoutMs: 60_000 });
     await dispatcher.start();
   });
   after(async () => {

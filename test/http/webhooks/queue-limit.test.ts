@@ -5,25 +5,17 @@
  * the delivery log, failed, with the reason; the ones in the queue wait or are out.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openSqliteStore } from '../../../src/adapters/stores/sqlite/open.ts';
-import { cryptoRandom } from '../../../src/adapters/system/crypto.ts';
-import { addressPolicy } from '../../../src/adapters/webhooks/address-policy.ts';
-import { httpTransport } from '../../../src/adapters/webhooks/http-transport.ts';
-import { aesGcmBox } from '../../../src/adapters/webhooks/secret-box.ts';
-import { standardWebhooksSigner } from '../../../src/adapters/webhooks/signer.ts';
 import type { Store } from '../../../src/app/ports.ts';
-import { queueFull, WebhookDispatcher } from '../../../src/app/webhooks/dispatcher.ts';
-import { DEFAULT_DISPATCH_LIMITS } from '../../../src/app/webhooks/in-flight.ts';
+import { queueFull, type WebhookDispatcher } from '../../../src/app/webhooks/dispatcher.ts';
 import type { WebhookConfig } from '../../../src/domain/webhook.ts';
-import { silentLogger } from '../../support/devices.ts';
 import { anAccount } from '../../support/fixtures.ts';
-import { ManualClock } from '../../support/manual-clock.ts';
 import { type Receiver, startReceiver } from '../../support/webhook-receiver.ts';
+import { loopbackDispatcher } from './dispatcher.ts';
 
 describe("an account's queue of webhook messages", () => {
   let dir: string;
@@ -43,17 +35,7 @@ describe("an account's queue of webhook messages", () => {
       retries: false,
     };
     await store.webhooks.set(config);
-    dispatcher = new WebhookDispatcher({
-      store,
-      transport: httpTransport(addressPolicy({ allowLoopback: true, allow: [] })),
-      random: cryptoRandom,
-      logger: silentLogger as never,
-      limits: { ...DEFAULT_DISPATCH_LIMITS, perAccount: 2, queuePerAccount: 5, timeoutMs: 60_000 },
-      webhooks: store.webhooks,
-      box: aesGcmBox(randomBytes(32)),
-      signer: standardWebhooksSigner,
-      clock: new ManualClock(),
-    });
+    dispatcher = loopbackDispatcher(store, { perAccount: 2, queuePerAccount: 5, timeoutMs: 60_000 });
     await dispatcher.start();
   });
   after(async () => {
