@@ -16,6 +16,11 @@ import { KeptSql } from './kept-sql.ts';
 import { bool, type Database, type WebhookEndpointsTable } from './tables.ts';
 import { toWebhookConfig } from './webhooks.ts';
 
+// The relay's statements of every batch, from kept text (kept-sql.ts).
+const TAKE_CURSOR = new KeptSql();
+const INSERT_MESSAGE = new KeptSql();
+const MOVE_CURSOR = new KeptSql();
+
 const num = (v: number | null): number | null => (v === null ? null : Number(v));
 
 function strings(text: string): string[] {
@@ -268,11 +273,6 @@ export class SqlWebhookEndpointStore implements WebhookEndpointStore {
     });
   }
 }
-
-// The relay's statements of every batch, from kept text (kept-sql.ts).
-const TAKE_CURSOR = new KeptSql();
-const INSERT_MESSAGE = new KeptSql();
-const MOVE_CURSOR = new KeptSql();
 
 /** The endpoints, webhooks and backlogs of the batch's accounts (RelayTargets). */
 async function relayTargets(

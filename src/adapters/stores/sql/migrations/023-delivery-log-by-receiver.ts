@@ -7,7 +7,8 @@ import { type Kysely, sql } from 'kysely';
  * holds every account's messages, so each walked all accounts' logs (measured: 190 to 270 µs a
  * statement at 500 changes a second, a third of the webhook path's SQLite time). The log's index
  * now starts with the account and the receiver; the open messages' index (009) gains the receiver
- * too, so counting a backlog reads the index alone, as does the outbox's per-lock order check.
+ * too, so counting a backlog reads that receiver's open messages only, and the outbox's per-lock
+ * order check finds a lock's earlier message with every column of its condition in the index.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
