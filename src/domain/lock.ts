@@ -95,6 +95,23 @@ export interface Lock extends LockHealth {
   readonly createdAt: number;
 }
 
+/**
+ * Whether two reads of a lock hold the same values: every field a value, but for the trend's
+ * reference reading, a pair. A cache may then keep one object for both.
+ */
+export function sameLock(a: Lock, b: Lock): boolean {
+  for (const field in a) {
+    const x = a[field as keyof Lock];
+    const y = b[field as keyof Lock];
+    if (x === y) continue;
+    if (field !== 'batteryRef' || !sameReading(a.batteryRef, b.batteryRef)) return false;
+  }
+  return Object.keys(a).length === Object.keys(b).length;
+}
+
+const sameReading = (x: Lock['batteryRef'], y: Lock['batteryRef']): boolean =>
+  x !== null && y !== null && x.level === y.level && x.at === y.at;
+
 /** A lock as it is first stored: its health may be left to the defaults (initialHealth). */
 export type NewLock = Omit<Lock, keyof LockHealth> & Partial<LockHealth>;
 

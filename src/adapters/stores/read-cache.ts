@@ -9,7 +9,7 @@ import type {
   Store,
   TokenStore,
 } from '../../app/ports.ts';
-import type { Lock } from '../../domain/lock.ts';
+import { type Lock, sameLock } from '../../domain/lock.ts';
 import type { Task } from '../../domain/task.ts';
 import { BoundedMap, Drops, dropsAfter } from './read-cache-maps.ts';
 import { cachedTasks } from './read-cache-tasks.ts';
@@ -89,7 +89,12 @@ export function withReadCache(store: Store, options: ReadCacheOptions): Store {
     if (cached !== undefined) return [...cached];
     const since = drops.count;
     const found = await read();
-    map.fill(accountId, [...found], since);
+    // The status cache's object where it holds the same lock: a fleet's locks are held once, not twice.
+    const kept = found.map((lock) => {
+      const held = locks.get(lock.deviceId)?.lock;
+      return held !== undefined && sameLock(held, lock) ? held : lock;
+    });
+    map.fill(accountId, kept, since);
     return found;
   };
 

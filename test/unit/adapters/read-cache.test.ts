@@ -165,6 +165,44 @@ describe('withReadCache', () => {
     assert.equal((await cached.locks.listOwnedBy('acc-1')).length, 2);
   });
 
+  it("holds a listed lock once: the list keeps the status cache's object when it is the same lock", async () => {
+    await elsewhere(raw.locks.insert(aLock(OTHER_LOCK, 'acc-1', { nickname: 'Back door' })));
+    const status = await store.locks.readStatus(LOCK);
+    assert.ok(status);
+    await store.locks.listOwnedBy('acc-1');
+    // The list as kept: the second read answers from memory.
+    const [held, other] = await store.locks
+      .listOwnedBy('acc-1')
+      .then((locks) => [LOCK, OTHER_LOCK].map((id) => locks.find((l) => l.deviceId === id)));
+    assert.equal(held, status.lock, 'the status cache and the list hold one object');
+    // A lock whose status is not cached is listed from its row.
+    assert.equal(other?.nickname, 'Back door');
+    assert.equal((await store.locks.readStatus(LOCK))?.lock, held);
+  });
+
+  it('keeps its own object for a listed lock whose cached status differs from the row', async () => {
+    const cachedStatus = await store.locks.readStatus(LOCK);
+    assert.ok(cachedStatus);
+    let answered: Awaited<ReturnType<Store['locks']['listOwnedBy']>> = [];
+    // A store whose list answers a newer battery than the status it cached: a read in between.
+    const skewed: Store = {
+      ...raw,
+      locks: overriding(raw.locks, {
+        readStatus: async () => cachedStatus,
+        listOwnedBy: async (accountId) => {
+          answered = (await raw.locks.listOwnedBy(accountId)).map((l) => ({ ...l, battery: 7 }));
+          return answered;
+        },
+      }),
+    };
+    const cached = withReadCache(skewed, { writesElsewhere: () => 1, maxEntries: 10 });
+    await cached.locks.readStatus(LOCK);
+    await cached.locks.listOwnedBy('acc-1');
+    const [listed] = await cached.locks.listOwnedBy('acc-1');
+    assert.equal(listed?.battery, 7);
+    assert.notEqual(listed, cachedStatus.lock);
+  });
+
   it("sees another process's new lock in the lists at the next read", async () => {
     assert.equal((await store.locks.listOwnedBy('acc-1')).length, 1);
     assert.equal((await store.locks.listVisibleTo('acc-1')).length, 1);

@@ -11,6 +11,7 @@ import {
   isValidBattery,
   type Lock,
   type LockCommand,
+  sameLock,
   stateAfter,
 } from '../../../src/domain/lock.ts';
 
@@ -189,5 +190,29 @@ describe('isFreshReport', () => {
   it('counts afresh for a new epoch or another access point (the lock moved)', () => {
     assert.equal(isFreshReport(mark('ap-1', 'e1', 50), mark('ap-1', 'e2', 1)), true);
     assert.equal(isFreshReport(mark('ap-1', 'e1', 50), mark('ap-2', 'e1', 1)), true);
+  });
+});
+
+describe('sameLock', () => {
+  it('holds two reads with the same values the same, whatever their objects', () => {
+    const a = lock({ batteryRef: { level: 80, at: 1 } });
+    assert.equal(sameLock(a, { ...a, batteryRef: { level: 80, at: 1 } }), true);
+    assert.equal(sameLock(lock(), lock()), true);
+  });
+
+  it('tells apart reads that differ in any field, the trend reference included', () => {
+    const a = lock({ batteryRef: { level: 80, at: 1 } });
+    for (const [field, value] of Object.entries({
+      locked: false,
+      battery: 99,
+      nickname: 'Back door',
+      firmware: '2.0',
+      lastSeenAt: 5,
+      batteryRef: { level: 80, at: 2 },
+    })) {
+      assert.equal(sameLock(a, { ...a, [field]: value }), false, field);
+    }
+    assert.equal(sameLock(a, { ...a, batteryRef: null }), false);
+    assert.equal(sameLock({ ...a, batteryRef: null }, a), false);
   });
 });

@@ -2,30 +2,32 @@
 import type { Selectable } from 'kysely';
 import type { LockStatus } from '../../../app/ports.ts';
 import type { BatteryState, DoorState, Lock } from '../../../domain/lock.ts';
+import { LOCK_ROW_STRINGS as shared } from './shared-strings.ts';
 import { bool, type LocksTable } from './tables.ts';
 
+/** Values that repeat across locks (owner, access point, firmware, zone) are shared copies (shared-strings.ts). */
 export function toLock(row: Selectable<LocksTable>): Lock {
   return {
     deviceId: row.device_id,
     serial: row.serial,
     nickname: row.nickname,
-    ownerId: row.owner_id,
+    ownerId: shared.of(row.owner_id),
     locked: row.locked === 1,
     battery: row.battery,
     responsive: row.responsive === 1,
     integration: row.integration === 1,
     accessPoint: row.access_point === 1,
     appOpen: row.app_open === 1,
-    accessPointId: row.ap_id,
+    accessPointId: shared.ofNullable(row.ap_id),
     createdAt: Number(row.created_at),
     jammed: row.jammed === 1,
     door: doorOf(row.door),
-    firmware: row.firmware,
+    firmware: shared.ofNullable(row.firmware),
     lastSeenAt: row.last_seen_at === null ? null : Number(row.last_seen_at),
     autoLockSeconds: row.auto_lock_seconds,
     batteryLow: row.battery_low,
     batteryCritical: row.battery_critical,
-    timeZone: row.time_zone,
+    timeZone: shared.of(row.time_zone),
     batteryState: batteryStateOfRow(row.battery_state),
     offlineSince: row.offline_since === null ? null : Number(row.offline_since),
     offlineAnnounced: row.offline_announced === 1,

@@ -15,6 +15,7 @@ import { insertEvents, withEvents } from './events.ts';
 import { guestSees } from './guest-access.ts';
 import { KeptSql } from './kept-sql.ts';
 import { statusColumns, toLock, trendColumns } from './lock-rows.ts';
+import { LOCK_ROW_STRINGS as shared } from './shared-strings.ts';
 import { bool, type Database, type LocksTable } from './tables.ts';
 import { endProcessing } from './tasks.ts';
 
@@ -27,7 +28,11 @@ function statusRead(row: Selectable<LocksTable>): LockStatusRead {
   const mark =
     row.report_ap === null || row.report_seq === null
       ? null
-      : { apId: row.report_ap, epoch: row.report_epoch ?? '', seq: Number(row.report_seq) };
+      : {
+          apId: shared.of(row.report_ap),
+          epoch: shared.of(row.report_epoch ?? ''),
+          seq: Number(row.report_seq),
+        };
   return { lock: toLock(row), version: Number(row.status_version), mark };
 }
 
