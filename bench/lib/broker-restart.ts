@@ -30,6 +30,9 @@ export interface RestartResult {
   readonly around: Map<string, number>;
 }
 
+/** How long the restart's reports, and then its commands, are waited for. */
+const FOLLOW_MS = 180_000;
+
 /** Sends a v3 command; resolves with how its task ended ('success', its error, or 'lost'). */
 async function command(client: HttpClient, key: string, deviceId: string, giveUpAt: number): Promise<string> {
   const headers = { authorization: key };
@@ -86,7 +89,7 @@ export async function restartBroker(options: {
   // Locks of their own for the commands around the loss: one per access point, the others' next.
   const probes = new Set(onePerAp.values());
   const around = locks.filter((l) => !probes.has(l.device_id)).slice(0, 200);
-  const giveUpAt = Date.now() + 180_000;
+  const giveUpAt = Date.now() + FOLLOW_MS;
 
   progress('killing the broker, with 100 commands just sent');
   const before = around.slice(0, 100).map((l) => command(options.client, key, l.device_id, giveUpAt));
@@ -120,8 +123,11 @@ export async function restartBroker(options: {
   }
 
   progress(`a command to one lock of each of ${onePerAp.size} access points`);
+  // Followed for a wait of their own: when the reports above ran out of time, commands sent after
+  // that were never followed and counted lost (a slow machine's run at 100,000 locks).
+  const commandsGiveUpAt = Date.now() + FOLLOW_MS;
   const outcomes = await pool(
-    [...onePerAp.values()].map((deviceId) => () => command(client, key, deviceId, giveUpAt)),
+    [...onePerAp.values()].map((deviceId) => () => command(client, key, deviceId, commandsGiveUpAt)),
     32,
   );
   const commandsDoneAfterS = (performance.now() - startedAt) / 1000;
