@@ -207,6 +207,49 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
       assert.deepEqual(await store.webhookEndpoints.receivingAccounts(), ['owner']);
     });
 
+    it('moves past the log without reading it only while no account has a receiver', async () => {
+      const skipping = { ...limits(10), skipWithoutReceivers: true };
+      let planned = 0;
+      const counting: RelayPlan = (batch, targets) => {
+        planned += batch.length;
+        return plan(batch, targets);
+      };
+      while ((await store.webhookEndpoints.relay(limits(50), plan)) > 0);
+      await store.events.append([aLockEvent('owner', 'dev-a'), aLockEvent('other', 'dev-o')]);
+      assert.equal(await store.webhookEndpoints.relay(skipping, counting), 0);
+      assert.equal(planned, 0, 'no receiver: nothing read');
+      assert.equal(
+        await store.webhookEndpoints.relay(limits(10), counting),
+        0,
+        'and the position is at the head',
+      );
+      // A disabled endpoint and a deleted account's webhook are no receivers; an enabled endpoint is.
+      const head = await store.events.head();
+      await store.webhookEndpoints.insert(anEndpoint('we_off', 'owner', head, { enabled: false }), secrets);
+      await store.accounts.insert(anAccount('gone', { createdAt: 1_000 }));
+      await store.webhooks.set({
+        accountId: 'gone',
+        url: 'https://hooks.example.com/x',
+        method: 'POST',
+        retries: false,
+      });
+      await store.accounts.update('gone', { deletedAt: 5_000 });
+      await store.events.append([aLockEvent('owner', 'dev-a')]);
+      assert.equal(await store.webhookEndpoints.relay(skipping, counting), 0);
+      assert.equal(planned, 0);
+      await store.webhooks.set({
+        accountId: 'other',
+        url: 'https://hooks.example.com/o',
+        method: 'POST',
+        retries: false,
+      });
+      const changes = [aLockEvent('other', 'dev-o'), aLockEvent('owner', 'dev-a')];
+      await store.events.append(changes);
+      assert.equal(await store.webhookEndpoints.relay(skipping, counting), 2, 'a webhook: read');
+      assert.equal(planned, 2);
+      assert.equal((await store.deliveries.listForAccount('other', 50)).length, 1);
+    });
+
     it('relays each event once when two relays run at once', async () => {
       const head = await store.events.head();
       await store.webhookEndpoints.insert(anEndpoint('we_a', 'owner', head), secrets);

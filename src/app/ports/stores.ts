@@ -212,6 +212,12 @@ export interface RelayLimits {
   readonly batch: number;
   /** How far the open messages of each webhook or endpoint are counted (the backlog bound). */
   readonly open: number;
+  /**
+   * This process knows of no account with a webhook or an enabled endpoint: the store then checks
+   * that for every process and, when none has one, moves the position to the log's head without
+   * reading the events (there is nothing to write for them).
+   */
+  readonly skipWithoutReceivers?: boolean;
 }
 
 /** Webhook endpoints (docs/webhooks.md "Endpoints"); their messages live in the DeliveryStore. */
@@ -247,7 +253,7 @@ export interface WebhookEndpointStore {
    * In one transaction: reads the relay's position (locked, so several processes relay each event
    * once), at most `limits.batch` events after it, writes the messages `plan` makes (one per
    * endpoint, or for the webhook, and event at most), and moves the position past the batch.
-   * Answers how many events were read.
+   * Answers how many events were read: 0 also when `limits.skipWithoutReceivers` moved it.
    */
   relay(limits: RelayLimits, plan: RelayPlan): Promise<number>;
   /**

@@ -47,6 +47,14 @@ export class WebhookReceivers {
     return this.accounts === undefined || this.accounts.has(accountId) || this.addedSinceRead.has(accountId);
   }
 
+  /**
+   * No account has a receiver, as this process last read it: the relay may then ask the store to
+   * skip the log's new events (it checks again, for every process, in the same statement).
+   */
+  none(): boolean {
+    return this.accounts !== undefined && this.accounts.size === 0 && this.addedSinceRead.size === 0;
+  }
+
   /** This process gave the account a webhook or an endpoint (or enabled one). */
   added(accountId: string): void {
     this.addedSinceRead.add(accountId);

@@ -34,7 +34,7 @@ export interface RelayDeps {
   /** Woken when messages were written. */
   readonly dispatcher: Pick<WebhookDispatcher, 'wake'>;
   /** The accounts whose lock changes have messages to write at once. */
-  readonly receivers: Pick<WebhookReceivers, 'has'>;
+  readonly receivers: Pick<WebhookReceivers, 'has' | 'none'>;
   /** Messages waiting or out per webhook or endpoint; past it a new one is logged failed. */
   readonly queuePerAccount: number;
 }
@@ -184,7 +184,9 @@ export class WebhookRelay implements OutboxFeed {
       }
       return planned;
     };
-    const limits = { batch: BATCH, open: queuePerAccount };
+    // Without receivers, the events are not read at all: before, a fleet with no webhook paid for
+    // reading each batch of its changes only to write nothing (docs/performance-notes.md).
+    const limits = { batch: BATCH, open: queuePerAccount, skipWithoutReceivers: this.deps.receivers.none() };
     while ((await store.webhookEndpoints.relay(limits, plan)) === BATCH) {}
     for (const entry of refused.values())
       this.deps.logger.warn(

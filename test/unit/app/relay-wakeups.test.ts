@@ -48,6 +48,8 @@ describe('the webhook relay wakes at once only for accounts with somewhere to se
   let relay: WebhookRelay;
   let wakeUps: number;
   let dispatcherWakes: number;
+  /** Each relay transaction: whether it was let skip without receivers, and how many events it read. */
+  let relayed: { skip: boolean; read: number }[];
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lockcloud-relay-'));
@@ -68,13 +70,22 @@ describe('the webhook relay wakes at once only for accounts with somewhere to se
     });
     wakeUps = 0;
     dispatcherWakes = 0;
+    relayed = [];
     const events = store.events;
+    const endpoints = store.webhookEndpoints;
     // Every relay pass starts with the log's head, synchronously from its wake-up.
     const counted: Store = Object.assign(Object.create(store) as Store, {
       events: Object.assign(Object.create(events) as typeof events, {
         head: () => {
           wakeUps++;
           return events.head();
+        },
+      }),
+      webhookEndpoints: Object.assign(Object.create(endpoints) as typeof endpoints, {
+        relay: async (...args: Parameters<typeof endpoints.relay>) => {
+          const read = await endpoints.relay(...args);
+          relayed.push({ skip: args[0].skipWithoutReceivers === true, read });
+          return read;
         },
       }),
     });
@@ -168,6 +179,37 @@ describe('the webhook relay wakes at once only for accounts with somewhere to se
     assert.equal(wakeUps, before + 1, 'known from the next read: at once');
   });
 
+  it('moves past the log without reading it while no account anywhere has a receiver', async () => {
+    await store.webhooks.remove('hooked');
+    await startedWithList();
+    assert.equal(receivers.none(), true);
+    relayed = [];
+    await change('quiet');
+    await change('quiet');
+    clock.advance(RELAY_POLL_MS);
+    await relay.relayNow();
+    assert.deepEqual(relayed[0], { skip: true, read: 0 }, 'two changes, none read');
+    // Another process gives an account an endpoint: this one still knows of no receiver.
+    const head = await store.events.head();
+    await store.webhookEndpoints.insert(anEndpoint('we_elsewhere', 'elsewhere', head), {
+      current: 'sealed',
+      previous: null,
+      previousUntil: null,
+    });
+    relayed = [];
+    await change('elsewhere');
+    clock.advance(RELAY_POLL_MS);
+    await relay.relayNow();
+    assert.equal(receivers.none(), true, 'not read here yet');
+    assert.deepEqual(
+      relayed.filter((r) => r.read > 0),
+      [{ skip: true, read: 1 }],
+      'the store saw the endpoint and read the one change past the skipped ones',
+    );
+    assert.equal(await messages('elsewhere', 'we_elsewhere'), 1, 'not lost');
+    assert.equal(await messages('quiet'), 0);
+  });
+
   it('wakes at once for an account given a receiver on this process, before any read', async () => {
     await startedWithList();
     receivers.added('quiet');
@@ -195,6 +237,23 @@ describe('WebhookReceivers', () => {
     assert.equal(receivers.has('hooked'), true);
     assert.equal(receivers.has('late'), true, 'added after the read began');
     assert.equal(receivers.has('other'), false);
+  });
+
+  it('knows of no receiver only once a read found none and none was added since', async () => {
+    let accounts: string[] = [];
+    const receivers = new WebhookReceivers({
+      store: { receivingAccounts: async () => accounts },
+      clock: new ManualClock(),
+      logger,
+    });
+    assert.equal(receivers.none(), false, 'not read yet');
+    await receivers.refresh();
+    assert.equal(receivers.none(), true);
+    receivers.added('new');
+    assert.equal(receivers.none(), false, 'added here');
+    accounts = ['new'];
+    await receivers.refresh();
+    assert.equal(receivers.none(), false);
   });
 
   it('keeps what it knew when the store cannot be read', async () => {

@@ -249,6 +249,7 @@ export class SqlWebhookEndpointStore implements WebhookEndpointStore {
         )
       ).rows[0];
       if (!cursor) return 0;
+      if (limits.skipWithoutReceivers && (await skippedToHead(trx))) return 0;
       const batch = await new SqlEventStore(trx).since(Number(cursor.position), limits.batch);
       const last = batch.at(-1);
       if (!last) return 0;
@@ -272,6 +273,48 @@ export class SqlWebhookEndpointStore implements WebhookEndpointStore {
       return batch.length;
     });
   }
+}
+
+/**
+ * Moves the relay's position to the log's head when no account, in any process, has a webhook or
+ * an enabled endpoint: the events past it have nothing to be written for them. One statement, so
+ * on PostgreSQL one snapshot: a receiver committed before it is seen and nothing moves; one
+ * committed after it has a `from_seq` at or past the head this statement read, so no event it
+ * takes is skipped. Whether it moved.
+ */
+async function skippedToHead(trx: Kysely<Database>): Promise<boolean> {
+  // At most once a poll (200 ms), and only while the log moves: built each time, not kept.
+  const head = () => trx.selectFrom('event_sequence').select('value').where('name', '=', 'events');
+  const result = await trx
+    .updateTable('webhook_relay')
+    .set({ position: head() })
+    .where('name', '=', 'endpoints')
+    .where('position', '<', head())
+    .where(({ not, exists }) =>
+      not(
+        exists(
+          trx
+            .selectFrom('webhooks')
+            .innerJoin('accounts', 'accounts.id', 'webhooks.account_id')
+            .select('webhooks.account_id')
+            .where('accounts.deleted_at', 'is', null),
+        ),
+      ),
+    )
+    .where(({ not, exists }) =>
+      not(
+        exists(
+          trx
+            .selectFrom('webhook_endpoints')
+            .innerJoin('accounts', 'accounts.id', 'webhook_endpoints.account_id')
+            .select('webhook_endpoints.id')
+            .where('webhook_endpoints.enabled', '=', 1)
+            .where('accounts.deleted_at', 'is', null),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** The endpoints, webhooks and backlogs of the batch's accounts (RelayTargets). */
