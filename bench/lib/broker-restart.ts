@@ -123,11 +123,10 @@ export async function restartBroker(options: {
   }
 
   progress(`a command to one lock of each of ${onePerAp.size} access points`);
-  // Followed for a wait of their own: when the reports above ran out of time, commands sent after
-  // that were never followed and counted lost (a slow machine's run at 100,000 locks).
-  const commandsGiveUpAt = Date.now() + FOLLOW_MS;
+  // Each followed for FOLLOW_MS from its own sending: with one deadline for all, the commands a
+  // slow machine sent late were never followed and counted lost (a run at 100,000 locks).
   const outcomes = await pool(
-    [...onePerAp.values()].map((deviceId) => () => command(client, key, deviceId, commandsGiveUpAt)),
+    [...onePerAp.values()].map((deviceId) => () => command(client, key, deviceId, Date.now() + FOLLOW_MS)),
     32,
   );
   const commandsDoneAfterS = (performance.now() - startedAt) / 1000;
