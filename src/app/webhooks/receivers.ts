@@ -3,7 +3,8 @@ import type { Cancel, Clock, Logger, WebhookEndpointStore } from '../ports.ts';
 /**
  * How often the list is read again: what another process (or the admin CLI) gave an account is
  * known here by then. Until it is, that account's lock changes are relayed by the relay's poll
- * (200 ms) instead of at once: later, never lost.
+ * (200 ms; within a second while this process knows of no receiver at all) instead of at once:
+ * later, never lost.
  */
 export const RECEIVERS_REFRESH_MS = 5_000;
 

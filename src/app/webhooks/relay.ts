@@ -24,6 +24,10 @@ import type { WebhookReceivers } from './receivers.ts';
 // an endpoint (receivers.ts); the rest is noticed by the poll, many changes in one batch.
 const RELAY_POLL_MS = 200;
 const BATCH = 200;
+// With no receiver anywhere nothing is written for the log's events, and a receiver made later
+// takes only events past its `from_seq`: the position need not follow the log at every poll. Moved
+// this often, it keeps the read of a new receiver's first pass short.
+const SKIP_EVERY_MS = 1_000;
 
 export interface RelayDeps {
   readonly store: Store;
@@ -114,6 +118,7 @@ export class WebhookRelay implements OutboxFeed {
   private again = false;
   private stopListening: Cancel | undefined;
   private seenHead = -1;
+  private skippedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: RelayDeps) {}
 
@@ -166,6 +171,9 @@ export class WebhookRelay implements OutboxFeed {
     // A cheap look first: most polls find nothing new.
     const head = await store.events.head();
     if (head === this.seenHead && !this.again) return;
+    const skip = this.deps.receivers.none();
+    if (skip && !this.again && clock.now() - this.skippedAt < SKIP_EVERY_MS) return;
+    if (skip) this.skippedAt = clock.now();
     this.again = false;
     const touched = new Map<string, { accountId: string; endpointId: string | undefined }>();
     // Messages past a full backlog, per webhook or endpoint: one log line each, not one per message.
@@ -186,7 +194,7 @@ export class WebhookRelay implements OutboxFeed {
     };
     // Without receivers, the events are not read at all: before, a fleet with no webhook paid for
     // reading each batch of its changes only to write nothing (docs/performance-notes.md).
-    const limits = { batch: BATCH, open: queuePerAccount, skipWithoutReceivers: this.deps.receivers.none() };
+    const limits = { batch: BATCH, open: queuePerAccount, skipWithoutReceivers: skip };
     while ((await store.webhookEndpoints.relay(limits, plan)) === BATCH) {}
     for (const entry of refused.values())
       this.deps.logger.warn(

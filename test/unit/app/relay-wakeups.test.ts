@@ -210,6 +210,30 @@ describe('the webhook relay wakes at once only for accounts with somewhere to se
     assert.equal(await messages('quiet'), 0);
   });
 
+  it('moves the position once a second, not at every poll, while it knows of no receiver', async () => {
+    await store.webhooks.remove('hooked');
+    await startedWithList();
+    /** Lets the poll run and what it started end. */
+    const poll = async (): Promise<void> => {
+      clock.advance(RELAY_POLL_MS);
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    // The catch-up pass of the start moved it: the polls of the next second do not.
+    relayed = [];
+    for (let i = 0; i < 4; i++) {
+      await change('quiet');
+      await poll();
+    }
+    assert.equal(relayed.length, 0, 'four polls within the second: no relay transaction');
+    await poll();
+    assert.deepEqual(relayed, [{ skip: true, read: 0 }], 'the first poll a second on: one');
+    for (let i = 0; i < 4; i++) {
+      await change('quiet');
+      await poll();
+    }
+    assert.equal(relayed.length, 1, 'and none until the next second');
+  });
+
   it('wakes at once for an account given a receiver on this process, before any read', async () => {
     await startedWithList();
     receivers.added('quiet');
