@@ -87,12 +87,14 @@ export function registerOps(app: FastifyInstance, options: OpsOptions): void {
     done();
   });
   // Callback-style hooks: they run on every request and never wait, so no promise for each.
+  // One listener for every request, not a closure each: a response emits 'close' once.
+  const requestClosed = (): void => {
+    inFlight--;
+    closeLeftovers();
+  };
   app.addHook('onRequest', (request, reply, done) => {
     inFlight++;
-    reply.raw.once('close', () => {
-      inFlight--;
-      closeLeftovers();
-    });
+    reply.raw.on('close', requestClosed);
     if (!shuttingDown || OPS_PATHS.has(routeOf(request))) return done();
     // A request on a connection still open while the in-flight ones drain: answered, not run.
     reply.code(503).header('connection', 'close').send(SHUTTING_DOWN);
