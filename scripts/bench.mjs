@@ -135,8 +135,13 @@ if (update && results.length > 0) {
   const dirty = sh('git', ['status', '--porcelain', '--untracked-files=no']) !== '';
   const command = `npm run bench -- ${args.join(' ')}`;
   const commit = `${sh('git', ['rev-parse', '--short', 'HEAD'])}${dirty ? ' (with uncommitted changes)' : ''}`;
+  // The machine is named when it is not the full run's (the CPU row of the file's table).
+  const cpu = `${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores`;
+  const machine = doc.includes(`| CPU | ${cpu} |`)
+    ? 'the machine is the one above'
+    : `on another machine than the one above (${cpu})`;
   for (const r of results) {
-    const own = `- This section alone was written by \`${command}\` at commit ${commit}, ${startedAt.toISOString()}, load average at start ${load.map((x) => x.toFixed(2)).join(', ')}; the machine is the one above, the rest of the file is from the run it describes.`;
+    const own = `- This section alone was written by \`${command}\` at commit ${commit}, ${startedAt.toISOString()}, load average at start ${load.map((x) => x.toFixed(2)).join(', ')}; ${machine}, the rest of the file is from the run it describes.`;
     const section = `${sectionOf(r)}\n${own}`;
     const name = r.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const existing = new RegExp(`\n## [^\n]*\\(bench/${name}\\.ts\\)[^\n]*\n[\\s\\S]*?(?=\n## )`);
