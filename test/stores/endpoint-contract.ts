@@ -15,6 +15,9 @@ import type { StoreFactory } from './store-contract.ts';
 let n = 0;
 const plan: RelayPlan = (batch, targets) => relayPlan(batch, targets, 1_000, 30_000, () => `msg_${++n}`);
 const limits = (batch: number) => ({ batch, open: 1_000 });
+/** The account's API Settings webhook. */
+const webhookFor = (store: Store, accountId: string) =>
+  store.webhooks.set({ accountId, url: 'https://hooks.example.com/x', method: 'POST', retries: false });
 
 export function endpointStoreContract(backend: string, factory: StoreFactory): void {
   describe(`Webhook endpoint store contract: ${backend}`, () => {
@@ -176,12 +179,7 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
     it('makes no message for a deleted account, neither its webhook nor its endpoints', async () => {
       const head = await store.events.head();
       await store.webhookEndpoints.insert(anEndpoint('we_gone', 'other', head), secrets);
-      await store.webhooks.set({
-        accountId: 'other',
-        url: 'https://hooks.example.com/x',
-        method: 'POST',
-        retries: false,
-      });
+      await webhookFor(store, 'other');
       await store.accounts.update('other', { deletedAt: 5_000 });
       await store.events.append([aLockEvent('other', 'dev-o', 'lock.locked')]);
       while ((await store.webhookEndpoints.relay(limits(50), plan)) > 0);
@@ -227,22 +225,12 @@ export function endpointStoreContract(backend: string, factory: StoreFactory): v
       const head = await store.events.head();
       await store.webhookEndpoints.insert(anEndpoint('we_off', 'owner', head, { enabled: false }), secrets);
       await store.accounts.insert(anAccount('gone', { createdAt: 1_000 }));
-      await store.webhooks.set({
-        accountId: 'gone',
-        url: 'https://hooks.example.com/x',
-        method: 'POST',
-        retries: false,
-      });
+      await webhookFor(store, 'gone');
       await store.accounts.update('gone', { deletedAt: 5_000 });
       await store.events.append([aLockEvent('owner', 'dev-a')]);
       assert.equal(await store.webhookEndpoints.relay(skipping, counting), 0);
       assert.equal(planned, 0);
-      await store.webhooks.set({
-        accountId: 'other',
-        url: 'https://hooks.example.com/o',
-        method: 'POST',
-        retries: false,
-      });
+      await webhookFor(store, 'other');
       const changes = [aLockEvent('other', 'dev-o'), aLockEvent('owner', 'dev-a')];
       await store.events.append(changes);
       assert.equal(await store.webhookEndpoints.relay(skipping, counting), 2, 'a webhook: read');

@@ -285,34 +285,23 @@ export class SqlWebhookEndpointStore implements WebhookEndpointStore {
 async function skippedToHead(trx: Kysely<Database>): Promise<boolean> {
   // At most once a poll (200 ms), and only while the log moves: built each time, not kept.
   const head = () => trx.selectFrom('event_sequence').select('value').where('name', '=', 'events');
+  const webhooks = trx
+    .selectFrom('webhooks')
+    .innerJoin('accounts', 'accounts.id', 'webhooks.account_id')
+    .select('webhooks.account_id')
+    .where('accounts.deleted_at', 'is', null);
+  const endpoints = trx
+    .selectFrom('webhook_endpoints')
+    .innerJoin('accounts', 'accounts.id', 'webhook_endpoints.account_id')
+    .select('webhook_endpoints.account_id')
+    .where('webhook_endpoints.enabled', '=', 1)
+    .where('accounts.deleted_at', 'is', null);
   const result = await trx
     .updateTable('webhook_relay')
     .set({ position: head() })
     .where('name', '=', 'endpoints')
     .where('position', '<', head())
-    .where(({ not, exists }) =>
-      not(
-        exists(
-          trx
-            .selectFrom('webhooks')
-            .innerJoin('accounts', 'accounts.id', 'webhooks.account_id')
-            .select('webhooks.account_id')
-            .where('accounts.deleted_at', 'is', null),
-        ),
-      ),
-    )
-    .where(({ not, exists }) =>
-      not(
-        exists(
-          trx
-            .selectFrom('webhook_endpoints')
-            .innerJoin('accounts', 'accounts.id', 'webhook_endpoints.account_id')
-            .select('webhook_endpoints.id')
-            .where('webhook_endpoints.enabled', '=', 1)
-            .where('accounts.deleted_at', 'is', null),
-        ),
-      ),
-    )
+    .where(({ and, exists, not }) => and([not(exists(webhooks)), not(exists(endpoints))]))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
