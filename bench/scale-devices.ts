@@ -3,7 +3,8 @@
  * through its embedded broker. 1,000 access points are registered for one account with the admin
  * CLI (`lockcloud admin register-ap --count 1000 --json`, the operator's path), `lockcloud sim`
  * (a process of its own) connects them with 10 locks each, and once the account lists all 10,000
- * locks the server's VmRSS is read from /proc, against its own RSS before any device connected.
+ * locks the server's VmRSS is read from /proc, against its own RSS before any device connected: 3 s
+ * after, and a minute after, once the storm's garbage has had the time to be collected.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -122,8 +123,24 @@ await until(`${LOCKS} locks listed in the account`, 300_000, async () => {
 const announcedAfter = (performance.now() - started) / 1000;
 const cpuUsed = cpuSeconds(server.pid) - cpu0;
 client.close();
+// The RSS just after the storm is mostly its garbage, not yet collected: where V8's collection
+// cycle stands decides it (the same code read 644 and 1,161 MB at 3 s; a full collection then left
+// 259 MB, docs/performance-notes.md). What the fleet costs is the RSS once the server is quiet with
+// it connected: read every second for SETTLE_S, the target on the last reading; the 3 s reading,
+// the highest and the peak (VmHWM, the storm's own) stay in the row.
+const SETTLE_S = 60;
 await sleep(3000);
 const loaded = memory(server.pid);
+let highest = loaded.rss;
+let settled = loaded;
+for (let s = 4; s <= SETTLE_S; s++) {
+  await sleep(1000);
+  settled = memory(server.pid);
+  highest = Math.max(highest, settled.rss);
+}
+progress(
+  `server RSS ${fmtMb(loaded.rss)} at 3 s, ${fmtMb(settled.rss)} at ${SETTLE_S} s (at most ${fmtMb(highest)}; peak ${fmtMb(settled.peak)})`,
+);
 // BENCH_HOLD_MS: the server is kept that long after the measurement, to look into it (a profiler).
 if (process.env.BENCH_HOLD_MS) {
   progress(`holding: server pid ${server.pid}`);
@@ -189,15 +206,21 @@ report({
       fmtMb(loaded.peak),
       `connected in ${connectedAfter.toFixed(1)} s, all listed after ${announcedAfter.toFixed(1)} s; server CPU meanwhile ${cpuUsed.toFixed(1)} s; the simulator process ${fmtMb(simMemory.rss)}${brokerMemory ? `; Mosquitto ${fmtMb(brokerMemory.rss)}` : ''}`,
     ],
+    [
+      `the same, ${SETTLE_S} s after the last lock was listed`,
+      fmtMb(settled.rss),
+      fmtMb(settled.peak),
+      `read every second since: at most ${fmtMb(highest)}`,
+    ],
     ...restartRows,
   ],
   targets: [
     {
       point: '5',
-      what: `server RSS with ${LOCKS.toLocaleString('en-US')} simulated locks on ${ACCESS_POINTS.toLocaleString('en-US')} access points connected`,
+      what: `server RSS with ${LOCKS.toLocaleString('en-US')} simulated locks on ${ACCESS_POINTS.toLocaleString('en-US')} access points connected (${SETTLE_S} s after the last was listed; the storm's peak is the row's VmHWM)`,
       target: `≤ ${fmtMb(RSS_TARGET)}`,
-      measured: `${fmtMb(loaded.rss)} (+${fmtMb(loaded.rss - idle.rss)} over idle)`,
-      met: loaded.rss <= RSS_TARGET,
+      measured: `${fmtMb(settled.rss)} (+${fmtMb(settled.rss - idle.rss)} over idle; ${fmtMb(loaded.rss)} at 3 s, peak ${fmtMb(settled.peak)})`,
+      met: settled.rss <= RSS_TARGET,
     },
     ...restartTargets,
   ],
