@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import BetterSqlite3 from 'better-sqlite3';
+import { BetterSqlite3 } from '../src/adapters/stores/sqlite/better-sqlite3.ts';
 import {
   migrateSqlite,
   openCachedSqliteStore,
