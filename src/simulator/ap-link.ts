@@ -127,17 +127,22 @@ export class ApLink {
   async stop(lastWords: RetainedMessage, published: () => void): Promise<void> {
     const client = this.detach();
     if (!client) return;
-    if (client.connected) {
-      published();
-      // Detached, a connection that drops now is not made again, and mqtt.js keeps a QoS 1 message
-      // for the next connection: its acknowledgement would never come and the stop never end.
-      const dropped = new Promise<void>((resolve) => client.once('close', () => resolve()));
-      await Promise.race([
-        client.publishAsync(lastWords.topic, lastWords.payload, { qos: 1, retain: true }).catch(() => {}),
-        dropped,
-      ]);
+    if (!client.connected) {
+      await client.endAsync(true);
+      return;
     }
-    await client.endAsync(!client.connected);
+    published();
+    // Detached, a connection that drops now is not made again, and mqtt.js keeps a QoS 1 message
+    // for the next connection: its acknowledgement would never come. So each wait below also ends
+    // when the connection drops: the last words' acknowledgement, and the graceful end (which
+    // waits for every message in flight to be acknowledged before it says goodbye).
+    const dropped = new Promise<void>((resolve) => client.once('close', () => resolve()));
+    await Promise.race([
+      client.publishAsync(lastWords.topic, lastWords.payload, { qos: 1, retain: true }).catch(() => {}),
+      dropped,
+    ]);
+    if (!client.connected) await client.endAsync(true);
+    else await Promise.race([client.endAsync(false), dropped]);
   }
 
   /** Loses power: the connection drops without a word, so the broker publishes the last will. */

@@ -16,7 +16,7 @@ import { AdjustableClock } from '../../src/adapters/system/clock.ts';
 import { Topics } from '../../src/device-protocol/topics.ts';
 import { SimulatedAccessPoint } from '../../src/simulator/access-point.ts';
 import { AP_HOME, seededDevice, silentLogger } from '../support/devices.ts';
-import { LOCK_A } from '../support/server.ts';
+import { LOCK_A, LOCK_B } from '../support/server.ts';
 
 const topics = new Topics('aplink-test/');
 
@@ -24,15 +24,20 @@ describe('a simulated access point whose connection drops', () => {
   let broker: Aedes;
   let server: Server;
   let url: string;
-  /** What the broker does with a message from an access point: takes it, cuts the connection, or holds it unacknowledged. */
-  let onPublish: (topic: string) => 'take' | 'cut' | 'hold' = () => 'take';
+  /**
+   * What the broker does with a message from an access point: takes it, cuts the connection, holds
+   * it unacknowledged, or takes it and then closes the connection.
+   */
+  let onPublish: (topic: string) => 'take' | 'cut' | 'hold' | 'take, then close' = () => 'take';
 
   before(async () => {
     broker = await Aedes.createBroker({
       authorizePublish: (client: Client | null, packet, done) => {
         const what = client ? onPublish(packet.topic) : 'take';
         if (what === 'cut') client?.conn.destroy();
-        if (what === 'take') done(null);
+        if (what === 'take' || what === 'take, then close') done(null);
+        // Ended, not destroyed: the acknowledgement goes out before the connection closes.
+        if (what === 'take, then close') setTimeout(() => client?.conn.end(), 20);
       },
     });
     server = createServer(broker.handle);
@@ -64,6 +69,21 @@ describe('a simulated access point whose connection drops', () => {
     await ap.start();
     onPublish = (topic) => (topic === topics.status(AP_HOME) ? 'cut' : 'take');
     // Before: never settled (the test's timeout).
+    await ap.stop();
+    assert.equal(ap.connected, false);
+  });
+
+  it('stop() ends when the connection drops while it waits for an earlier message to be acknowledged', async () => {
+    onPublish = () => 'take';
+    const ap = accessPoint();
+    await ap.start();
+    // A lock paired now is announced, and that announcement is never acknowledged; the last words
+    // are, and then the connection goes: mqtt.js's graceful end waits for the announcement's
+    // acknowledgement, which no connection will bring.
+    onPublish = (topic) => (topic === topics.status(AP_HOME) ? 'take, then close' : 'hold');
+    ap.addLock(seededDevice(LOCK_B));
+    // Before: never settled (the test's timeout); a lockcloud's close() hung on it, and the process
+    // with it (its broker still listening).
     await ap.stop();
     assert.equal(ap.connected, false);
   });
