@@ -34,7 +34,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { eventually } from '../support/eventually.ts';
-import { cleanEnv, sh } from '../support/npm.ts';
+import { cleanEnv, sh, signalGroup } from '../support/npm.ts';
 
 const REPO = resolve('.');
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string; name: string };
@@ -71,17 +71,6 @@ function expectedBuild(): string[] {
       .map((f) => (f.endsWith('.ts') ? `dist/${dir}/${f.replace(/\.ts$/, '.js')}` : `dist/${dir}/${f}`)),
   );
   return [...compiled, 'dist/src/index.d.ts'];
-}
-
-/** Kills a process group (npx does not pass SIGTERM on to the command it runs). */
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-    try {
-      process.kill(-child.pid, signal);
-    } catch {
-      // already gone
-    }
-  }
 }
 
 interface Served {
@@ -199,7 +188,7 @@ describe('lockcloud: packed, installed into an empty project, run from there', (
 
   after(async () => {
     if (server) {
-      killGroup(server.child, 'SIGKILL');
+      signalGroup(server.child, 'SIGKILL');
       await server.exited;
     }
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -313,7 +302,8 @@ describe('lockcloud: packed, installed into an empty project, run from there', (
 
   it('stops on SIGTERM, exit 0, and printed nothing on stderr', async () => {
     assert.ok(server, 'the server of the previous test');
-    killGroup(server.child, 'SIGTERM');
+    // To the group: npx does not pass SIGTERM on to the command it runs.
+    signalGroup(server.child, 'SIGTERM');
     const code = await server.exited;
     // npx exits as its command did, or by the same signal.
     assert.ok(code === 0 || code === null, `exit ${code}\n${server.stderr()}`);
