@@ -204,4 +204,37 @@ describe('SQLite store specifics', () => {
       assert.ok(!parameters.includes('processing'), `bound: ${sql}`);
     }
   });
+
+  // 024: an index moved by a task's write is a page more in its commit; the sweep and the purge
+  // each read an index of only the tasks they ask for, which a task's create and end touch less.
+  it('sweeps the overdue tasks and purges the ended ones through the partial indexes of 024', async () => {
+    const { plans, statements, schema } = await queryPlans(
+      async (store) => {
+        await store.tasks.terminateOverdue(1, 'TIMEOUT');
+        await store.tasks.terminateAllProcessing(1, 'TIMEOUT');
+        await store.tasks.purgeEndedBefore(1);
+      },
+      (raw) =>
+        raw.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tasks'").all(),
+    );
+    assert.match(
+      plans[0] ?? '',
+      /SEARCH tasks USING (COVERING )?INDEX tasks_processing_deadline \(deadline<\?\)/,
+    );
+    assert.match(
+      plans[1] ?? '',
+      /(SEARCH|SCAN) tasks USING (COVERING )?INDEX tasks_(processing_deadline|one_processing_per_lock)\b/,
+    );
+    assert.match(plans[2] ?? '', /SEARCH tasks USING (COVERING )?INDEX tasks_ended_at \(ended_at<\?\)/);
+    for (const { sql, parameters } of statements.slice(0, 2)) {
+      assert.match(sql, /status = 'processing'/);
+      assert.ok(!parameters.includes('processing'), `bound: ${sql}`);
+    }
+    const indexes = new Map(
+      (schema as { name: string; sql: string | null }[]).map((i) => [i.name, i.sql ?? '']),
+    );
+    assert.equal(indexes.has('tasks_status_deadline'), false);
+    assert.match(indexes.get('tasks_processing_deadline') ?? '', /where "status" = 'processing'/i);
+    assert.match(indexes.get('tasks_ended_at') ?? '', /where "ended_at" is not null/i);
+  });
 });

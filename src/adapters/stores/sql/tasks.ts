@@ -213,7 +213,8 @@ export class SqlTaskStore implements TaskStore {
       db
         .updateTable('tasks')
         .set({ status: 'terminated', successful: 0, error, ended_at: now })
-        .where('status', '=', 'processing')
+        // Literal: the partial index of the tasks still processing (024) is proven to apply.
+        .where(sql<boolean>`status = 'processing'`)
         .where('deadline', '<=', now)
         .returningAll()
         .execute(),
@@ -244,7 +245,7 @@ export class SqlTaskStore implements TaskStore {
       db
         .updateTable('tasks')
         .set({ status: 'terminated', successful: 0, error, ended_at: now })
-        .where('status', '=', 'processing')
+        .where(sql<boolean>`status = 'processing'`)
         .returningAll()
         .execute(),
     );

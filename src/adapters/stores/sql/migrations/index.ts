@@ -22,6 +22,7 @@ import * as oauth from './020-oauth.ts';
 import * as oauthAppActor from './021-oauth-app-actor.ts';
 import * as commitNotices from './022-commit-notices.ts';
 import * as deliveryLogByReceiver from './023-delivery-log-by-receiver.ts';
+import * as taskIndexesPartial from './024-task-indexes-partial.ts';
 
 /** Versioned migrations, in code so a bundled or installed build carries them. Append; never edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '021-oauth-app-actor': oauthAppActor,
   '022-commit-notices': commitNotices,
   '023-delivery-log-by-receiver': deliveryLogByReceiver,
+  '024-task-indexes-partial': taskIndexesPartial,
 };
 
 export const migrationProvider: MigrationProvider = {
