@@ -84,6 +84,7 @@ for (const { broker, store, readCache } of RUNS) {
   const traffic1 = await storeTraffic(rig.server);
   progress(`${label}: ${CLIENTS} clients over ${rig.locks.length} locks for ${seconds} s`);
   const loaded = await runCommands(client, rig.locks, CLIENTS, seconds, pids);
+  const traffic2 = await storeTraffic(rig.server);
   client.close();
   // Per command as a client makes one: its POST and every poll of its result.
   const made = [warm, single, loaded].reduce((n, r) => n + r.latencies.length, 0);
@@ -114,9 +115,9 @@ for (const { broker, store, readCache } of RUNS) {
     row(
       '1 client',
       single,
-      `${calls.toFixed(2)} / ${statements.toFixed(2)}${fenceText}; ${rawCalls.toFixed(2)} calls with the background (${background.calls.toFixed(1)}/s idle)`,
+      `${calls.toFixed(2)} / ${statements.toFixed(2)}${fenceText}; ${rawCalls.toFixed(2)} calls, ${perCommand(traffic1.commits - traffic0.commits).toFixed(2)} COMMITs with the background (${background.calls.toFixed(1)}/s idle)`,
     ),
-    row(`${CLIENTS} clients, 1,000 locks`, loaded, ''),
+    row(`${CLIENTS} clients, 1,000 locks`, loaded, loadedTraffic(traffic1, traffic2, loaded)),
   );
   const p99 = quantile(single.latencies, 0.99);
   const rate = loaded.latencies.length / loaded.seconds;
@@ -163,7 +164,7 @@ notes.push(
   `${seconds} s per phase after a ${WARM_SECONDS} s warm-up with 50 clients. A command's time runs from sending the POST to reading the terminated result; polls follow each other with no pause, so the last poll's round trip is included.`,
   `Each phase's "CPU" is cores' worth used during it: the load generator is this bench's own process (node:http keep-alive client), on the same 2 cores as the server, the simulator and Mosquitto.`,
   'Every lock and access point is simulated by `lockcloud sim --seed` in a process of its own; the server runs with --no-simulator and a rate-limits file no run can exhaust (the limiter runs, refuses nothing).',
-  `"store calls / statements": per command of the one-client phase, from the server's \`lockcloud_store_calls_total\` and \`lockcloud_store_statements_total\` (everything the server sent its store meanwhile, less its background work: the calls and statements a second it made while idle for ${IDLE_SECONDS} s just before, times the phase's length; the figure with the background is beside it). A call is a statement on its own or a whole transaction; statements count BEGIN and COMMIT, and on PostgreSQL each statement is a round trip on the wire. A command is the POST, the device's acknowledgement and its status report (each written), and the client's polls.`,
+  `"store calls / statements": per command of the one-client phase, from the server's \`lockcloud_store_calls_total\` and \`lockcloud_store_statements_total\` (everything the server sent its store meanwhile, less its background work: the calls and statements a second it made while idle for ${IDLE_SECONDS} s just before, times the phase's length; the figure with the background is beside it). A call is a statement on its own or a whole transaction; statements count BEGIN and COMMIT, and on PostgreSQL each statement is a round trip on the wire. A command is the POST, the device's acknowledgement and its status report (each written), and the client's polls. In the many-client row the figures include the background; on SQLite, transactions finished in the same turn of the server's event loop share one BEGIN and COMMIT (each is a SAVEPOINT and RELEASE in it), so there a COMMIT carries several transactions: its COMMITs per command fall below the one-client row's (about 2, a command's two writing transactions).`,
   "The PostgreSQL runs are each a database of their own on the machine's PostgreSQL (127.0.0.1:5432), made and dropped by the bench. The first is the server as it starts by default, with the read cache (adapters/stores/postgres/commits-elsewhere.ts): a request or device message whose reads it holds costs one fence, `SELECT 1` on its listening connection, shared by the reads that wait together, and fences count among the calls and statements. The second runs with --no-database-read-cache: every read goes to the database.",
 );
 
@@ -187,3 +188,21 @@ report({
   sections,
 });
 process.exit(0);
+
+/**
+ * The many-client phase's store calls and statements per command, its background included (a few a
+ * second against thousands): where transactions share a COMMIT (SQLite's group commit,
+ * src/adapters/stores/sqlite/group-commit.ts), the COMMITs per command fall below the one-client
+ * phase's.
+ */
+function loadedTraffic(
+  before: Awaited<ReturnType<typeof storeTraffic>>,
+  after: Awaited<ReturnType<typeof storeTraffic>>,
+  loaded: FlowResult,
+): string {
+  const commands = Math.max(1, loaded.latencies.length);
+  const calls = (after.calls - before.calls) / commands;
+  const statements = (after.statements - before.statements) / commands;
+  const commits = (after.commits - before.commits) / commands;
+  return `${calls.toFixed(2)} / ${statements.toFixed(2)}, ${commits.toFixed(2)} COMMITs (with the background)`;
+}

@@ -223,7 +223,7 @@ export async function startLockcloud(
 /** The server's store counters now (`lockcloud_store_statements_total`, `..._calls_total`). */
 export async function storeTraffic(
   server: Lockcloud,
-): Promise<{ statements: number; calls: number; fences: number }> {
+): Promise<{ statements: number; calls: number; fences: number; commits: number }> {
   if (server.metricsUrl === undefined) throw new Error('the server was started without --metrics-port');
   const text = await (await fetch(server.metricsUrl)).text();
   const read = (name: string): number => {
@@ -236,6 +236,10 @@ export async function storeTraffic(
     calls: read('lockcloud_store_calls_total'),
     // A tree from before the PostgreSQL read cache (a baseline) has none: it sent none.
     fences: /^lockcloud_store_fences_total /m.test(text) ? read('lockcloud_store_fences_total') : 0,
+    // Counted since group commit; a baseline tree from before reports none (NaN: not known).
+    commits: /^lockcloud_store_commits_total /m.test(text)
+      ? read('lockcloud_store_commits_total')
+      : Number.NaN,
   };
 }
 

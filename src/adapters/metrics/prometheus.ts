@@ -49,6 +49,7 @@ export interface PrometheusMetricsOptions {
     readonly statements: number;
     readonly calls: number;
     readonly fences: number;
+    readonly commits: number;
   };
 }
 
@@ -143,6 +144,12 @@ export class PrometheusMetrics implements Metrics, DeviceBrokerMetrics {
         'lockcloud_store_calls_total',
         'Store calls this process made: a statement on its own, or a whole transaction',
         () => storeTraffic().calls,
+        registers,
+      );
+      storeCounter(
+        'lockcloud_store_commits_total',
+        'Of the statements, the COMMITs: on SQLite one carries every transaction finished in the same turn of the event loop',
+        () => storeTraffic().commits,
         registers,
       );
       storeCounter(

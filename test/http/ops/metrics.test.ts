@@ -83,7 +83,7 @@ describe('GET /metrics', () => {
     assert.equal(count('sync', 'TIMEOUT'), 0);
   });
 
-  it("counts the store's statements and calls: a transaction is one call of several statements", async () => {
+  it("counts the store's statements, calls and commits: a transaction is one call of several statements", async () => {
     const before = await scrape(t);
     await waitForTask(t, await startTask(t, LOCK_A, 'lock'));
     const text = await scrape(t);
@@ -93,6 +93,9 @@ describe('GET /metrics', () => {
     // At least the task made and ended (its events with it, each in a transaction), and the scrape.
     assert.ok(calls >= 2, `calls: ${calls}`);
     assert.ok(statements >= calls + 4, `statements: ${statements}, calls: ${calls}`);
+    // The create and the end each committed, alone or with others of their turn.
+    const commits = delta('lockcloud_store_commits_total');
+    assert.ok(commits >= 2 && commits <= calls, `commits: ${commits}, calls: ${calls}`);
     // SQLite's read cache asks the file, not the database: no fence.
     assert.equal(delta('lockcloud_store_fences_total'), 0);
   });

@@ -2,6 +2,7 @@ import type { DatabaseConnection } from 'kysely';
 
 const OPENS = /^\s*(begin|start transaction)\b/i;
 const CLOSES = /^\s*(commit|rollback)\b/i;
+const COMMITS = /^\s*commit\b/i;
 
 /**
  * What this process sends its database, counted on the connections (metrics; the command bench
@@ -15,6 +16,7 @@ export class StoreTraffic {
   private sentStatements = 0;
   private sentCalls = 0;
   private sentFences = 0;
+  private sentCommits = 0;
 
   get statements(): number {
     return this.sentStatements;
@@ -22,6 +24,14 @@ export class StoreTraffic {
 
   get calls(): number {
     return this.sentCalls;
+  }
+
+  /**
+   * Of the statements, the COMMITs: on SQLite one may carry many transactions (group commit,
+   * sqlite/group-commit.ts), so transactions over commits is how many a commit carried.
+   */
+  get commits(): number {
+    return this.sentCommits;
   }
 
   /** Of the statements, the read cache's fences on PostgreSQL (countFence). */
@@ -39,6 +49,25 @@ export class StoreTraffic {
     this.sentCalls++;
   }
 
+  /** A statement, counted by a driver that knows what it runs (sqlite/group-commit.ts). */
+  countStatement(): void {
+    this.sentStatements++;
+  }
+
+  /** Of the statements, a COMMIT, counted by a driver that knows what it runs. */
+  countCommit(): void {
+    this.sentCommits++;
+  }
+
+  /**
+   * A call begun: a transaction or a statement on its own, counted by a driver that knows which
+   * (sqlite/group-commit.ts, where a transaction may be a savepoint in another's and its COMMIT
+   * shared).
+   */
+  countCall(): void {
+    this.sentCalls++;
+  }
+
   /**
    * For a dialect's `onCreateConnection`: counts every statement the connection runs. Kysely itself
    * wraps `executeQuery` the same way to log; a connection is made once and kept by its driver. A
@@ -52,8 +81,10 @@ export class StoreTraffic {
       if (OPENS.test(query.sql)) {
         inTransaction = true;
         this.sentCalls++;
-      } else if (CLOSES.test(query.sql)) inTransaction = false;
-      else if (!inTransaction) this.sentCalls++;
+      } else if (CLOSES.test(query.sql)) {
+        inTransaction = false;
+        if (COMMITS.test(query.sql)) this.sentCommits++;
+      } else if (!inTransaction) this.sentCalls++;
       return execute(query);
     };
     return Promise.resolve();

@@ -1,14 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kysely, type SqliteDatabase, SqliteDialect, type SqliteStatement } from 'kysely';
+import { Kysely } from 'kysely';
 import type { Store } from '../../../app/ports.ts';
 import { withReadCache } from '../read-cache.ts';
 import { migrateToLatest } from '../sql/migrate.ts';
 import { SqlStore } from '../sql/store.ts';
 import type { StoreTraffic } from '../sql/store-traffic.ts';
 import type { Database } from '../sql/tables.ts';
-import { BetterSqlite3, type SqliteConnection } from './better-sqlite3.ts';
+import { BetterSqlite3, type SqliteConnection, type SqliteStatement } from './better-sqlite3.ts';
 import { SERVER_AUTOCHECKPOINT_PAGES, WalCheckpointer } from './checkpointer.ts';
+import { GroupCommitSqliteDialect } from './group-commit.ts';
 import { walChangeCheck } from './wal-change-hint.ts';
 
 const STATEMENT_CACHE_SIZE = 256;
@@ -17,19 +18,16 @@ const STATEMENT_CACHE_SIZE = 256;
  * Kysely prepares every query anew; preparing is most of the cost of a point read on SQLite, and our
  * queries are a small fixed set, so prepared statements are kept by their SQL text.
  */
-function withStatementCache(db: SqliteConnection): SqliteDatabase {
+function statementCache(db: SqliteConnection): (sql: string) => SqliteStatement {
   const cache = new Map<string, SqliteStatement>();
-  return {
-    close: () => db.close(),
-    prepare(sql: string): SqliteStatement {
-      let statement = cache.get(sql);
-      if (!statement) {
-        statement = db.prepare(sql) as unknown as SqliteStatement;
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
-        cache.set(sql, statement);
-      }
-      return statement;
-    },
+  return (sql) => {
+    let statement = cache.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+      cache.set(sql, statement);
+    }
+    return statement;
   };
 }
 
@@ -126,9 +124,11 @@ function sqliteKysely(
     raw.close();
     throw error;
   }
-  const dialect = new SqliteDialect({
-    database: withStatementCache(raw),
-    ...(storeTraffic === undefined ? {} : { onCreateConnection: storeTraffic.counting }),
+  // Transactions that finish in the same turn of the event loop share one COMMIT (group-commit.ts).
+  const dialect = new GroupCommitSqliteDialect({
+    connection: raw,
+    prepare: statementCache(raw),
+    ...(storeTraffic === undefined ? {} : { traffic: storeTraffic }),
   });
   const db = new Kysely<Database>({ dialect });
   return { db, raw };
