@@ -21,6 +21,10 @@
  *
  * The connection is handed to one caller at a time (a FIFO mutex); a member lets it go as soon as
  * its own statements are done, not when its group commits, so the next transaction can join.
+ *
+ * A statement on its own may therefore run inside another's open transaction: one that SQLite
+ * ignores or refuses there (`PRAGMA foreign_keys`, `VACUUM`) belongs on the raw connection before
+ * the store is in use, as open.ts does its pragmas; the migrations use none.
  */
 import {
   type CompiledQuery,
