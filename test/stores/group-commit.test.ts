@@ -2,8 +2,8 @@
  * Group commit (src/adapters/stores/sqlite/group-commit.ts) on a real SQLite file, watched from a
  * second connection as another process would see it: transactions finished in one turn share one
  * COMMIT; none is handed back before that COMMIT, nor is a statement run inside an open group; a
- * failing transaction is undone alone; a failed COMMIT, or a transaction SQLite ended, fails every
- * member and keeps none of their rows; the group holds the write lock from its start; closing the
+ * failing transaction is undone alone; a failed COMMIT, or a transaction SQLite ended (even under a
+ * member that caught the error and went on), fails every member and keeps none of their rows; the group holds the write lock from its start; closing the
  * store commits what is pending.
  */
 import assert from 'node:assert/strict';
@@ -176,6 +176,30 @@ describe('group commit on SQLite', () => {
     assert.match(String((outcomes[1] as PromiseRejectedResult).reason), /the disk is full/);
     assert.equal(outcomes[2].status, 'fulfilled', 'the next one began a group of its own');
     assert.deepEqual(committed(), [3]);
+    await close();
+  });
+
+  it('fails the group when a member goes on after SQLite ended the transaction under it', async () => {
+    /** A transaction that catches what ended SQLite's transaction and returns as if it had not. */
+    const swallowing = (n: number) =>
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto('t').values({ n, parent: null }).execute();
+        await sql`ROLLBACK`.execute(trx);
+      });
+    const later = await Promise.allSettled([insertIn(1), swallowing(2), insertIn(3)]);
+    assert.deepEqual(
+      later.map((o) => o.status),
+      ['rejected', 'rejected', 'fulfilled'],
+    );
+    for (const o of later.slice(0, 2)) {
+      assert.ok((o as PromiseRejectedResult).reason instanceof GroupRolledBackError);
+    }
+    const first = await Promise.allSettled([swallowing(4), insertIn(5)]);
+    assert.deepEqual(
+      first.map((o) => o.status),
+      ['rejected', 'fulfilled'],
+    );
+    assert.deepEqual(committed(), [3, 5]);
     await close();
   });
 

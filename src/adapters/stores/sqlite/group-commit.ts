@@ -184,6 +184,11 @@ export class GroupCommitDriver implements Driver {
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const member = connection as Member;
     this.traffic?.countCall();
+    // SQLite ended the group's transaction under a member that caught the error and went on: a
+    // SAVEPOINT now would begin a new transaction, and the lost members would commit as if whole.
+    if (this.group !== undefined && !this.connection.inTransaction) {
+      this.fail(this.group, new Error('SQLite rolled the transaction back'));
+    }
     if (this.group === undefined) {
       // Throws (SQLITE_BUSY after the busy timeout) before anything is open: Kysely releases the
       // connection and the transaction fails, as a plain BEGIN would.
@@ -203,6 +208,13 @@ export class GroupCommitDriver implements Driver {
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const member = connection as Member;
     const group = member.group as Group;
+    if (!this.connection.inTransaction) {
+      // Its work is gone with the transaction SQLite ended (an error it caught): so is the group's.
+      member.state = 'waiting';
+      const cause = new Error('SQLite rolled the transaction back');
+      this.fail(group, cause);
+      throw new GroupRolledBackError(cause);
+    }
     if (member.state === 'savepoint') this.control(`RELEASE ${SAVEPOINT}`);
     member.state = 'waiting';
     this.letGo(member);
