@@ -16,7 +16,7 @@ import type { Store } from '../src/app/ports.ts';
 import { event, processing } from '../test/stores/event-fixtures.ts';
 import { aLock, anAccount } from '../test/support/fixtures.ts';
 import { tempDir } from './lib/processes.ts';
-import { QUICK, report } from './lib/report.ts';
+import { median, QUICK, report } from './lib/report.ts';
 
 const LOCKS = 1_000;
 // SQLite checkpoints on its own past 1,000 frames; a window stays under that.
@@ -93,10 +93,6 @@ checkpointer.close();
 await store.close();
 
 const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
 const baselineCpu = median(cpu[0] ?? []);
 report({
   name: 'commit-frames',

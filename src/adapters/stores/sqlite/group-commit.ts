@@ -312,8 +312,7 @@ export class GroupCommitDriver implements Driver {
         this.traffic?.countCommit();
         this.control('COMMIT');
       } catch (error) {
-        if (this.connection.inTransaction) this.rollbackQuietly();
-        group.reject(new GroupRolledBackError(error));
+        this.fail(group, error);
         return;
       }
       group.resolve();
