@@ -15,6 +15,7 @@ import {
   admin,
   buildDist,
   cpuSeconds,
+  heapFigures,
   hugeRateLimits,
   memory,
   startLockcloud,
@@ -70,6 +71,9 @@ const server = await startLockcloud(
     '--rate-limits',
     hugeRateLimits(dir),
     '--no-simulator',
+    // Its process metrics say how the RSS splits (V8's heap, used and committed; Buffers).
+    '--metrics-port',
+    '0',
     ...brokerFlags,
   ],
   { built: true, nodeFlags: process.env.BENCH_NODE_FLAGS?.split(' ') ?? [] },
@@ -138,6 +142,9 @@ for (let s = 4; s <= SETTLE_S; s++) {
   settled = memory(server.pid);
   highest = Math.max(highest, settled.rss);
 }
+const settledHeap = await heapFigures(server);
+const heapNote = `V8's heap ${fmtMb(settledHeap.heapTotal)} committed, ${fmtMb(settledHeap.heapUsed)} used (old generation ${fmtMb(settledHeap.oldTotal)}, ${fmtMb(settledHeap.oldUsed)}); Buffers and other memory V8 is told of ${fmtMb(settledHeap.external)}`;
+progress(heapNote);
 progress(
   `server RSS ${fmtMb(loaded.rss)} at 3 s, ${fmtMb(settled.rss)} at ${SETTLE_S} s (at most ${fmtMb(highest)}; peak ${fmtMb(settled.peak)})`,
 );
@@ -160,10 +167,24 @@ if (mosquitto) {
     start: async () => {
       broker = await startMosquitto(Number(new URL(mosquitto.url).port));
     },
+    cpu: () =>
+      new Map([
+        ['the server', cpuSeconds(server.pid)],
+        ['the simulator', cpuSeconds(sim.pid)],
+        // The new broker's own, from its start (0 before it runs).
+        ['Mosquitto', broker === mosquitto ? 0 : cpuSeconds(broker?.pid ?? 0)],
+      ]),
   });
   restartClient.close();
 }
-if (process.env.BENCH_SERVER_OUT) writeFileSync(process.env.BENCH_SERVER_OUT, server.output());
+// BENCH_SERVER_OUT: the server's output is written there, the simulator's and the brokers' beside it.
+const outFile = process.env.BENCH_SERVER_OUT;
+if (outFile) {
+  writeFileSync(outFile, server.output());
+  writeFileSync(`${outFile}.sim`, sim.output());
+  if (mosquitto) writeFileSync(`${outFile}.mosquitto`, mosquitto.output());
+  if (broker && broker !== mosquitto) writeFileSync(`${outFile}.mosquitto-restarted`, broker.output());
+}
 await sim.stop();
 await server.stop();
 await broker?.stop();
@@ -175,7 +196,7 @@ const restartRows = restart
         'after SIGKILL to Mosquitto and a new one on its port',
         '',
         '',
-        `every lock reported again in the list asked for ${restart.allReportedAfterS.toFixed(1)} s after the restart (the list before, at ${restart.previousList.atS.toFixed(1)} s, showed ${restart.previousList.reported.toLocaleString('en-US')}); a command to one lock of each of ${restart.perAccessPoint.sent} access points: ${restart.perAccessPoint.succeeded} succeeded${failureList(restart.perAccessPoint.failures)}, the last ended ${restart.commandsDoneAfterS.toFixed(1)} s after the restart; 200 commands sent around the loss ended ${[...restart.around].map(([how, n]) => `${how} ${n}`).join(', ')}`,
+        `every lock reported again in the list asked for ${restart.allReportedAfterS.toFixed(1)} s after the restart (the list before, at ${restart.previousList.atS.toFixed(1)} s, showed ${restart.previousList.reported.toLocaleString('en-US')}); a command to one lock of each of ${restart.perAccessPoint.sent} access points: ${restart.perAccessPoint.succeeded} succeeded${failureList(restart.perAccessPoint.failures)}, the last ended ${restart.commandsDoneAfterS.toFixed(1)} s after the restart; CPU used until every lock had reported: ${[...restart.cpuUntilReported].map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`).join(', ')}; 200 commands sent around the loss ended ${[...restart.around].map(([how, n]) => `${how} ${n}`).join(', ')}`,
       ],
     ]
   : [];
@@ -210,7 +231,7 @@ report({
       `the same, ${SETTLE_S} s after the last lock was listed`,
       fmtMb(settled.rss),
       fmtMb(settled.peak),
-      `read every second since: at most ${fmtMb(highest)}`,
+      `read every second since: at most ${fmtMb(highest)}; then ${heapNote}`,
     ],
     ...restartRows,
   ],

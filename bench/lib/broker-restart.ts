@@ -28,6 +28,11 @@ export interface RestartResult {
   };
   /** Commands sent just before and while the broker was away, by how each ended; `lost`: never ended. */
   readonly around: Map<string, number>;
+  /**
+   * CPU seconds each process used from the broker's start to the list that showed every lock
+   * reported: which of them the recovery waited on (one near `allReportedAfterS` had a core full).
+   */
+  readonly cpuUntilReported: ReadonlyMap<string, number>;
 }
 
 /** How long the restart's reports, and then its commands, are waited for. */
@@ -76,6 +81,8 @@ export async function restartBroker(options: {
   readonly kill: () => Promise<void>;
   /** Starts it again on its port; resolves once it listens. */
   readonly start: () => Promise<void>;
+  /** CPU seconds used so far by each process of the rig, by name (the broker's new process once started). */
+  readonly cpu: () => ReadonlyMap<string, number>;
 }): Promise<RestartResult> {
   const { client, key } = options;
   const list = async (): Promise<ExtLock[]> =>
@@ -100,6 +107,8 @@ export async function restartBroker(options: {
   progress('starting the broker again on its port');
   await options.start();
   const startedAt = performance.now();
+  const cpuAtStart = options.cpu();
+  let cpuUntilReported: ReadonlyMap<string, number> = new Map();
 
   // Each list of 100,000 locks with their health is seconds of the server's work: the pause after
   // one is twice what it took, a compromise between the figure's resolution and the recovery's pace.
@@ -116,6 +125,9 @@ export async function restartBroker(options: {
     const atS = (asked - startedAt) / 1000;
     if (stale === 0) {
       allReportedAfterS = atS;
+      cpuUntilReported = new Map(
+        [...options.cpu()].map(([name, seconds]) => [name, seconds - (cpuAtStart.get(name) ?? 0)]),
+      );
       break;
     }
     previousList = { atS, reported: now.length - stale };
@@ -146,5 +158,6 @@ export async function restartBroker(options: {
     commandsDoneAfterS,
     perAccessPoint: { sent: outcomes.length, succeeded, failures: perApTally },
     around: tally(await Promise.all([...before, ...during])),
+    cpuUntilReported,
   };
 }

@@ -243,6 +243,30 @@ export async function storeTraffic(
   };
 }
 
+/**
+ * Where the server's memory is, from its Prometheus metrics (prom-client's process metrics): V8's
+ * heap as committed and as used, its old generation alone, and memory outside the heap that V8 is
+ * told of (Buffers). What RSS holds beyond these is native: SQLite's page cache, malloc's arenas.
+ */
+export async function heapFigures(
+  server: Lockcloud,
+): Promise<{ heapTotal: number; heapUsed: number; oldTotal: number; oldUsed: number; external: number }> {
+  if (server.metricsUrl === undefined) throw new Error('the server was started without --metrics-port');
+  const text = await (await fetch(server.metricsUrl)).text();
+  const read = (pattern: string): number => {
+    const line = new RegExp(`^${pattern} ([\\d.e+]+)`, 'm').exec(text);
+    if (!line?.[1]) throw new Error(`the server reports no ${pattern}`);
+    return Number(line[1]);
+  };
+  return {
+    heapTotal: read('nodejs_heap_size_total_bytes'),
+    heapUsed: read('nodejs_heap_size_used_bytes'),
+    oldTotal: read('nodejs_heap_space_size_total_bytes\\{space="old"\\}'),
+    oldUsed: read('nodejs_heap_space_size_used_bytes\\{space="old"\\}'),
+    external: read('nodejs_external_memory_bytes'),
+  };
+}
+
 /** Polls `probe` (errors count as not yet) every 50 ms until it holds. */
 export async function until(what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
