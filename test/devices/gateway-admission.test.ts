@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { connectAsync } from 'mqtt';
+import { connectAsync, type MqttClient } from 'mqtt';
 import { Admission } from '../../src/adapters/devices/mqtt/admission.ts';
 import { HANDLING_LIMIT, MqttGateway } from '../../src/adapters/devices/mqtt/gateway.ts';
 import { Topics } from '../../src/device-protocol/topics.ts';
@@ -122,6 +122,94 @@ describe('MqttGateway under a storm of device messages', () => {
       assert.equal(most, HANDLING_LIMIT);
       await device.endAsync();
     } finally {
+      await gateway.close();
+    }
+  });
+
+  it('keeps its connection while the keep-alive answer waits behind the messages it has not read', async () => {
+    // mqtt.js's keep-alive timer, ticked by the test: every tick is half the keep-alive; the second
+    // tick since the last sign of life sends a PINGREQ, the third gives the connection up.
+    let tick: (() => void) | undefined;
+    const keepaliveTimer = {
+      set: (callback: () => void) => {
+        tick = callback;
+        return 1;
+      },
+      clear: () => {
+        tick = undefined;
+      },
+    };
+    const count = HANDLING_LIMIT + 64;
+    let started = 0;
+    let handled = 0;
+    const held: (() => void)[] = [];
+    let open = false;
+    const { broker, url } = bare;
+    let dropped = 0;
+    let pings = 0;
+    const onDisconnect = (client: { id: string }): void => {
+      if (client.id === 'cloud-keepalive') dropped++;
+    };
+    broker.on('clientDisconnect', onDisconnect);
+    const gateway = await MqttGateway.connect({
+      url,
+      clientId: 'cloud-keepalive',
+      topics,
+      clock: new ManualClock(Date.now()),
+      logger: silent,
+      keepaliveTimer,
+    });
+    const client = (gateway as unknown as { client: MqttClient }).client;
+    let device: MqttClient | undefined;
+    client.on('packetsend', (packet) => {
+      if (packet.cmd === 'pingreq') pings++;
+    });
+    try {
+      gateway.listen({
+        accessPointStatus: async () => undefined,
+        pairedLocks: async () => undefined,
+        lateResult: async () => undefined,
+        lockReport: async () => {
+          started++;
+          if (!open) await new Promise<void>((resolve) => held.push(resolve));
+          handled++;
+        },
+      });
+      device = await connectAsync(url, { clientId: 'storm-keepalive' });
+      const storm = device;
+      await Promise.all(
+        Array.from({ length: count }, (_, i) =>
+          storm.publishAsync(topics.lock(apId(i), LOCK, 'state'), STATE, { qos: 1 }),
+        ),
+      );
+      await eventually('the gateway to fill its bound', () => started >= HANDLING_LIMIT);
+      await turns(50);
+      // Nothing read for a keep-alive: the PINGREQ goes out, and its answer lands behind the storm.
+      tick?.();
+      tick?.();
+      assert.equal(pings, 1);
+      await turns(50);
+      // The storm is read one message at a time, each slower than the keep-alive allows for the
+      // answer: every message read is a sign of life, and the connection is kept.
+      for (let i = 1; i <= 10; i++) {
+        held.shift()?.();
+        await eventually('the next message', () => started === HANDLING_LIMIT + i);
+        tick?.();
+        tick?.();
+        await turns(10);
+        assert.equal(client.connected, true, `still connected after ${i} messages read`);
+      }
+      open = true;
+      for (const resolve of held.splice(0)) resolve();
+      await eventually('every message handled', () => handled === count);
+      assert.equal(client.connected, true);
+      assert.equal(dropped, 0, 'the broker saw the connection stay');
+    } finally {
+      // A failed check leaves handlers held: the gateway's close would wait for them.
+      open = true;
+      for (const resolve of held.splice(0)) resolve();
+      broker.off('clientDisconnect', onDisconnect);
+      await device?.endAsync();
       await gateway.close();
     }
   });
