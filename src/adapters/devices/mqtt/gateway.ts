@@ -59,6 +59,8 @@ export const CATCH_UP_QUIET_MS = 300;
  * heap; high enough that a command's acknowledgement, which is read in turn behind whatever the
  * broker queued before it, does not wait out its deadline: at 64, 32 of 10,000 commands sent after
  * a broker restart at 100,000 locks ended TIMEOUT, at 1,024 none did (docs/performance-notes.md).
+ * Those runs also lost this connection to its keep-alive in the storms (fixed since, see `connect`),
+ * which loses acknowledgements too: how much of the 32 was the queue's is not known.
  */
 export const HANDLING_LIMIT = 1024;
 const CATCH_UP_MAX_MS = 5000;
