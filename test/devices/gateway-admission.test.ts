@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { Admission } from '../../src/adapters/devices/mqtt/admission.ts';
 import { HANDLING_LIMIT, MqttGateway } from '../../src/adapters/devices/mqtt/gateway.ts';
+import type { DeviceListener } from '../../src/app/ports/devices.ts';
 import { Topics } from '../../src/device-protocol/topics.ts';
 import { type BareBroker, startBareBroker } from '../support/bare-broker.ts';
 import { eventually } from '../support/eventually.ts';
@@ -49,6 +50,51 @@ describe('Admission', () => {
   });
 });
 
+/** A listener whose lock reports wait until the test lets them go: a store that does not answer. */
+class HeldReports {
+  started = 0;
+  handled = 0;
+  most = 0;
+  private handling = 0;
+  private open = false;
+  private readonly held: (() => void)[] = [];
+
+  readonly listener: DeviceListener = {
+    accessPointStatus: async () => undefined,
+    pairedLocks: async () => undefined,
+    lateResult: async () => undefined,
+    lockReport: async () => {
+      this.started++;
+      this.most = Math.max(this.most, ++this.handling);
+      if (!this.open) await new Promise<void>((resolve) => this.held.push(resolve));
+      this.handling--;
+      this.handled++;
+    },
+  };
+
+  /** The first report held ends. */
+  releaseOne(): void {
+    this.held.shift()?.();
+  }
+
+  /** Every report held ends, and those to come are not held. */
+  openAll(): void {
+    this.open = true;
+    for (const resolve of this.held.splice(0)) resolve();
+  }
+}
+
+/** `count` lock reports at QoS 1, each from an access point of its own: nothing orders them but the bound. */
+async function storm(url: string, clientId: string, topics: Topics, count: number): Promise<MqttClient> {
+  const device = await connectAsync(url, { clientId });
+  await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      device.publishAsync(topics.lock(apId(i), LOCK, 'state'), STATE, { qos: 1 }),
+    ),
+  );
+  return device;
+}
+
 describe('MqttGateway under a storm of device messages', () => {
   let bare: BareBroker;
   const topics = new Topics('admission/');
@@ -61,12 +107,7 @@ describe('MqttGateway under a storm of device messages', () => {
 
   it(`handles at most ${HANDLING_LIMIT} at once, reads no further meanwhile, and loses none`, async () => {
     const count = HANDLING_LIMIT + 128;
-    let handling = 0;
-    let most = 0;
-    let started = 0;
-    let handled = 0;
-    const held: (() => void)[] = [];
-    let open = false;
+    const reports = new HeldReports();
     const { broker, url } = bare;
     const gateway = await MqttGateway.connect({
       url,
@@ -79,49 +120,31 @@ describe('MqttGateway under a storm of device messages', () => {
     broker.on('ack', (_packet, client) => {
       if (client.id === 'cloud-admission') acks++;
     });
+    let device: MqttClient | undefined;
     try {
-      gateway.listen({
-        accessPointStatus: async () => undefined,
-        pairedLocks: async () => undefined,
-        lateResult: async () => undefined,
-        // A store that does not answer until the test opens it.
-        lockReport: async () => {
-          started++;
-          most = Math.max(most, ++handling);
-          if (!open) await new Promise<void>((resolve) => held.push(resolve));
-          handling--;
-          handled++;
-        },
-      });
-      // Each from an access point of its own: nothing orders them but the bound.
-      const device = await connectAsync(url, { clientId: 'storm' });
-      await Promise.all(
-        Array.from({ length: count }, (_, i) =>
-          device.publishAsync(topics.lock(apId(i), LOCK, 'state'), STATE, {
-            qos: 1,
-          }),
-        ),
-      );
-      await eventually('the gateway to fill its bound', () => started >= HANDLING_LIMIT);
+      gateway.listen(reports.listener);
+      device = await storm(url, 'storm', topics, count);
+      await eventually('the gateway to fill its bound', () => reports.started >= HANDLING_LIMIT);
       // The broker has delivered every message (it acknowledged each to the device after writing it
       // to the gateway's socket); the gateway had turns enough to read them all, and took none more.
       await turns(50);
-      assert.equal(started, HANDLING_LIMIT);
+      assert.equal(reports.started, HANDLING_LIMIT);
       assert.equal(acks, HANDLING_LIMIT - 1, 'the last one taken waits for room before it is acknowledged');
 
       // One ends: exactly one more comes in.
-      held.shift()?.();
-      await eventually('the next message', () => started === HANDLING_LIMIT + 1);
+      reports.releaseOne();
+      await eventually('the next message', () => reports.started === HANDLING_LIMIT + 1);
       await turns(50);
-      assert.equal(started, HANDLING_LIMIT + 1);
+      assert.equal(reports.started, HANDLING_LIMIT + 1);
 
-      open = true;
-      for (const resolve of held.splice(0)) resolve();
-      await eventually('every message handled', () => handled === count);
+      reports.openAll();
+      await eventually('every message handled', () => reports.handled === count);
       await eventually('every message acknowledged', () => acks === count);
-      assert.equal(most, HANDLING_LIMIT);
-      await device.endAsync();
+      assert.equal(reports.most, HANDLING_LIMIT);
     } finally {
+      // A failed check leaves reports held: the gateway's close would wait for them.
+      reports.openAll();
+      await device?.endAsync();
       await gateway.close();
     }
   });
@@ -140,10 +163,7 @@ describe('MqttGateway under a storm of device messages', () => {
       },
     };
     const count = HANDLING_LIMIT + 64;
-    let started = 0;
-    let handled = 0;
-    const held: (() => void)[] = [];
-    let open = false;
+    const reports = new HeldReports();
     const { broker, url } = bare;
     let dropped = 0;
     let pings = 0;
@@ -160,29 +180,14 @@ describe('MqttGateway under a storm of device messages', () => {
       keepaliveTimer,
     });
     const client = (gateway as unknown as { client: MqttClient }).client;
-    let device: MqttClient | undefined;
     client.on('packetsend', (packet) => {
       if (packet.cmd === 'pingreq') pings++;
     });
+    let device: MqttClient | undefined;
     try {
-      gateway.listen({
-        accessPointStatus: async () => undefined,
-        pairedLocks: async () => undefined,
-        lateResult: async () => undefined,
-        lockReport: async () => {
-          started++;
-          if (!open) await new Promise<void>((resolve) => held.push(resolve));
-          handled++;
-        },
-      });
-      device = await connectAsync(url, { clientId: 'storm-keepalive' });
-      const storm = device;
-      await Promise.all(
-        Array.from({ length: count }, (_, i) =>
-          storm.publishAsync(topics.lock(apId(i), LOCK, 'state'), STATE, { qos: 1 }),
-        ),
-      );
-      await eventually('the gateway to fill its bound', () => started >= HANDLING_LIMIT);
+      gateway.listen(reports.listener);
+      device = await storm(url, 'storm-keepalive', topics, count);
+      await eventually('the gateway to fill its bound', () => reports.started >= HANDLING_LIMIT);
       await turns(50);
       // Nothing read for a keep-alive: the PINGREQ goes out, and its answer lands behind the storm.
       tick?.();
@@ -192,22 +197,19 @@ describe('MqttGateway under a storm of device messages', () => {
       // The storm is read one message at a time, each slower than the keep-alive allows for the
       // answer: every message read is a sign of life, and the connection is kept.
       for (let i = 1; i <= 10; i++) {
-        held.shift()?.();
-        await eventually('the next message', () => started === HANDLING_LIMIT + i);
+        reports.releaseOne();
+        await eventually('the next message', () => reports.started === HANDLING_LIMIT + i);
         tick?.();
         tick?.();
         await turns(10);
         assert.equal(client.connected, true, `still connected after ${i} messages read`);
       }
-      open = true;
-      for (const resolve of held.splice(0)) resolve();
-      await eventually('every message handled', () => handled === count);
+      reports.openAll();
+      await eventually('every message handled', () => reports.handled === count);
       assert.equal(client.connected, true);
       assert.equal(dropped, 0, 'the broker saw the connection stay');
     } finally {
-      // A failed check leaves handlers held: the gateway's close would wait for them.
-      open = true;
-      for (const resolve of held.splice(0)) resolve();
+      reports.openAll();
       broker.off('clientDisconnect', onDisconnect);
       await device?.endAsync();
       await gateway.close();
