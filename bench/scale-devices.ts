@@ -172,7 +172,7 @@ if (mosquitto) {
         ['the server', cpuSeconds(server.pid)],
         ['the simulator', cpuSeconds(sim.pid)],
         // The new broker's own, from its start (0 before it runs).
-        ['Mosquitto', broker === mosquitto ? 0 : cpuSeconds(broker?.pid ?? 0)],
+        ['Mosquitto', broker && broker !== mosquitto ? cpuSeconds(broker.pid) : 0],
       ]),
   });
   restartClient.close();

@@ -220,44 +220,49 @@ export async function startLockcloud(
   };
 }
 
+/**
+ * The server's Prometheus metrics as scraped now: `read(series)` answers one series' value (a
+ * series is its name, and its labels as a regular expression: `name\{space="old"\}`), `has` whether
+ * it is there.
+ */
+async function scrape(
+  server: Lockcloud,
+): Promise<{ read: (series: string) => number; has: (series: string) => boolean }> {
+  if (server.metricsUrl === undefined) throw new Error('the server was started without --metrics-port');
+  const text = await (await fetch(server.metricsUrl)).text();
+  const has = (series: string): boolean => new RegExp(`^${series} `, 'm').test(text);
+  const read = (series: string): number => {
+    const line = new RegExp(`^${series} ([\\d.e+]+)`, 'm').exec(text);
+    if (!line?.[1]) throw new Error(`the server reports no ${series}`);
+    return Number(line[1]);
+  };
+  return { read, has };
+}
+
 /** The server's store counters now (`lockcloud_store_statements_total`, `..._calls_total`). */
 export async function storeTraffic(
   server: Lockcloud,
 ): Promise<{ statements: number; calls: number; fences: number; commits: number }> {
-  if (server.metricsUrl === undefined) throw new Error('the server was started without --metrics-port');
-  const text = await (await fetch(server.metricsUrl)).text();
-  const read = (name: string): number => {
-    const line = new RegExp(`^${name} (\\d+)`, 'm').exec(text);
-    if (!line?.[1]) throw new Error(`the server reports no ${name}`);
-    return Number(line[1]);
-  };
+  const { read, has } = await scrape(server);
   return {
     statements: read('lockcloud_store_statements_total'),
     calls: read('lockcloud_store_calls_total'),
     // A tree from before the PostgreSQL read cache (a baseline) has none: it sent none.
-    fences: /^lockcloud_store_fences_total /m.test(text) ? read('lockcloud_store_fences_total') : 0,
+    fences: has('lockcloud_store_fences_total') ? read('lockcloud_store_fences_total') : 0,
     // Counted since group commit; a baseline tree from before reports none (NaN: not known).
-    commits: /^lockcloud_store_commits_total /m.test(text)
-      ? read('lockcloud_store_commits_total')
-      : Number.NaN,
+    commits: has('lockcloud_store_commits_total') ? read('lockcloud_store_commits_total') : Number.NaN,
   };
 }
 
 /**
- * Where the server's memory is, from its Prometheus metrics (prom-client's process metrics): V8's
- * heap as committed and as used, its old generation alone, and memory outside the heap that V8 is
- * told of (Buffers). What RSS holds beyond these is native: SQLite's page cache, malloc's arenas.
+ * Where the server's memory is, from its process metrics (prom-client's): V8's heap as committed
+ * and as used, its old generation alone, and memory outside the heap that V8 is told of (Buffers).
+ * What RSS holds beyond these is native: SQLite's page cache, malloc's arenas.
  */
 export async function heapFigures(
   server: Lockcloud,
 ): Promise<{ heapTotal: number; heapUsed: number; oldTotal: number; oldUsed: number; external: number }> {
-  if (server.metricsUrl === undefined) throw new Error('the server was started without --metrics-port');
-  const text = await (await fetch(server.metricsUrl)).text();
-  const read = (pattern: string): number => {
-    const line = new RegExp(`^${pattern} ([\\d.e+]+)`, 'm').exec(text);
-    if (!line?.[1]) throw new Error(`the server reports no ${pattern}`);
-    return Number(line[1]);
-  };
+  const { read } = await scrape(server);
   return {
     heapTotal: read('nodejs_heap_size_total_bytes'),
     heapUsed: read('nodejs_heap_size_used_bytes'),
