@@ -37,6 +37,23 @@ describe('Flashes', () => {
       assert.equal(flashes.take('a', handle), undefined, String(handle));
   });
 
+  it('lets go of the expired at the next put, and after the clock is set back refuses them still', () => {
+    let now = 0;
+    const flashes = new Flashes(() => now);
+    for (let i = 0; i < 5; i++) flashes.put('a', {});
+    flashes.put('a', { refused: { status: 400, notice: { kind: 'error', text: 'No.' } } });
+    now = FLASH_TTL_MS;
+    const live = flashes.put('a', {});
+    assert.equal(flashes.size, 2, 'the five expired notices gone, the refusal waits for its own pool');
+    // The sandbox's clock reset: a flash made now expires before the one made at FLASH_TTL_MS.
+    now = 0;
+    const early = flashes.put('a', {});
+    now = FLASH_TTL_MS + 1;
+    flashes.put('a', {});
+    assert.equal(flashes.take('a', early), undefined, 'expired, though behind a live one');
+    assert.deepEqual(flashes.take('a', live), {});
+  });
+
   it('keeps a bounded number, the oldest going first', () => {
     const flashes = new Flashes(() => 0);
     const first = flashes.put('a', {});
