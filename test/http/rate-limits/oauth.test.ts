@@ -46,10 +46,11 @@ describe('rate limits on /oauth', () => {
       block: { excess: 5 },
     });
     server = await startServer({ flags: ['--rate-limits', file.path] });
-    // The buckets refill in real time (the sandbox clock is the wall clock plus an offset), and
-    // oidc-provider's first token request does one-time work: 2.2 s on a loaded CI machine, after
-    // which the burst was whole again and the third request of the first test got through. Its
-    // first request is made here, from an address of its own.
+    // The buckets refill in real time (the sandbox clock is the wall clock plus an offset), and the
+    // first request that needs oidc-provider loads it (src/http/oauth/server.ts makes it on first
+    // use): 2.2 s on a loaded CI machine, after which the burst was whole again and the third
+    // request of the first test got through. That first request is made here, from an address of
+    // its own.
     assert.equal((await tokenRequest(WARM_UP_ADDRESS)).status, 401);
   });
   after(async () => {
