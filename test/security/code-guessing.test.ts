@@ -10,13 +10,10 @@
  * one Redis count as one.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { DEFAULT_ACCOUNT_LIMITS } from '../../src/app/accounts/limits.ts';
 import { carriedOut, FormClient, latestCode } from '../dashboard/support.ts';
-import { redisPrefix } from '../http/rate-limits/helpers.ts';
+import { sharedBackends, warmUp } from '../http/rate-limits/helpers.ts';
 import { advanceClock, OWNER, standardSeed, startServer, type TestServer } from '../support/server.ts';
 
 const DAY_S = 24 * 60 * 60;
@@ -168,22 +165,20 @@ describe('guessing reset and sign-up codes: capped per address and purpose, acro
 });
 
 describe('the cap holds across server processes sharing Redis', () => {
-  let dataDir: string;
-  let redis: ReturnType<typeof redisPrefix>;
+  let shared: Awaited<ReturnType<typeof sharedBackends>>;
   let a: TestServer;
   let b: TestServer;
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'lockcloud-codes-redis-'));
-    redis = redisPrefix();
-    const flags = ['--trust-proxy', 'loopback', ...redis.flags];
-    a = await startServer({ dataDir, flags });
-    b = await startServer({ dataDir, flags });
+    shared = await sharedBackends('codes-redis');
+    const flags = ['--trust-proxy', 'loopback', ...shared.flags];
+    a = await startServer({ dataDir: shared.dataDir, flags });
+    b = await startServer({ dataDir: shared.dataDir, flags });
+    await warmUp(a, b);
   });
   after(async () => {
     await a.close();
     await b.close();
-    await redis.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await shared.drop();
   });
 
   it(`guesses spread over two processes spend one budget of ${burst}`, async () => {

@@ -9,6 +9,7 @@ import { Agent, type IncomingHttpHeaders, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RedisRateLimitStore } from '../../../src/adapters/rate-limit/redis.ts';
+import { createTestDatabase } from '../../support/postgres.ts';
 import { LOCK_A, OTHER_KEY, OTHER_LOCK, OWNER_KEY, type TestServer } from '../../support/server.ts';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -192,6 +193,46 @@ export function redisPrefix(): { prefix: string; flags: string[]; drop(): Promis
     },
   };
 }
+
+/**
+ * What two app instances of one test share, as several processes do in production (docs/deploy.md,
+ * "What runs where"): a Redis prefix and a PostgreSQL database of their own, and one data directory
+ * (the seed and the server's key). Not one SQLite file: the server's group commit holds SQLite's write
+ * lock until its turn of the event loop ends, so a second server writing the same file from the same
+ * process waits in SQLite's busy handler with the whole event loop stopped, 5 s, and then fails. One
+ * CI run froze a second server's start that way past Fastify's 10 s plugin timeout.
+ */
+export async function sharedBackends(
+  name: string,
+): Promise<{ dataDir: string; flags: string[]; drop(): Promise<void> }> {
+  const redis = redisPrefix();
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), `lockcloud-${name}-`));
+  return {
+    dataDir,
+    flags: [...redis.flags, '--database-url', database.url],
+    async drop() {
+      await redis.drop();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * One request to each instance before a test counts: the first request of an instance on PostgreSQL
+ * opens a pool connection, and the budgets refill in real time, so a slow first request inside a
+ * counted sequence could let one more through. GET /public/locks from an address of its own spends
+ * no budget a test here counts.
+ */
+export async function warmUp(...servers: TestServer[]): Promise<void> {
+  for (const t of servers) {
+    const reply = await call(t, '/public/locks', { key: OWNER_KEY, from: WARM_UP_ADDRESS });
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+  }
+}
+
+const WARM_UP_ADDRESS = '127.0.0.9';
 
 export interface Flood {
   /** Every status before the 403. */

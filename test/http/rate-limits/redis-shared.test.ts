@@ -1,12 +1,9 @@
 /**
  * Several lockcloud processes behind one address share their limits through Redis
  * (--redis-url, --redis-prefix) and their blocks through the shared store. Two app instances on one
- * data directory and one Redis prefix (unique to each test) must limit and block as one.
+ * PostgreSQL database and one Redis prefix (both unique to each test) must limit and block as one.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { DEFAULT_LOGIN_LIMITS } from '../../../src/app/login.ts';
 import { DEFAULT_RATE_LIMITS } from '../../../src/domain/rate-limit.ts';
@@ -20,9 +17,10 @@ import {
   getLockFrom,
   limitsFile,
   OTHER_ADDRESS,
-  redisPrefix,
   retryAfter,
+  sharedBackends,
   summarize,
+  warmUp,
 } from './helpers.ts';
 
 const BLOCK = { excess: 5, window_seconds: 60, block_minutes: 30 };
@@ -39,23 +37,21 @@ describe('v3 rate limits in Redis: two instances limit as one', () => {
     },
     block: BLOCK,
   });
-  let dataDir: string;
-  let redis: ReturnType<typeof redisPrefix>;
+  let shared: Awaited<ReturnType<typeof sharedBackends>>;
   let a: TestServer;
   let b: TestServer;
   beforeEach(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'lockcloud-redis-'));
-    redis = redisPrefix();
-    const flags = ['--rate-limits', file.path, ...redis.flags];
-    a = await startServer({ dataDir, flags });
+    shared = await sharedBackends('redis');
+    const flags = ['--rate-limits', file.path, ...shared.flags];
+    a = await startServer({ dataDir: shared.dataDir, flags });
     // The second instance finds the data the first seeded.
-    b = await startServer({ dataDir, flags });
+    b = await startServer({ dataDir: shared.dataDir, flags });
+    await warmUp(a, b);
   });
   afterEach(async () => {
     await a.close();
     await b.close();
-    await redis.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await shared.drop();
   });
 
   /** Both instances' clocks move together, as they would in real time. */
@@ -126,21 +122,19 @@ describe('v3 rate limits in Redis: two instances limit as one', () => {
 });
 
 describe('the command budget in Redis: two instances spend one budget per account and lock', () => {
-  let dataDir: string;
-  let redis: ReturnType<typeof redisPrefix>;
+  let shared: Awaited<ReturnType<typeof sharedBackends>>;
   let a: TestServer;
   let b: TestServer;
   beforeEach(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'lockcloud-redis-commands-'));
-    redis = redisPrefix();
-    a = await startServer({ dataDir, flags: redis.flags });
-    b = await startServer({ dataDir, flags: redis.flags });
+    shared = await sharedBackends('redis-commands');
+    a = await startServer({ dataDir: shared.dataDir, flags: shared.flags });
+    b = await startServer({ dataDir: shared.dataDir, flags: shared.flags });
+    await warmUp(a, b);
   });
   afterEach(async () => {
     await a.close();
     await b.close();
-    await redis.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await shared.drop();
   });
 
   it('v1 control through one instance spends the budget v3 then meets through the other', async () => {
@@ -175,21 +169,19 @@ describe('the command budget in Redis: two instances spend one budget per accoun
 });
 
 describe('v1 login limits in Redis: two instances share the login budgets', () => {
-  let dataDir: string;
-  let redis: ReturnType<typeof redisPrefix>;
+  let shared: Awaited<ReturnType<typeof sharedBackends>>;
   let a: TestServer;
   let b: TestServer;
   beforeEach(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'lockcloud-redis-login-'));
-    redis = redisPrefix();
-    a = await startServer({ dataDir, flags: redis.flags });
-    b = await startServer({ dataDir, flags: redis.flags });
+    shared = await sharedBackends('redis-login');
+    a = await startServer({ dataDir: shared.dataDir, flags: shared.flags });
+    b = await startServer({ dataDir: shared.dataDir, flags: shared.flags });
+    await warmUp(a, b);
   });
   afterEach(async () => {
     await a.close();
     await b.close();
-    await redis.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await shared.drop();
   });
 
   const login = (t: TestServer, from?: string, password = 'owner-password') =>
