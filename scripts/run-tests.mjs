@@ -69,6 +69,12 @@ for (const t of TIERS) {
       './test/support/tier-preload.ts',
       '--test',
       '--test-concurrency=2',
+      // The runner holds each file to the timeout (no file takes two minutes here): a hang fails
+      // its file after 15 minutes instead of holding the run until CI's limit. And a file whose
+      // tests are all done exits even when something it started still runs: a server process a
+      // failed start left kept a CI run waiting for good (2026-12-02).
+      '--test-timeout=900000',
+      '--test-force-exit',
       '--test-reporter=spec',
       ...ofTier,
     ],
