@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { DEFAULT_ACCOUNT_LIMITS } from '../../src/app/accounts/limits.ts';
 import { carriedOut, FormClient, latestCode } from '../dashboard/support.ts';
-import { sharedBackends, warmUp } from '../http/rate-limits/helpers.ts';
+import { type SharedBackends, sharedBackends, warmUp } from '../http/rate-limits/helpers.ts';
 import { advanceClock, OWNER, standardSeed, startServer, type TestServer } from '../support/server.ts';
 
 const DAY_S = 24 * 60 * 60;
@@ -165,7 +165,7 @@ describe('guessing reset and sign-up codes: capped per address and purpose, acro
 });
 
 describe('the cap holds across server processes sharing Redis', () => {
-  let shared: Awaited<ReturnType<typeof sharedBackends>>;
+  let shared: SharedBackends;
   let a: TestServer;
   let b: TestServer;
   before(async () => {

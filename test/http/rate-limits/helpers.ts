@@ -202,9 +202,13 @@ export function redisPrefix(): { prefix: string; flags: string[]; drop(): Promis
  * process waits in SQLite's busy handler with the whole event loop stopped, 5 s, and then fails. One
  * CI run froze a second server's start that way past Fastify's 10 s plugin timeout.
  */
-export async function sharedBackends(
-  name: string,
-): Promise<{ dataDir: string; flags: string[]; drop(): Promise<void> }> {
+export interface SharedBackends {
+  readonly dataDir: string;
+  readonly flags: string[];
+  drop(): Promise<void>;
+}
+
+export async function sharedBackends(name: string): Promise<SharedBackends> {
   const redis = redisPrefix();
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), `lockcloud-${name}-`));
@@ -232,7 +236,8 @@ export async function warmUp(...servers: TestServer[]): Promise<void> {
   }
 }
 
-const WARM_UP_ADDRESS = '127.0.0.9';
+/** The address of warm-up requests, which no test's budget or block counts. */
+export const WARM_UP_ADDRESS = '127.0.0.9';
 
 export interface Flood {
   /** Every status before the 403. */

@@ -18,10 +18,10 @@ import {
   rateLimitFields,
   retryAfter,
   summarize,
+  WARM_UP_ADDRESS,
 } from './helpers.ts';
 
 const THIRD_ADDRESS = '127.0.0.3';
-const WARM_UP_ADDRESS = '127.0.0.5';
 const BLOCK_SECONDS = 30 * 60;
 
 /** A token request no client can win: oidc-provider's own 401 invalid_client when let through. */

@@ -18,6 +18,7 @@ import {
   limitsFile,
   OTHER_ADDRESS,
   retryAfter,
+  type SharedBackends,
   sharedBackends,
   summarize,
   warmUp,
@@ -37,7 +38,7 @@ describe('v3 rate limits in Redis: two instances limit as one', () => {
     },
     block: BLOCK,
   });
-  let shared: Awaited<ReturnType<typeof sharedBackends>>;
+  let shared: SharedBackends;
   let a: TestServer;
   let b: TestServer;
   beforeEach(async () => {
@@ -122,7 +123,7 @@ describe('v3 rate limits in Redis: two instances limit as one', () => {
 });
 
 describe('the command budget in Redis: two instances spend one budget per account and lock', () => {
-  let shared: Awaited<ReturnType<typeof sharedBackends>>;
+  let shared: SharedBackends;
   let a: TestServer;
   let b: TestServer;
   beforeEach(async () => {
@@ -169,7 +170,7 @@ describe('the command budget in Redis: two instances spend one budget per accoun
 });
 
 describe('v1 login limits in Redis: two instances share the login budgets', () => {
-  let shared: Awaited<ReturnType<typeof sharedBackends>>;
+  let shared: SharedBackends;
   let a: TestServer;
   let b: TestServer;
   beforeEach(async () => {
