@@ -29,7 +29,8 @@ const BY_NAME_ONLY = ['login-timing', 'probe-limits'];
 const USAGE = `usage: npm run bench -- [--quick] [--profile] [--write | --update] [NAME ...]
   --quick    shorter runs, one round (about half the time)
   --profile  run each server under test with node --cpu-prof and print the top self-time functions
-             (read-path profiles a server of its own under GET /public/lock/{id}); not written to the docs
+             (read-path profiles a server of its own under GET /public/lock/{id}); with --update the
+             profiles alone are written, each bench's in a section of its own (point 6 of issue 25)
   --write    write docs/benchmarks.md even for a subset of the benches or with --profile
   --update   write only these benches' sections into docs/benchmarks.md, keeping the rest of it
              (each such section says its own command, commit, date and load)
@@ -37,6 +38,14 @@ const USAGE = `usage: npm run bench -- [--quick] [--profile] [--write | --update
              runs only when named`;
 
 const args = process.argv.slice(2);
+// The BENCH_* settings a bench reads (BENCH_SCALE_LOCKS, BENCH_SCALE_BROKER, BENCH_BASELINE, ...) change
+// what it measures, so the command written to the docs carries them; the three set below do not.
+const INTERNAL_ENV = ['BENCH_QUICK', 'BENCH_RESULT', 'BENCH_PROFILE_DIR'];
+const envPrefix = Object.entries(process.env)
+  .filter(([name]) => name.startsWith('BENCH_') && !INTERNAL_ENV.includes(name))
+  .sort(([a], [b]) => a.localeCompare(b))
+  .map(([name, value]) => `${name}=${value} `)
+  .join('');
 if (args.includes('--help') || args.includes('-h')) {
   console.log(USAGE);
   process.exit(0);
@@ -133,7 +142,7 @@ if (update && results.length > 0) {
   // the closing notes; the rest of the file, machine and targets included, is the last full run's.
   let doc = readFileSync('docs/benchmarks.md', 'utf8');
   const dirty = sh('git', ['status', '--porcelain', '--untracked-files=no']) !== '';
-  const command = `npm run bench -- ${args.join(' ')}`;
+  const command = `${envPrefix}npm run bench -- ${args.join(' ')}`;
   const commit = `${sh('git', ['rev-parse', '--short', 'HEAD'])}${dirty ? ' (with uncommitted changes)' : ''}`;
   // The machine is named when it is not the full run's (the CPU row of the file's table).
   const cpu = `${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores`;
@@ -142,9 +151,22 @@ if (update && results.length > 0) {
     : `on another machine than the one above (${cpu})`;
   for (const r of results) {
     const own = `- This section alone was written by \`${command}\` at commit ${commit}, ${startedAt.toISOString()}, load average at start ${load.map((x) => x.toFixed(2)).join(', ')}; ${machine}, the rest of the file is from the run it describes.`;
-    const section = `${sectionOf(r)}\n${own}`;
     const name = r.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const existing = new RegExp(`\n## [^\n]*\\(bench/${name}\\.ts\\)[^\n]*\n[\\s\\S]*?(?=\n## )`);
+    // With --profile the bench's measured section stays the full run's (a profiler slows the server
+    // it samples); its profiles get a section of their own, point 6's, replaced by the next such run.
+    const profiles = (r.sections ?? []).filter((s) => s.title.startsWith('CPU profile'));
+    if (profile && profiles.length === 0) continue;
+    const section = profile
+      ? [
+          `## 6. Where the CPU goes: profiles of bench/${r.name}.ts`,
+          '',
+          ...profiles.flatMap((s) => [`### ${s.title}`, '', s.body, '']),
+          own,
+        ].join('\n')
+      : `${sectionOf(r)}\n${own}`;
+    const existing = profile
+      ? new RegExp(`\n## 6\\. Where the CPU goes: profiles of bench/${name}\\.ts\n[\\s\\S]*?(?=\n## )`)
+      : new RegExp(`\n## [^\n]*\\(bench/${name}\\.ts\\)[^\n]*\n[\\s\\S]*?(?=\n## )`);
     doc = existing.test(doc)
       ? doc.replace(existing, () => `\n${section}\n`)
       : doc.replace('\n## Reading these numbers', () => `\n${section}\n\n## Reading these numbers`);
@@ -162,7 +184,7 @@ if (write) {
     }
   })();
   const dirty = sh('git', ['status', '--porcelain', '--untracked-files=no']) !== '';
-  const command = `npm run bench${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
+  const command = `${envPrefix}npm run bench${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
   const machine = table(
     ['', ''],
     [
@@ -179,10 +201,7 @@ if (write) {
       ['date', startedAt.toISOString()],
       ['command', `\`${command}\``],
       ['took', `${Math.floor(took / 60)} min ${Math.round(took % 60)} s`],
-      [
-        'load average at start',
-        `${load.map((x) => x.toFixed(2)).join(', ')} (other work was running on the machine)`,
-      ],
+      ['load average at start', load.map((x) => x.toFixed(2)).join(', ')],
     ],
   );
   const sections = results.map(sectionOf);
@@ -224,11 +243,15 @@ if (write) {
     '## How to run',
     '',
     '```sh',
-    'npm run bench                      # every bench (about 8 minutes here); writes this file',
-    'npm run bench -- --quick           # shorter runs, one round (about 6 minutes here)',
+    `npm run bench                      # every bench; writes this file (this run took ${Math.round(took / 60)} minutes)`,
+    '# issue 25 point 5 at its size: 100,000 locks through a Mosquitto of the bench, killed and restarted',
+    'BENCH_SCALE_BROKER=mosquitto BENCH_SCALE_LOCKS=100000 npm run bench',
+    'npm run bench -- --quick           # shorter runs, one round',
     'npm run bench -- read-path webhooks   # some benches by name (prints only, unless --write)',
     'npm run bench -- read-path --profile  # adds the top self-time functions of the server (node --cpu-prof)',
     "npm run bench -- idempotency-cost --update  # rewrites only that bench's section here",
+    '# point 6: the profiles of the read path and the command path, in sections of their own',
+    'npm run bench -- read-path commands --quick --profile --update',
     '```',
     '',
   ].join('\n');
