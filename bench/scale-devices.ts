@@ -107,6 +107,20 @@ const sim = startTsx('src/bin/sim.ts', [
   '--log-level',
   'warn',
 ]);
+// Through Mosquitto, the broker is killed and started again on its port after the measurement
+// (broker-restart.ts): this is the one that runs.
+let broker = mosquitto;
+// BENCH_SERVER_OUT: the server's output is written there, the simulator's and the brokers' beside it,
+// as the bench exits, however it ends (the output of a run that failed is the one to read).
+const outFile = process.env.BENCH_SERVER_OUT;
+if (outFile) {
+  process.on('exit', () => {
+    writeFileSync(outFile, server.output());
+    writeFileSync(`${outFile}.sim`, sim.output());
+    if (mosquitto) writeFileSync(`${outFile}.mosquitto`, mosquitto.output());
+    if (broker && broker !== mosquitto) writeFileSync(`${outFile}.mosquitto-restarted`, broker.output());
+  });
+}
 await sim.waitFor(/connected to/, 300_000, 'lockcloud sim to connect');
 const connectedAfter = (performance.now() - started) / 1000;
 const client = new HttpClient(server.url, 2);
@@ -155,8 +169,6 @@ if (process.env.BENCH_HOLD_MS) {
 }
 const simMemory = memory(sim.pid);
 const brokerMemory = mosquitto && memory(mosquitto.pid);
-// Through Mosquitto, the broker is then killed and started again on its port (broker-restart.ts).
-let broker = mosquitto;
 let restart: RestartResult | undefined;
 if (mosquitto) {
   const restartClient = new HttpClient(server.url, 32);
@@ -176,14 +188,6 @@ if (mosquitto) {
       ]),
   });
   restartClient.close();
-}
-// BENCH_SERVER_OUT: the server's output is written there, the simulator's and the brokers' beside it.
-const outFile = process.env.BENCH_SERVER_OUT;
-if (outFile) {
-  writeFileSync(outFile, server.output());
-  writeFileSync(`${outFile}.sim`, sim.output());
-  if (mosquitto) writeFileSync(`${outFile}.mosquitto`, mosquitto.output());
-  if (broker && broker !== mosquitto) writeFileSync(`${outFile}.mosquitto-restarted`, broker.output());
 }
 await sim.stop();
 await server.stop();

@@ -5,7 +5,7 @@
  * sends a command to one lock of every access point. Used by bench/scale-devices.ts with Mosquitto.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { HttpClient } from './load.ts';
+import type { Answer, HttpClient } from './load.ts';
 import { progress } from './report.ts';
 
 interface ExtLock {
@@ -41,11 +41,24 @@ const FOLLOW_MS = 180_000;
 /** Sends a v3 command; resolves with how its task ended ('success', its error, or 'lost'). */
 async function command(client: HttpClient, key: string, deviceId: string, giveUpAt: number): Promise<string> {
   const headers = { authorization: key };
-  const sent = await client.request('POST', `/public/lock/${deviceId}`, headers, { command: 'lock' });
+  // A connection that fails (a reset as a keep-alive socket closes) is an outcome of its own, not
+  // the end of the bench: a POST's is counted, a poll's is asked again (the task is there either way).
+  let sent: Answer;
+  try {
+    sent = await client.request('POST', `/public/lock/${deviceId}`, headers, { command: 'lock' });
+  } catch (error) {
+    return `POST failed on the connection (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+  }
   if (sent.status !== 200) return `HTTP ${sent.status}`;
   const taskId = (JSON.parse(sent.body) as { task_id: string }).task_id;
   while (Date.now() < giveUpAt) {
-    const res = await client.request('GET', `/public/action-result?task_id=${taskId}`, headers);
+    let res: Answer;
+    try {
+      res = await client.request('GET', `/public/action-result?task_id=${taskId}`, headers);
+    } catch {
+      await sleep(200);
+      continue;
+    }
     if (res.status !== 200) return `HTTP ${res.status} on the result`;
     const body = JSON.parse(res.body) as { status?: string; successful?: boolean; error?: string };
     if (body.status !== 'processing') return body.successful ? 'success' : (body.error ?? 'failed');
