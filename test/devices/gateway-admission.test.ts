@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { Admission } from '../../src/adapters/devices/mqtt/admission.ts';
-import { HANDLING_LIMIT, MqttGateway } from '../../src/adapters/devices/mqtt/gateway.ts';
+import { CLOSE_DRAIN_MS, HANDLING_LIMIT, MqttGateway } from '../../src/adapters/devices/mqtt/gateway.ts';
 import type { DeviceListener } from '../../src/app/ports/devices.ts';
 import { Topics } from '../../src/device-protocol/topics.ts';
 import { type BareBroker, startBareBroker } from '../support/bare-broker.ts';
@@ -47,6 +47,27 @@ describe('Admission', () => {
     assert.equal(admission.size, 1);
     admission.end();
     assert.equal(admission.size, 0);
+  });
+
+  it('once closed, lets the reader on no more and says when the last message is done', async () => {
+    const admission = new Admission(2);
+    assert.equal(await Promise.race([admission.close(), 'waits']), undefined, 'nothing handled: at once');
+
+    const again = new Admission(2);
+    again.begin();
+    again.begin();
+    let closed = false;
+    const closing = again.close().then(() => {
+      closed = true;
+    });
+    const let_on: string[] = [];
+    again.admit(() => let_on.push('after close'));
+    again.end();
+    await turns(2);
+    assert.equal(closed, false, 'one still being handled');
+    again.end();
+    await closing;
+    assert.deepEqual(let_on, [], 'below the limit, the reader waits all the same');
   });
 });
 
@@ -213,6 +234,91 @@ describe('MqttGateway under a storm of device messages', () => {
       broker.off('clientDisconnect', onDisconnect);
       await device?.endAsync();
       await gateway.close();
+    }
+  });
+  it('closes only once the messages it has taken and acknowledged are handled, reading no more', async () => {
+    const reports = new HeldReports();
+    const { broker, url } = bare;
+    const gateway = await MqttGateway.connect({
+      url,
+      clientId: 'cloud-close',
+      topics,
+      clock: new ManualClock(Date.now()),
+      logger: silent,
+    });
+    let acks = 0;
+    broker.on('ack', (_packet, client) => {
+      if (client.id === 'cloud-close') acks++;
+    });
+    let device: MqttClient | undefined;
+    let closing: Promise<void> | undefined;
+    try {
+      gateway.listen(reports.listener);
+      device = await storm(url, 'storm-close', topics, 10);
+      await eventually('every message taken', () => reports.started === 10 && acks === 10);
+      let closed = false;
+      closing = gateway.close().then(() => {
+        closed = true;
+      });
+      await turns(50);
+      assert.equal(closed, false, 'ten acknowledged messages are still being handled');
+      // More come while it waits: none is taken (the first is read and waits for its acknowledgement).
+      await Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          device?.publishAsync(topics.lock(apId(100 + i), LOCK, 'state'), STATE, { qos: 1 }),
+        ),
+      );
+      await turns(50);
+      assert.ok(reports.started <= 11, `${reports.started} taken after close began`);
+      reports.openAll();
+      await closing;
+      assert.equal(
+        reports.handled,
+        reports.started,
+        'every message taken was handled before the close ended',
+      );
+      assert.ok(acks <= 10, 'none acknowledged after close began');
+    } finally {
+      reports.openAll();
+      await device?.endAsync();
+      await (closing ?? gateway.close());
+    }
+  });
+
+  it(`gives up after ${CLOSE_DRAIN_MS} ms on a handler that never ends, and says so`, async () => {
+    const reports = new HeldReports();
+    const clock = new ManualClock(Date.now());
+    const errors: { fields: unknown; message: string }[] = [];
+    const gateway = await MqttGateway.connect({
+      url: bare.url,
+      clientId: 'cloud-close-stuck',
+      topics,
+      clock,
+      logger: { ...silent, error: (fields: unknown, message: string) => errors.push({ fields, message }) },
+    });
+    let device: MqttClient | undefined;
+    try {
+      gateway.listen(reports.listener);
+      device = await storm(bare.url, 'storm-close-stuck', topics, 3);
+      await eventually('every message taken', () => reports.started === 3);
+      let closed = false;
+      const closing = gateway.close().then(() => {
+        closed = true;
+      });
+      clock.advance(CLOSE_DRAIN_MS - 1);
+      await turns(20);
+      assert.equal(closed, false);
+      clock.advance(1);
+      await closing;
+      assert.deepEqual(errors, [
+        {
+          fields: { messages: 3, waitedMs: CLOSE_DRAIN_MS },
+          message: 'device messages still being handled at shutdown are dropped',
+        },
+      ]);
+    } finally {
+      reports.openAll();
+      await device?.endAsync();
     }
   });
 });

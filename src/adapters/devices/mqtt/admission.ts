@@ -14,6 +14,8 @@ export class Admission {
   private handling = 0;
   // mqtt.js reads one packet at a time, so one at most; a list all the same, so none is ever lost.
   private readonly parked: (() => void)[] = [];
+  private closed = false;
+  private readonly idle: (() => void)[] = [];
 
   constructor(readonly limit: number) {}
 
@@ -25,13 +27,24 @@ export class Admission {
   /** A message is handled: the client may read on if it was held. */
   end(): void {
     this.handling--;
-    while (this.handling < this.limit && this.parked.length > 0) this.parked.shift()?.();
+    while (!this.closed && this.handling < this.limit && this.parked.length > 0) this.parked.shift()?.();
+    if (this.handling === 0) for (const resolve of this.idle.splice(0)) resolve();
   }
 
   /** `next` (the client reading on) now, or once fewer than `limit` messages are being handled. */
   admit(next: () => void): void {
-    if (this.handling < this.limit) next();
+    if (!this.closed && this.handling < this.limit) next();
     else this.parked.push(next);
+  }
+
+  /**
+   * The client reads nothing more from now on; resolves once every message being handled is done.
+   * The one taken last stays unacknowledged (its `next` is parked), though it is handled.
+   */
+  close(): Promise<void> {
+    this.closed = true;
+    if (this.handling === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
   }
 
   /** Messages being handled (the tests read it). */
